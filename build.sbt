@@ -1,0 +1,14 @@
+ThisBuild / scalaVersion := "2.13.16"
+ThisBuild / organization := "io.sparkcer"
+ThisBuild / version := "0.1.0-SNAPSHOT"
+ThisBuild / scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:_,-byname-implicit", "-release:17")
+
+lazy val engine = (project in file("jvm/engine"))
+  .settings(
+    name := "spark-cer-engine",
+    libraryDependencies ++= Seq(
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+      "org.scalacheck" %% "scalacheck" % "1.18.1" % Test,
+      "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test
+    )
+  )

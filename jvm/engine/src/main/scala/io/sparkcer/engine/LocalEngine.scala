@@ -1,0 +1,110 @@
+package io.sparkcer.engine
+
+import scala.collection.mutable
+
+import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
+import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Expr, Position}
+import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, PatternEvaluator}
+import io.sparkcer.engine.predicate.ExprInterpreter
+
+/** Per-call settings a query does not state itself. */
+final case class EngineOptions(
+    typeColumn: String = "event_type",
+    streamColumn: Option[String] = None,
+    timeColumn: Option[String] = None)
+
+/** The engine on its own rows: compile a CEQL statement against a list of columns, then run it over rows in stream order. */
+object LocalEngine {
+  def compile(query: String, columns: IndexedSeq[String], options: EngineOptions = EngineOptions()): LocalQuery = {
+    val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options)
+    new LocalQuery(new CompiledPattern(analyzed))
+  }
+}
+
+final class LocalQuery private[engine] (val pattern: CompiledPattern) {
+  private val analyzed = pattern.analyzed
+
+  /** The selected variables, in output order. */
+  def outputVariables: IndexedSeq[String] = analyzed.outputs.map(_.name)
+
+  /** Counters of the last `run`. */
+  var metrics: EvaluatorMetrics = new EvaluatorMetrics
+
+  /** Runs over rows already in stream order; a match is produced when its last event is read. Event.seq = row index. */
+  def run(rows: Iterator[Array[Any]]): Iterator[Match] = {
+    val evaluator = new PatternEvaluator[Event](pattern, reader, grouped = false)
+    metrics = evaluator.metrics
+    val pending = mutable.Queue.empty[Match]
+    var index = -1L
+    new Iterator[Match] {
+      def hasNext: Boolean = {
+        while (pending.isEmpty && rows.hasNext) {
+          index += 1
+          evaluator.push(new Event(index, rows.next()), pending.enqueue(_))
+        }
+        pending.nonEmpty
+      }
+      def next(): Match = { hasNext; pending.dequeue() }
+    }
+  }
+
+  private lazy val reader: EventReader[Event] = {
+    val columns = analyzed.columns
+    val resolve = (c: Expr.Column) => columns.indexWhere(_.equalsIgnoreCase(c.name.value))
+    val fromStreams = analyzed.query.streams.map(_.value)
+    val typeOf: Array[Any] => Any = analyzed.typeColumn match {
+      case Some(i) => row => row(i)
+      case None if fromStreams.size == 1 => val name = fromStreams.head; _ => name
+      case None =>
+        throw new CeqlException(
+          s"the input has no event type column; the columns are: ${columns.mkString(", ")}. Name the type column " +
+            "(typeColumn=...), or name the stream in FROM so that every row takes the stream's name as its type",
+          Position.Unknown, analyzed.text)
+    }
+    val streamOf: Array[Any] => Any = analyzed.streamColumn match {
+      case Some(i) => row => row(i)
+      case None => _ => fromStreams.headOption.orNull
+    }
+    // Guards grouped by event type: an event is tested only against the guards of its own type.
+    val byType: Map[Any, Array[(Int, Option[String], Array[Any] => Boolean)]] =
+      pattern.nfa.guards.zipWithIndex.map { case (g, i) =>
+        val predicates = g.predicates.map(p => ExprInterpreter.compilePredicate(p.predicate, resolve)).toArray
+        (g.eventType: Any, (i, g.stream, (row: Array[Any]) => predicates.forall(_(row))))
+      }.groupBy(_._1).map { case (t, gs) => t -> gs.map(_._2).toArray }
+    val partitionKeys = analyzed.partitionKeys.map(_.toArray).toArray
+    val windowColumn = analyzed.window.map(_.key).collect { case WindowKey.Column(i, _) => i }
+
+    new EventReader[Event] {
+      def classify(event: Event, symbol: Array[Long]): Unit = {
+        val row = event.values
+        val candidates = byType.getOrElse(typeOf(row), null)
+        if (candidates != null) {
+          var k = 0
+          while (k < candidates.length) {
+            val (g, stream, test) = candidates(k)
+            if (stream.forall(_ == streamOf(row)) && test(row)) symbol(g >>> 6) |= 1L << (g & 63)
+            k += 1
+          }
+        }
+      }
+      def partitionKey(event: Event): IndexedSeq[Any] = {
+        val key = partitionKeys.map(group => group.iterator.map(event.values(_)).find(_ != null).orNull)
+        if (key.contains(null)) null else key.toIndexedSeq
+      }
+      def hasWindowKey(event: Event): Boolean = windowColumn.forall(event.values(_) != null)
+      def windowKey(event: Event): Long = LocalQuery.windowValue(event.values(windowColumn.get))
+    }
+  }
+}
+
+object LocalQuery {
+  /** A window key in milliseconds (timestamps) or in the column's own unit (integers). */
+  def windowValue(v: Any): Long = v match {
+    case l: java.lang.Long => l
+    case i: java.lang.Integer => i.longValue
+    case t: java.sql.Timestamp => t.getTime
+    case t: java.time.Instant => t.toEpochMilli
+    case d: java.lang.Double if d == math.floor(d) && !d.isInfinite => d.longValue
+    case other => throw new IllegalArgumentException(s"a window needs an integer or timestamp order column, found '$other'")
+  }
+}

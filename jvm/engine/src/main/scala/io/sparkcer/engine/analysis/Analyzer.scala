@@ -1,0 +1,236 @@
+package io.sparkcer.engine.analysis
+
+import io.sparkcer.engine.EngineOptions
+import io.sparkcer.engine.ceql._
+
+/** A selected variable: struct-valued when it binds exactly one event in every match, else an array. */
+final case class OutputVariable(name: String, single: Boolean, attributes: IndexedSeq[Int])
+
+/** How far a match may stretch: last.key - first.key < amount, with the key of `WindowKey`. */
+final case class WindowSpec(amount: Long, key: WindowKey)
+
+sealed trait WindowKey
+object WindowKey {
+  /** Positions in the partition's substream. */
+  case object Position extends WindowKey
+  /** A numeric or timestamp column; a time span is converted to its unit by the caller. */
+  final case class Column(index: Int, duration: Boolean) extends WindowKey
+}
+
+/** A query checked against its input's columns, with every name resolved. */
+final case class AnalyzedQuery(
+    query: Query,
+    text: String,
+    columns: IndexedSeq[String],
+    outputs: IndexedSeq[OutputVariable],
+    partitionKeys: IndexedSeq[IndexedSeq[Int]],
+    orderKeys: IndexedSeq[(Int, Boolean)],
+    window: Option[WindowSpec],
+    typeColumn: Option[Int],
+    streamColumn: Option[Int])
+
+/**
+ * Semantic analysis: resolves columns and variables, and rejects what CEQL cannot mean, saying what to write
+ * instead: filters on variables not bound where they apply (well-formedness), one variable bound on both sides of
+ * a sequence (unsafe), unknown columns, variables and streams, and a stream without an order.
+ */
+object Analyzer {
+
+  def analyze(query: Query, text: String, columns: IndexedSeq[String], options: EngineOptions): AnalyzedQuery =
+    new Analysis(query, text, columns, options).run()
+
+  /** Every variable a formula binds: its event types and its AS names (NOT binds nothing). */
+  def boundVariables(cel: Cel): Seq[String] = cel match {
+    case Cel.Atom(_, t, _) => Seq(t.value)
+    case _: Cel.Not => Nil
+    case Cel.Bind(body, v, _) => (boundVariables(body) :+ v.value).distinct
+    case Cel.Sequence(a, b, _, _) => (boundVariables(a) ++ boundVariables(b)).distinct
+    case Cel.Or(a, b, _) => (boundVariables(a) ++ boundVariables(b)).distinct
+    case Cel.Iteration(body, _, _) => boundVariables(body)
+    case Cel.Filtered(body, _, _) => boundVariables(body)
+  }
+
+  /** AS names in order of first appearance. */
+  def asVariables(cel: Cel): Seq[String] = cel match {
+    case _: Cel.Atom | _: Cel.Not => Nil
+    case Cel.Bind(body, v, _) => (asVariables(body) :+ v.value).distinct
+    case Cel.Sequence(a, b, _, _) => (asVariables(a) ++ asVariables(b)).distinct
+    case Cel.Or(a, b, _) => (asVariables(a) ++ asVariables(b)).distinct
+    case Cel.Iteration(body, _, _) => asVariables(body)
+    case Cel.Filtered(body, _, _) => asVariables(body)
+  }
+
+  private final class Analysis(query: Query, text: String, columns: IndexedSeq[String], options: EngineOptions) {
+    private def fail(problem: String, pos: Position, length: Int = 1): Nothing =
+      throw new CeqlException(problem, pos, text, length)
+
+    private def column(name: Name): Int = {
+      val i = columns.indexWhere(_.equalsIgnoreCase(name.value))
+      if (i < 0) fail(s"unknown column '${name.value}'; the columns are: ${columns.mkString(", ")}", name.pos, name.value.length)
+      i
+    }
+
+    private def optionColumn(name: String, what: String): Int = {
+      val i = columns.indexWhere(_.equalsIgnoreCase(name))
+      if (i < 0) throw new CeqlException(s"the $what '$name' is not a column; the columns are: ${columns.mkString(", ")}", Position.Unknown, text)
+      i
+    }
+
+    def run(): AnalyzedQuery = {
+      checkStreams(query.pattern)
+      checkWellFormed(query.pattern)
+      checkSafe(query.pattern)
+      val outputs = outputVariables()
+      val orderKeys = query.orderBy.map(k => (column(k.column), k.descending)).toIndexedSeq
+      AnalyzedQuery(
+        query, text, columns, outputs,
+        query.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
+        orderKeys,
+        window(orderKeys),
+        columns.indexWhere(_.equalsIgnoreCase(options.typeColumn)) match { case -1 => None; case i => Some(i) },
+        options.streamColumn.map(optionColumn(_, "stream column")))
+    }
+
+    private def checkStreams(cel: Cel): Unit = {
+      val streams = query.streams.map(_.value)
+      atoms(cel).flatMap(_.stream).foreach { s =>
+        if (streams.nonEmpty && !streams.contains(s.value))
+          fail(s"unknown stream '${s.value}' in '${s.value}>...'; FROM names: ${streams.mkString(", ")}", s.pos, s.value.length)
+      }
+    }
+
+    private def atoms(cel: Cel): Seq[Cel.Atom] = cel match {
+      case a: Cel.Atom => Seq(a)
+      case Cel.Not(a, _, _) => Seq(a)
+      case Cel.Bind(b, _, _) => atoms(b)
+      case Cel.Sequence(a, b, _, _) => atoms(a) ++ atoms(b)
+      case Cel.Or(a, b, _) => atoms(a) ++ atoms(b)
+      case Cel.Iteration(b, _, _) => atoms(b)
+      case Cel.Filtered(b, _, _) => atoms(b)
+    }
+
+    /** A filter may only name a variable its own sub-formula binds, and only columns that exist. */
+    private def checkWellFormed(cel: Cel): Unit = cel match {
+      case Cel.Filtered(body, filter, _) =>
+        checkWellFormed(body)
+        val bound = boundVariables(body)
+        onVariables(filter).foreach { f =>
+          if (!bound.contains(f.variable.value)) {
+            val hint =
+              if (boundVariables(query.pattern).contains(f.variable.value))
+                s"'${f.variable.value}' is bound elsewhere in the pattern: move this FILTER outward, onto a part " +
+                  s"of the pattern that contains where '${f.variable.value}' is bound, e.g. (... AS ${f.variable.value} ; ...) FILTER ${f.variable.value}[...]"
+              else s"bind it with AS (e.g. BUY AS ${f.variable.value}) or filter one of: ${bound.mkString(", ")}"
+            fail(s"variable '${f.variable.value}' is not bound in the pattern this FILTER applies to; $hint",
+              f.variable.pos, f.variable.value.length)
+          }
+          checkColumns(f.predicate)
+        }
+      case Cel.Not(atom, filter, _) =>
+        filter.toSeq.flatMap(onVariables).foreach { f =>
+          if (f.variable.value != atom.eventType.value)
+            fail(s"inside NOT(${atom.eventType.value} FILTER ...) a filter can only name '${atom.eventType.value}'",
+              f.variable.pos, f.variable.value.length)
+          checkColumns(f.predicate)
+        }
+      case Cel.Bind(b, _, _) => checkWellFormed(b)
+      case Cel.Sequence(a, b, _, _) => checkWellFormed(a); checkWellFormed(b)
+      case Cel.Or(a, b, _) => checkWellFormed(a); checkWellFormed(b)
+      case Cel.Iteration(b, _, _) => checkWellFormed(b)
+      case _: Cel.Atom => ()
+    }
+
+    private def onVariables(f: Filter): Seq[Filter.OnVariable] = f match {
+      case v: Filter.OnVariable => Seq(v)
+      case Filter.And(l, r, _) => onVariables(l) ++ onVariables(r)
+      case Filter.Or(l, r, _) => onVariables(l) ++ onVariables(r)
+    }
+
+    private def checkColumns(e: Expr): Unit = e match {
+      case Expr.Column(name) => column(name)
+      case Expr.Literal(_, _) => ()
+      case Expr.Negate(x, _) => checkColumns(x)
+      case Expr.Not(x, _) => checkColumns(x)
+      case Expr.Arithmetic(_, l, r, _) => checkColumns(l); checkColumns(r)
+      case Expr.Comparison(_, l, r, _) => checkColumns(l); checkColumns(r)
+      case Expr.And(l, r, _) => checkColumns(l); checkColumns(r)
+      case Expr.Or(l, r, _) => checkColumns(l); checkColumns(r)
+      case Expr.InSet(x, vs, _, _) => checkColumns(x); vs.foreach(checkColumns)
+      case Expr.InRange(x, lo, hi, _, _) => checkColumns(x); checkColumns(lo); checkColumns(hi)
+      case Expr.Like(x, p, _, _, _) => checkColumns(x); checkColumns(p)
+      case Expr.IsNull(x, _, _) => checkColumns(x)
+      case Expr.Call(_, args, _) => args.foreach(checkColumns)
+    }
+
+    /** CEL's safety: an AS variable bound on both sides of a sequence would stand for two different events. */
+    private def checkSafe(cel: Cel): Unit = cel match {
+      case Cel.Sequence(a, b, contiguous, pos) =>
+        checkSafe(a); checkSafe(b)
+        asVariables(a).intersect(asVariables(b)).headOption.foreach { v =>
+          val op = if (contiguous) ":" else ";"
+          fail(s"variable '$v' is bound on both sides of '$op'; give each side its own name (e.g. ${v}1 and ${v}2), " +
+            s"or bind the whole sequence once: (... $op ...) AS $v", pos)
+        }
+      case Cel.Bind(b, _, _) => checkSafe(b)
+      case Cel.Or(a, b, _) => checkSafe(a); checkSafe(b)
+      case Cel.Iteration(b, _, _) => checkSafe(b)
+      case Cel.Filtered(b, _, _) => checkSafe(b)
+      case _: Cel.Atom | _: Cel.Not => ()
+    }
+
+    private def outputVariables(): IndexedSeq[OutputVariable] = {
+      val pattern = query.pattern
+      val known = boundVariables(pattern)
+      def variable(name: String, attributes: Seq[Name]): OutputVariable =
+        OutputVariable(name, Multiplicity.of(pattern, name) == Multiplicity.One, attributes.map(column).toIndexedSeq)
+      query.selection match {
+        case Selection.Nothing => IndexedSeq.empty
+        case Selection.Star =>
+          val names = asVariables(pattern) match {
+            case Nil => boundVariables(pattern)
+            case named => named
+          }
+          names.map(variable(_, Nil)).toIndexedSeq
+        case Selection.Variables(items) =>
+          items.foreach { i =>
+            if (!known.contains(i.variable.value))
+              fail(s"unknown variable '${i.variable.value}' in SELECT; the pattern binds: ${known.mkString(", ")}",
+                i.variable.pos, i.variable.value.length)
+          }
+          items.map(i => variable(i.variable.value, i.attributes)).toIndexedSeq
+      }
+    }
+
+    private def window(orderKeys: IndexedSeq[(Int, Boolean)]): Option[WindowSpec] = {
+      val timeColumn = options.timeColumn.map(optionColumn(_, "time column"))
+      val leading = orderKeys.headOption.map(_._1).orElse(timeColumn)
+      query.within match {
+        case None =>
+          if (leading.isEmpty) missingOrder()
+          None
+        case Some(Window.Events(n, pos)) =>
+          if (n < 1) fail("WITHIN n EVENTS needs n >= 1", pos)
+          if (leading.isEmpty) missingOrder()
+          Some(WindowSpec(n, WindowKey.Position))
+        case Some(Window.Duration(ms, pos)) =>
+          if (ms < 1) fail("a WITHIN time span must be at least 1 millisecond", pos)
+          Some(WindowSpec(ms, WindowKey.Column(leading.getOrElse(missingOrder()), duration = true)))
+        case Some(Window.Attribute(n, attribute, pos)) =>
+          if (n < 1) fail("WITHIN n [column] needs n >= 1", pos)
+          val i = column(attribute)
+          if (orderKeys.nonEmpty && orderKeys.head._1 != i)
+            fail(s"WITHIN $n [${attribute.value}] measures the stream order, but the stream is ordered by " +
+              s"${columns(orderKeys.head._1)}: put ${attribute.value} first in ORDER BY", attribute.pos, attribute.value.length)
+          if (orderKeys.nonEmpty && orderKeys.head._2)
+            fail(s"WITHIN $n [${attribute.value}] needs ${attribute.value} in ascending order: drop DESC", attribute.pos)
+          Some(WindowSpec(n, WindowKey.Column(i, duration = false)))
+      }
+    }
+
+    private def missingOrder(): Nothing =
+      throw new CeqlException(
+        "the stream has no order, so sequencing is undefined: add ORDER BY <column> (e.g. ORDER BY ts), " +
+          "or WITHIN n [<column>], or set the time column (spark.cer.timeColumn / timeColumn=...)",
+        query.within.map(_.pos).getOrElse(query.pattern.pos), text)
+  }
+}

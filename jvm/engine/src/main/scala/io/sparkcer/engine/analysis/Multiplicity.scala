@@ -1,0 +1,27 @@
+package io.sparkcer.engine.analysis
+
+import io.sparkcer.engine.ceql.Cel
+
+/** How many events a variable binds in a match: the same count in every match, or a count that varies. */
+sealed trait Multiplicity
+object Multiplicity {
+  final case class Exactly(n: Int) extends Multiplicity
+  case object Varies extends Multiplicity
+  val One: Multiplicity = Exactly(1)
+
+  def of(cel: Cel, variable: String): Multiplicity = count(cel, Some(variable))
+
+  /** `variable` None counts every marked event of the formula. */
+  private def count(cel: Cel, variable: Option[String]): Multiplicity = cel match {
+    case Cel.Atom(_, t, _) => Exactly(if (variable.forall(_ == t.value)) 1 else 0)
+    case _: Cel.Not => Exactly(0)
+    case Cel.Bind(body, v, _) => count(body, if (variable.contains(v.value)) None else variable)
+    case Cel.Sequence(a, b, _, _) => (count(a, variable), count(b, variable)) match {
+      case (Exactly(x), Exactly(y)) => Exactly(x + y)
+      case _ => Varies
+    }
+    case Cel.Or(a, b, _) => if (count(a, variable) == count(b, variable)) count(a, variable) else Varies
+    case Cel.Iteration(body, _, _) => if (count(body, variable) == Exactly(0)) Exactly(0) else Varies
+    case Cel.Filtered(body, _, _) => count(body, variable)
+  }
+}

@@ -1,0 +1,140 @@
+package io.sparkcer.engine.automaton
+
+import scala.collection.mutable
+
+/**
+ * What one event does to the runs of one deterministic state. `pass` is the state reached without marking the
+ * event (-1: none); from the pre-start state it is the next pre-start state. `start` (pre-start only) is the
+ * state of runs that begin at this event without marking it (a leading NOT, or an event no output variable
+ * selects). Marking moves are parallel arrays: label l (0: no selected variable) leads to `markTargets`.
+ */
+final class Moves(val pass: Int, val start: Int, val markLabels: Array[Int], val markTargets: Array[Int])
+
+/**
+ * The I/O-deterministic automaton that CORE's Algorithm 1 runs, built lazily as the stream asks for it (CORE
+ * §4.4): a state is interned the first time it is reached and its moves are computed once per symbol, then
+ * cached, so the per-event cost is a table lookup per active state. Subclasses define what a state is: a set of
+ * NFA states (subset construction) or a pair of sets (the MAX construction of the CEL paper).
+ */
+abstract class DeterministicCea(val nfa: Nfa) {
+  private val ids = mutable.HashMap.empty[StateKey, Int]
+  private val keys = mutable.ArrayBuffer.empty[Array[Int]]
+  private val finals = mutable.ArrayBuffer.empty[Boolean]
+  private var table = new Array[Array[Moves]](16)
+
+  /** The pre-start state the stream begins in. */
+  val initial: Int = intern(initialKey)
+
+  def stateCount: Int = keys.length
+  def isFinal(state: Int): Boolean = finals(state)
+
+  def moves(state: Int, symbol: Int, vector: => Array[Long]): Moves = {
+    var row = table(state)
+    if (row == null || symbol >= row.length) {
+      val grown = new Array[Moves](math.max(16, Integer.highestOneBit(symbol) << 1))
+      if (row != null) System.arraycopy(row, 0, grown, 0, row.length)
+      table(state) = grown
+      row = grown
+    }
+    var m = row(symbol)
+    if (m == null) { m = computeMoves(keys(state), vector); row(symbol) = m }
+    m
+  }
+
+  protected def initialKey: Array[Int]
+  protected def isFinalKey(key: Array[Int]): Boolean
+  protected def computeMoves(key: Array[Int], symbol: Array[Long]): Moves
+
+  /** Interns a state given by its key; -1 for an empty key (no run). */
+  protected final def intern(key: Array[Int]): Int =
+    if (key.isEmpty) -1
+    else
+      ids.getOrElseUpdate(new StateKey(key), {
+        keys += key
+        finals += isFinalKey(key)
+        if (keys.length > table.length) table = java.util.Arrays.copyOf(table, table.length * 2)
+        keys.length - 1
+      })
+
+  /** The NFA states reached from `from` by transitions enabled by the symbol that satisfy `take`. */
+  protected final def step(from: Iterable[Int], symbol: Array[Long])(take: Transition => Boolean): Set[Int] =
+    (for {
+      q <- from.iterator
+      t <- nfa.transitions(q).iterator
+      if take(t) && t.enabledBy(symbol)
+    } yield t.target).toSet
+
+  protected final def sorted(states: Set[Int]): Array[Int] = states.toArray.sorted
+
+  protected final def labelsMarkedFrom(from: Iterable[Int], symbol: Array[Long]): Seq[Int] =
+    from.iterator.flatMap(q => nfa.transitions(q)).filter(t => t.marks && t.enabledBy(symbol)).map(_.label)
+      .toSeq.distinct.sorted
+}
+
+private final class StateKey(val states: Array[Int]) {
+  override val hashCode: Int = java.util.Arrays.hashCode(states)
+  override def equals(o: Any): Boolean = o match {
+    case k: StateKey => java.util.Arrays.equals(states, k.states)
+    case _ => false
+  }
+}
+
+/**
+ * Subset construction (ALL, ANY and STRICT). Runs that differ only in events no selected variable binds are
+ * the same output, so an unlabelled mark is folded into the non-marking move: each deterministic run is then one
+ * distinct row, which keeps enumeration duplicate-free.
+ */
+final class SubsetCea(nfa: Nfa) extends DeterministicCea(nfa) {
+  protected def initialKey: Array[Int] = Array(Nfa.Initial)
+  protected def isFinalKey(key: Array[Int]): Boolean = key.exists(nfa.finals)
+
+  protected def computeMoves(key: Array[Int], symbol: Array[Long]): Moves = {
+    val preStart = key.sameElements(initialKey)
+    val unlabelled = step(key, symbol)(t => !t.marks || t.label == 0) - Nfa.Initial
+    val marks = labelsMarkedFrom(key, symbol).filter(_ != 0).map(l => l -> intern(sorted(step(key, symbol)(_.label == l))))
+    val onward = intern(sorted(unlabelled))
+    new Moves(
+      pass = if (preStart) initial else onward,
+      start = if (preStart) onward else -1,
+      markLabels = marks.map(_._1).toArray,
+      markTargets = marks.map(_._2).toArray)
+  }
+}
+
+/**
+ * The MAX selection of the CEL paper (§A5 of the digest): a state is a pair (S, T) where S holds the NFA states
+ * of the runs that carry the current complex event C, and T those of runs whose complex event strictly contains
+ * C. A run is reported only if it is final and no strictly larger run is. The key is S, then -1, then T.
+ */
+final class MaxCea(nfa: Nfa) extends DeterministicCea(nfa) {
+  protected def initialKey: Array[Int] = Array(Nfa.Initial, -1)
+
+  protected def isFinalKey(key: Array[Int]): Boolean = {
+    val (s, t) = split(key)
+    s.exists(nfa.finals) && !t.exists(nfa.finals)
+  }
+
+  protected def computeMoves(key: Array[Int], symbol: Array[Long]): Moves = {
+    val (s, t) = split(key)
+    val preStart = s.contains(Nfa.Initial)
+    val largerIfMarked = step(t, symbol)(_.marks)
+    val marks = labelsMarkedFrom(s, symbol).flatMap { l =>
+      val target = intern(pair(step(s, symbol)(_.label == l) -- largerIfMarked, largerIfMarked))
+      if (target < 0) None else Some(l -> target)
+    }
+    val largerIfSkipped = step(t, symbol)(_ => true) ++ step(s, symbol)(_.marks)
+    val skipped = step(s, symbol)(!_.marks) -- largerIfSkipped
+    val (pass, start) =
+      if (preStart) (intern(pair(Set(Nfa.Initial), largerIfSkipped)), intern(pair(skipped - Nfa.Initial, largerIfSkipped)))
+      else (intern(pair(skipped, largerIfSkipped)), -1)
+    new Moves(pass, start, marks.map(_._1).toArray, marks.map(_._2).toArray)
+  }
+
+  private def split(key: Array[Int]): (Array[Int], Array[Int]) = {
+    val i = key.indexOf(-1)
+    (key.take(i), key.drop(i + 1))
+  }
+
+  private def pair(s: Set[Int], t: Set[Int]): Array[Int] =
+    if (s.isEmpty) Array.emptyIntArray else sorted(s) ++ (-1 +: sorted(t))
+}

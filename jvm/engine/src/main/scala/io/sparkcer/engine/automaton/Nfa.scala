@@ -1,0 +1,53 @@
+package io.sparkcer.engine.automaton
+
+import io.sparkcer.engine.ceql.Filter
+
+/**
+ * What one atom asks of an event: its type, optionally its stream, and the filters pushed down onto it
+ * (all must hold). Guards are evaluated once per event into a bit vector, the event's symbol.
+ */
+final case class Guard(stream: Option[String], eventType: String, predicates: Seq[Filter.OnVariable]) {
+  override def toString: String =
+    stream.fold("")(_ + ">") + eventType + predicates.map(p => s"[${p.text}]").mkString
+}
+
+/**
+ * A transition of the complex event automaton. `guard` indexes the guard list (-1: any event), `negated` reads
+ * events that fail the guard (CORE's NOT). `label` is the output label of a marking transition, -1 for a
+ * transition that reads an event without adding it to the match.
+ */
+final case class Transition(guard: Int, negated: Boolean, label: Int, target: Int) {
+  def marks: Boolean = label >= 0
+  def enabledBy(symbol: Array[Long]): Boolean =
+    guard < 0 || ((((symbol(guard >>> 6) >>> (guard & 63)) & 1L) != 0L) != negated)
+}
+
+/**
+ * A non-deterministic complex event automaton with labelled marks (CORE §3). State 0 is the initial state; its
+ * only incoming transition is its own any-event loop, which stands for "no match has started yet".
+ * `labels(l)` lists the output variables that an event marked with label l is bound to.
+ */
+final class Nfa(
+    val transitions: IndexedSeq[IndexedSeq[Transition]],
+    val finals: IndexedSeq[Boolean],
+    val guards: IndexedSeq[Guard],
+    val labels: IndexedSeq[IndexedSeq[Int]]) {
+  def stateCount: Int = transitions.length
+  def symbolWords: Int = math.max(1, (guards.length + 63) >>> 6)
+
+  override def toString: String = {
+    val lines = for {
+      (ts, from) <- transitions.zipWithIndex
+      t <- ts
+    } yield {
+      val read = if (t.guard < 0) "TRUE" else (if (t.negated) "NOT " else "") + guards(t.guard)
+      val mark = if (t.marks) s"•${labels(t.label).mkString("{", ",", "}")}" else "∘"
+      s"  q$from --$read/$mark--> q${t.target}${if (finals(t.target)) " (final)" else ""}"
+    }
+    s"CEA with $stateCount states, ${guards.length} guards\n${lines.mkString("\n")}"
+  }
+}
+
+object Nfa {
+  final val Initial = 0
+}

@@ -1,0 +1,18 @@
+package io.sparkcer.engine.ceql
+
+/**
+ * Every problem with a query: a syntax error, an analysis error or an unsupported construct. The message
+ * names the line and column, says what was expected, and quotes the offending line with a caret under it.
+ */
+final class CeqlException(val problem: String, val pos: Position, val query: String, val length: Int = 1)
+    extends IllegalArgumentException(CeqlException.render(problem, pos, query, length))
+
+object CeqlException {
+  def render(problem: String, pos: Position, query: String, length: Int): String =
+    if (pos.offset < 0 || query.isEmpty) problem
+    else {
+      val line = query.linesIterator.drop(pos.line - 1).nextOption().getOrElse("")
+      val width = math.max(1, math.min(length, line.length - (pos.column - 1)))
+      s"$pos: $problem\n  $line\n  ${" " * (pos.column - 1)}${"^" * width}"
+    }
+}

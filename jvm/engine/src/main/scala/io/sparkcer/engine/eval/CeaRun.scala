@@ -1,0 +1,136 @@
+package io.sparkcer.engine.eval
+
+import io.sparkcer.engine.automaton.DeterministicCea
+import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
+
+/**
+ * CORE's Algorithm 1 for one partition: the active states of the deterministic automaton, each with the
+ * union-list of the partial matches that reached it. Runs that have not started yet live in a single pre-start
+ * state (processed first, so union-lists fill in decreasing order of maximum start, as the algorithm requires).
+ * Per event the work is one cached transition lookup and a few constant-time tECS operations per active state:
+ * independent of the window and of how many partial matches there are.
+ */
+final class CeaRun(cea: DeterministicCea) extends Run {
+  val tecs = new Tecs()
+  private var preStart = cea.initial
+  private var current = new States
+  private var next = new States
+
+  def activeStates: Int = current.count
+
+  def advance(position: Long, symbol: Int, vector: => Array[Long], key: Long, threshold: Long): Unit = {
+    tecs.reclaim(threshold)
+    tecs.beginEvent(key)
+    next.reset(cea.stateCount)
+
+    val begin = cea.moves(preStart, symbol, vector)
+    if (begin.start >= 0 || begin.markTargets.nonEmpty) {
+      val bottom = tecs.newBottom(position, key)
+      if (begin.start >= 0) next.list(begin.start).insert(tecs, bottom, key, threshold)
+      var k = 0
+      while (k < begin.markTargets.length) {
+        val label = begin.markLabels(k)
+        val node = if (label == 0) bottom else tecs.extend(bottom, position, label)
+        next.list(begin.markTargets(k)).insert(tecs, node, key, threshold)
+        k += 1
+      }
+    }
+    preStart = begin.pass
+
+    var i = 0
+    while (i < current.count) {
+      val partial = current.lists(i)
+      partial.expire(threshold)
+      if (!partial.isEmpty) {
+        val m = cea.moves(current.states(i), symbol, vector)
+        if (m.pass >= 0) next.list(m.pass).insertAll(tecs, partial, threshold)
+        var k = 0
+        while (k < m.markTargets.length) {
+          val target = next.list(m.markTargets(k))
+          val label = m.markLabels(k)
+          if (label == 0) target.insertAll(tecs, partial, threshold)
+          else target.insert(tecs, tecs.extend(current.merged(i, tecs, threshold), position, label), partial.maxStart, threshold)
+          k += 1
+        }
+      }
+      i += 1
+    }
+    val swap = current; current = next; next = swap
+  }
+
+  def emit(position: Long, threshold: Long, enumerator: Enumerator, sink: MatchSink): Int = {
+    var total = 0
+    var i = 0
+    var open = true
+    while (open && i < current.count) {
+      if (cea.isFinal(current.states(i))) {
+        val root = current.merged(i, tecs, threshold)
+        if (root >= 0) {
+          var accepted = true
+          val n = enumerator.enumerate(tecs, root, threshold, new MatchSink {
+            def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
+              accepted = sink.accept(start, size, positions, labels); accepted
+            }
+          })
+          total += n
+          open = accepted
+        }
+      }
+      i += 1
+    }
+    total
+  }
+
+  /** The active states of one event, in the order they were first reached (CORE's ordered hash table). */
+  private final class States {
+    var states = new Array[Int](8)
+    var lists: Array[UnionList] = Array.fill(8)(new UnionList)
+    private var mergedNodes = new Array[Int](8)
+    var count = 0
+    private var slotOf = new Array[Int](16)
+    private var stampOf = new Array[Int](16)
+    private var stamp = 0
+
+    def reset(stateCount: Int): Unit = {
+      count = 0
+      stamp += 1
+      if (stateCount > slotOf.length) {
+        val size = math.max(stateCount, slotOf.length * 2)
+        slotOf = java.util.Arrays.copyOf(slotOf, size)
+        stampOf = java.util.Arrays.copyOf(stampOf, size)
+      }
+    }
+
+    /** The union-list of a deterministic state, created (empty, at the end of the order) on first use. */
+    def list(state: Int): UnionList = {
+      if (state >= slotOf.length) reset0(state)
+      if (stampOf(state) != stamp) {
+        if (count == states.length) {
+          states = java.util.Arrays.copyOf(states, count * 2)
+          mergedNodes = java.util.Arrays.copyOf(mergedNodes, count * 2)
+          lists = java.util.Arrays.copyOf(lists, count * 2)
+          for (j <- count until lists.length) lists(j) = new UnionList
+        }
+        stampOf(state) = stamp
+        slotOf(state) = count
+        states(count) = state
+        mergedNodes(count) = -1
+        lists(count).clear()
+        count += 1
+      }
+      lists(slotOf(state))
+    }
+
+    /** The list of slot i as one node, computed once per event (marking moves and output both need it). */
+    def merged(i: Int, tecs: Tecs, threshold: Long): Int = {
+      if (mergedNodes(i) < 0) mergedNodes(i) = lists(i).merge(tecs, threshold)
+      mergedNodes(i)
+    }
+
+    private def reset0(state: Int): Unit = {
+      val size = math.max(state + 1, slotOf.length * 2)
+      slotOf = java.util.Arrays.copyOf(slotOf, size)
+      stampOf = java.util.Arrays.copyOf(stampOf, size)
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package io.sparkcer.engine.eval
+
+import io.sparkcer.engine.analysis.AnalyzedQuery
+import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, Nfa, NfaCompiler, SubsetCea}
+import io.sparkcer.engine.ceql.{Consumption, Strategy}
+
+/**
+ * A query ready to evaluate, independent of how events are represented: its automaton, its guards (which the
+ * caller evaluates, with the engine's interpreter or with Spark's compiled expressions) and its clauses.
+ */
+final class CompiledPattern(val analyzed: AnalyzedQuery) {
+  val strategy: Strategy = analyzed.query.strategy
+  val nfa: Nfa = NfaCompiler.compile(
+    analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
+  val consumption: Consumption = analyzed.query.consumeBy
+  /** At most this many matches per completing event. */
+  val limit: Long = if (strategy == Strategy.Any) 1L else analyzed.query.limit.getOrElse(Long.MaxValue)
+  /** Different runs can project onto the same row only under MAX, whose runs keep unselected marks apart. */
+  val deduplicate: Boolean = strategy == Strategy.Max
+
+  /** A fresh evaluation state for one partition, sharing `cea`'s lazily built transition table. */
+  def newRun(cea: => DeterministicCea): Run = strategy match {
+    case Strategy.Next => new PriorityRun(nfa, lastFirst = false)
+    case Strategy.Last => new PriorityRun(nfa, lastFirst = true)
+    case _ => new CeaRun(cea)
+  }
+
+  /** The deterministic automaton a task builds as it goes; one per task, shared by its partitions. */
+  def newDeterministicCea(): DeterministicCea = strategy match {
+    case Strategy.Max => new MaxCea(nfa)
+    case _ => new SubsetCea(nfa)
+  }
+
+  def describe: String =
+    s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
+      analyzed.window.fold("")(w => s", window ${w.amount} (${w.key})")
+}

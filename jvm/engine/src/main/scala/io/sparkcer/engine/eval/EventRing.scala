@@ -1,0 +1,41 @@
+package io.sparkcer.engine.eval
+
+/** The events of one partition from the oldest one a live match can still use, addressed by position. */
+final class EventRing[E <: AnyRef] {
+  private var events = new Array[AnyRef](16)
+  private var keys = new Array[Long](16)
+  private var first = 0L // position of the oldest event kept
+  private var count = 0
+  private var offset = 0 // slot of the oldest event
+
+  def size: Int = count
+
+  def append(position: Long, event: E, key: Long): Unit = {
+    if (count == 0) first = position
+    if (count == events.length) grow()
+    val slot = ((position - first + offset) % events.length).toInt
+    events(slot) = event
+    keys(slot) = key
+    count += 1
+  }
+
+  def apply(position: Long): E = events(((position - first + offset) % events.length).toInt).asInstanceOf[E]
+
+  /** Forgets the events whose key is at or below the window threshold. */
+  def expire(threshold: Long): Unit =
+    while (count > 0 && keys(offset) <= threshold) {
+      events(offset) = null
+      offset = (offset + 1) % events.length
+      first += 1
+      count -= 1
+    }
+
+  private def grow(): Unit = {
+    val (e, k) = (new Array[AnyRef](events.length * 2), new Array[Long](events.length * 2))
+    for (i <- 0 until count) {
+      e(i) = events((offset + i) % events.length)
+      k(i) = keys((offset + i) % keys.length)
+    }
+    events = e; keys = k; offset = 0
+  }
+}

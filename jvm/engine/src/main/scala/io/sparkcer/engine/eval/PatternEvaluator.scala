@@ -1,0 +1,139 @@
+package io.sparkcer.engine.eval
+
+import scala.collection.mutable
+
+import io.sparkcer.engine.MatchOf
+import io.sparkcer.engine.analysis.WindowKey
+import io.sparkcer.engine.ceql.Consumption
+import io.sparkcer.engine.tecs.{Enumerator, MatchSink}
+
+/** How a caller reads an event of type E. */
+trait EventReader[-E] {
+  /** Sets bit g of `symbol` iff the event satisfies guard g (all other bits are clear on entry). */
+  def classify(event: E, symbol: Array[Long]): Unit
+  /** The partition key, or null to leave the event out (a NULL key). Only called with PARTITION BY. */
+  def partitionKey(event: E): IndexedSeq[Any]
+  /** The window key (order column) in the unit of the window amount; only called for column windows. */
+  def windowKey(event: E): Long
+  /** False when the window key is NULL: the event cannot be placed in the window and is counted as dropped. */
+  def hasWindowKey(event: E): Boolean
+}
+
+/** Counters an operator reports (Spark's SQL metrics, the runner's summary). */
+final class EvaluatorMetrics {
+  var events = 0L
+  var matches = 0L
+  var droppedNullKey = 0L
+  var peakActiveStates = 0
+  var peakLiveNodes = 0
+}
+
+/**
+ * Evaluates a compiled pattern over events given in stream order: routes each event to its partition's run,
+ * advances it and reports the matches the event completes, applying the window, LIMIT, CONSUME BY and, when
+ * several runs may project onto one row, de-duplication.
+ *
+ * @param grouped the events arrive one partition after another (Spark sorts by the PARTITION BY keys): a new key
+ *                means the previous partition is finished, so only one partition is ever held.
+ */
+final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: EventReader[E], grouped: Boolean) {
+  val metrics = new EvaluatorMetrics
+  private val cea = pattern.newDeterministicCea()
+  private val symbols = new io.sparkcer.engine.automaton.SymbolTable(pattern.nfa.symbolWords)
+  private val enumerator = new Enumerator
+  private val words = new Array[Long](pattern.nfa.symbolWords)
+  private val window = pattern.analyzed.window
+  private val partitioned = pattern.analyzed.partitionKeys.nonEmpty
+  private val partitions = mutable.HashMap.empty[IndexedSeq[Any], Partition]
+  private var single: Partition = _
+  private var sweepAt = 1024L
+
+  private final class Partition(val key: IndexedSeq[Any]) {
+    var run: Run = pattern.newRun(cea)
+    val events = new EventRing[E]
+    var position = -1L
+    var lastKey = Long.MinValue
+  }
+
+  /** Reads one event; `emit` receives the matches it completes. */
+  def push(event: E, emit: MatchOf[E] => Unit): Unit = {
+    metrics.events += 1
+    val columnWindow = window.exists(_.key.isInstanceOf[WindowKey.Column])
+    if (columnWindow && !reader.hasWindowKey(event)) { metrics.droppedNullKey += 1; return }
+    val partition = partitionOf(event)
+    if (partition == null) { metrics.droppedNullKey += 1; return }
+
+    partition.position += 1
+    val position = partition.position
+    val key = if (columnWindow) reader.windowKey(event) else position
+    if (key < partition.lastKey)
+      throw new IllegalArgumentException(
+        s"events are out of stream order: window key $key after ${partition.lastKey} at $event; sort the input by the order column")
+    partition.lastKey = key
+    val threshold = window.fold(Long.MinValue)(key - _.amount)
+    partition.events.expire(threshold)
+    partition.events.append(position, event, key)
+
+    java.util.Arrays.fill(words, 0L)
+    reader.classify(event, words)
+    val symbol = symbols.intern(words)
+    partition.run.advance(position, symbol, symbols.vector(symbol), key, threshold)
+    metrics.peakActiveStates = math.max(metrics.peakActiveStates, partition.run.activeStates)
+    metrics.peakLiveNodes = math.max(metrics.peakLiveNodes, partition.run.tecs.liveNodes)
+
+    val found = partition.run.emit(position, threshold, enumerator, new RowSink(partition, position, emit))
+    if (found > 0) consume(partition)
+    if (columnWindow && !grouped && partitioned && metrics.events >= sweepAt) evictIdle(threshold)
+  }
+
+  private def partitionOf(event: E): Partition =
+    if (!partitioned) {
+      if (single == null) single = new Partition(IndexedSeq.empty)
+      single
+    } else {
+      val key = reader.partitionKey(event)
+      if (key == null) null
+      else if (grouped) {
+        if (single == null || single.key != key) single = new Partition(key)
+        single
+      } else partitions.getOrElseUpdate(key, new Partition(key))
+    }
+
+  private def consume(partition: Partition): Unit = pattern.consumption match {
+    case Consumption.Nothing => ()
+    case Consumption.Partition => partition.run = pattern.newRun(cea)
+    case Consumption.Any =>
+      partition.run = pattern.newRun(cea)
+      partitions.valuesIterator.foreach(p => p.run = pattern.newRun(cea))
+  }
+
+  /** Partitions whose last event is out of the window can complete no match: forget them. */
+  private def evictIdle(threshold: Long): Unit = {
+    partitions.filterInPlace { case (_, p) => p.lastKey > threshold }
+    sweepAt = metrics.events + math.max(1024, partitions.size)
+  }
+
+  /** Turns enumerated complex events into matches, honouring LIMIT and de-duplicating when needed. */
+  private final class RowSink(partition: Partition, end: Long, emit: MatchOf[E] => Unit) extends MatchSink {
+    private var accepted = 0L
+    private val seen = if (pattern.deduplicate) mutable.HashSet.empty[(Long, Seq[Seq[Long]])] else null
+    private val outputs = pattern.analyzed.outputs.length
+
+    def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
+      val bound = Array.fill(outputs)(Vector.newBuilder[Long])
+      var k = size - 1
+      while (k >= 0) {
+        pattern.nfa.labels(labels(k)).foreach(v => bound(v) += positions(k))
+        k -= 1
+      }
+      val rows = bound.map(_.result()).toSeq
+      if (seen == null || seen.add((start, rows))) {
+        accepted += 1
+        metrics.matches += 1
+        emit(MatchOf(partition.key, partition.events(start), partition.events(end),
+          rows.map(_.map(p => partition.events(p))).toIndexedSeq))
+      }
+      accepted < pattern.limit
+    }
+  }
+}

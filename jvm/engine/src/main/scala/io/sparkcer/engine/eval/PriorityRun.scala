@@ -1,0 +1,78 @@
+package io.sparkcer.engine.eval
+
+import io.sparkcer.engine.automaton.Nfa
+import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
+
+/**
+ * NEXT and LAST selection (Algorithms 5 and 6 of the CEL paper), run on the non-deterministic automaton without
+ * determinizing it. The NFA states are kept in a priority order of disjoint groups; all states of a group carry
+ * the same complex event, and an earlier group's complex event is larger under ≤next (or ≤last). Each state holds
+ * at most one tECS node, and a state reached from two groups keeps the claim of the higher one, which is why the
+ * highest final group holds the maximum. NEXT ranks a group's marking successors just above its non-marking
+ * ones; LAST ranks every marking successor above every non-marking one. Linear in the automaton per event.
+ *
+ * A run whose start has left the window keeps its place in the order (the strategy chooses before the window
+ * filters) but carries no node any more, so nothing outside the window is kept.
+ */
+final class PriorityRun(nfa: Nfa, lastFirst: Boolean) extends Run {
+  import PriorityRun._
+
+  val tecs = new Tecs()
+  private val n = nfa.stateCount
+  private var node = Array.fill(n)(NotStarted)
+  private var nodeKey = new Array[Long](n)
+  private var fresh = Array.fill(n)(NotStarted)
+  private var freshKey = new Array[Long](n)
+  private var order = Array(Array(Nfa.Initial)) // groups, highest priority first
+  private val placed = new Array[Int](n)       // stamp of the event that placed the state
+  private var stamp = 0
+
+  def activeStates: Int = order.map(_.length).sum
+
+  def advance(position: Long, symbol: Int, vector: => Array[Long], key: Long, threshold: Long): Unit = {
+    tecs.reclaim(threshold)
+    tecs.beginEvent(key)
+    stamp += 1
+    val bits = vector
+    var bottom = -1
+    def startHere(): Int = { if (bottom < 0) bottom = tecs.newBottom(position, key); bottom }
+    val groups = Array.newBuilder[Array[Int]]
+
+    def claim(group: Array[Int], marking: Boolean): Unit = {
+      val claimed = Array.newBuilder[Int]
+      for (q <- group; t <- nfa.transitions(q) if t.marks == marking && t.enabledBy(bits) && placed(t.target) != stamp) {
+        val p = t.target
+        placed(p) = stamp
+        claimed += p
+        val base = node(q)
+        if (q == Nfa.Initial && p == Nfa.Initial) { fresh(p) = NotStarted }
+        else if (base == Expired || (base >= 0 && nodeKey(q) <= threshold)) { fresh(p) = Expired }
+        else {
+          val (from, fromKey) = if (base == NotStarted) (startHere(), key) else (base, nodeKey(q))
+          fresh(p) = if (marking && t.label > 0) tecs.extend(from, position, t.label) else from
+          freshKey(p) = fromKey
+        }
+      }
+      val b = claimed.result()
+      if (b.nonEmpty) groups += b
+    }
+
+    if (lastFirst) { order.foreach(claim(_, marking = true)); order.foreach(claim(_, marking = false)) }
+    else order.foreach { g => claim(g, marking = true); claim(g, marking = false) }
+    order = groups.result()
+    val (n0, k0) = (node, nodeKey)
+    node = fresh; nodeKey = freshKey
+    fresh = n0; freshKey = k0
+  }
+
+  def emit(position: Long, threshold: Long, enumerator: Enumerator, sink: MatchSink): Int =
+    order.iterator.flatMap(_.find(nfa.finals)).nextOption() match {
+      case Some(f) if node(f) >= 0 && nodeKey(f) > threshold => enumerator.enumerate(tecs, node(f), threshold, sink)
+      case _ => 0
+    }
+}
+
+private object PriorityRun {
+  final val NotStarted = -2
+  final val Expired = -1
+}

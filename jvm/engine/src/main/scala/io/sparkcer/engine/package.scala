@@ -1,0 +1,6 @@
+package io.sparkcer
+
+package object engine {
+  /** A match over the engine's own rows. */
+  type Match = MatchOf[Event]
+}
