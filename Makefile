@@ -29,8 +29,8 @@ demo: $(ENGINE_CLASSPATH)
 	@echo "== Kleene + NEXT, partitioned by stock =="
 	java -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query sql/stocks/rising_next.ceql --csv $(STOCKS) | head -n 3
 
-bench-engine: $(ENGINE_CLASSPATH)
-	$(SBT) "engine/Test/runMain io.sparkcer.engine.bench.EngineBenchmark $(STOCKS)"
+bench-engine:
+	$(SBT) "bench/run $(STOCKS)"
 
 clean:
 	$(SBT) clean

@@ -12,3 +12,14 @@ lazy val engine = (project in file("jvm/engine"))
       "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test
     )
   )
+
+/** Benchmarks: run with `make bench-engine`; never part of the tests. */
+lazy val bench = (project in file("bench"))
+  .dependsOn(engine)
+  .settings(
+    name := "spark-cer-bench",
+    publish / skip := true,
+    run / fork := true,
+    run / javaOptions ++= Seq("-Xms2g", "-Xmx2g", "-XX:+UseParallelGC"),
+    run / baseDirectory := (ThisBuild / baseDirectory).value
+  )

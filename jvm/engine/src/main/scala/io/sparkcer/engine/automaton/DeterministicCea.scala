@@ -28,7 +28,7 @@ abstract class DeterministicCea(val nfa: Nfa) {
   def stateCount: Int = keys.length
   def isFinal(state: Int): Boolean = finals(state)
 
-  def moves(state: Int, symbol: Int, vector: => Array[Long]): Moves = {
+  def moves(state: Int, symbol: Int, bits: Array[Long]): Moves = {
     var row = table(state)
     if (row == null || symbol >= row.length) {
       val grown = new Array[Moves](math.max(16, Integer.highestOneBit(symbol) << 1))
@@ -37,7 +37,7 @@ abstract class DeterministicCea(val nfa: Nfa) {
       row = grown
     }
     var m = row(symbol)
-    if (m == null) { m = computeMoves(keys(state), vector); row(symbol) = m }
+    if (m == null) { m = computeMoves(keys(state), bits.clone()); row(symbol) = m }
     m
   }
 

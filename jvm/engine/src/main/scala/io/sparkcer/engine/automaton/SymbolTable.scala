@@ -14,8 +14,7 @@ final class SymbolTable(words: Int) {
 
   def size: Int = count
 
-  /** The symbol's words, for computing its transitions the first time. */
-  def vector(symbol: Int): Array[Long] = Arrays.copyOfRange(vectors, symbol * words, (symbol + 1) * words)
+  private def vector(symbol: Int): Array[Long] = Arrays.copyOfRange(vectors, symbol * words, (symbol + 1) * words)
 
   def intern(bits: Array[Long]): Int = {
     var slot = hash(bits) & (slots.length - 1)

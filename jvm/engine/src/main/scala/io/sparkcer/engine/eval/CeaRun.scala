@@ -7,8 +7,9 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
  * CORE's Algorithm 1 for one partition: the active states of the deterministic automaton, each with the
  * union-list of the partial matches that reached it. Runs that have not started yet live in a single pre-start
  * state (processed first, so union-lists fill in decreasing order of maximum start, as the algorithm requires).
- * Per event the work is one cached transition lookup and a few constant-time tECS operations per active state:
- * independent of the window and of how many partial matches there are.
+ * Each active state passes its partial matches on as one merged node, so a union-list never holds more entries
+ * than there are active states. Per event the work is one cached transition lookup and a few tECS operations
+ * per active state: independent of the window and of how many partial matches there are.
  */
 final class CeaRun(cea: DeterministicCea) extends Run {
   val tecs = new Tecs()
@@ -18,12 +19,12 @@ final class CeaRun(cea: DeterministicCea) extends Run {
 
   def activeStates: Int = current.count
 
-  def advance(position: Long, symbol: Int, vector: => Array[Long], key: Long, threshold: Long): Unit = {
+  def advance(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long): Unit = {
     tecs.reclaim(threshold)
     tecs.beginEvent(key)
     next.reset(cea.stateCount)
 
-    val begin = cea.moves(preStart, symbol, vector)
+    val begin = cea.moves(preStart, symbol, bits)
     if (begin.start >= 0 || begin.markTargets.nonEmpty) {
       val bottom = tecs.newBottom(position, key)
       if (begin.start >= 0) next.list(begin.start).insert(tecs, bottom, key, threshold)
@@ -42,14 +43,14 @@ final class CeaRun(cea: DeterministicCea) extends Run {
       val partial = current.lists(i)
       partial.expire(threshold)
       if (!partial.isEmpty) {
-        val m = cea.moves(current.states(i), symbol, vector)
-        if (m.pass >= 0) next.list(m.pass).insertAll(tecs, partial, threshold)
+        val m = cea.moves(current.states(i), symbol, bits)
+        val merged = current.merged(i, tecs, threshold)
+        if (m.pass >= 0) next.list(m.pass).insert(tecs, merged, partial.maxStart, threshold)
         var k = 0
         while (k < m.markTargets.length) {
-          val target = next.list(m.markTargets(k))
           val label = m.markLabels(k)
-          if (label == 0) target.insertAll(tecs, partial, threshold)
-          else target.insert(tecs, tecs.extend(current.merged(i, tecs, threshold), position, label), partial.maxStart, threshold)
+          val node = if (label == 0) merged else tecs.extend(merged, position, label)
+          next.list(m.markTargets(k)).insert(tecs, node, partial.maxStart, threshold)
           k += 1
         }
       }
@@ -66,14 +67,8 @@ final class CeaRun(cea: DeterministicCea) extends Run {
       if (cea.isFinal(current.states(i))) {
         val root = current.merged(i, tecs, threshold)
         if (root >= 0) {
-          var accepted = true
-          val n = enumerator.enumerate(tecs, root, threshold, new MatchSink {
-            def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
-              accepted = sink.accept(start, size, positions, labels); accepted
-            }
-          })
-          total += n
-          open = accepted
+          total += enumerator.enumerate(tecs, root, threshold, sink)
+          open = !enumerator.stopped
         }
       }
       i += 1

@@ -77,11 +77,12 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     java.util.Arrays.fill(words, 0L)
     reader.classify(event, words)
     val symbol = symbols.intern(words)
-    partition.run.advance(position, symbol, symbols.vector(symbol), key, threshold)
+    partition.run.advance(position, symbol, words, key, threshold)
     metrics.peakActiveStates = math.max(metrics.peakActiveStates, partition.run.activeStates)
     metrics.peakLiveNodes = math.max(metrics.peakLiveNodes, partition.run.tecs.liveNodes)
 
-    val found = partition.run.emit(position, threshold, enumerator, new RowSink(partition, position, emit))
+    sink.reset(partition, position, emit)
+    val found = partition.run.emit(position, threshold, enumerator, sink)
     if (found > 0) consume(partition)
     if (columnWindow && !grouped && partitioned && metrics.events >= sweepAt) evictIdle(threshold)
   }
@@ -114,10 +115,19 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   }
 
   /** Turns enumerated complex events into matches, honouring LIMIT and de-duplicating when needed. */
-  private final class RowSink(partition: Partition, end: Long, emit: MatchOf[E] => Unit) extends MatchSink {
+  private object sink extends MatchSink {
+    private var partition: Partition = _
+    private var end = 0L
+    private var emit: MatchOf[E] => Unit = _
     private var accepted = 0L
-    private val seen = if (pattern.deduplicate) mutable.HashSet.empty[(Long, Seq[Seq[Long]])] else null
+    private val seen = mutable.HashSet.empty[(Long, Seq[Seq[Long]])]
     private val outputs = pattern.analyzed.outputs.length
+
+    def reset(partition: Partition, end: Long, emit: MatchOf[E] => Unit): Unit = {
+      this.partition = partition; this.end = end; this.emit = emit
+      accepted = 0
+      if (seen.nonEmpty) seen.clear()
+    }
 
     def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
       val bound = Array.fill(outputs)(Vector.newBuilder[Long])
@@ -127,7 +137,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
         k -= 1
       }
       val rows = bound.map(_.result()).toSeq
-      if (seen == null || seen.add((start, rows))) {
+      if (!pattern.deduplicate || seen.add((start, rows))) {
         accepted += 1
         metrics.matches += 1
         emit(MatchOf(partition.key, partition.events(start), partition.events(end),

@@ -29,11 +29,10 @@ final class PriorityRun(nfa: Nfa, lastFirst: Boolean) extends Run {
 
   def activeStates: Int = order.map(_.length).sum
 
-  def advance(position: Long, symbol: Int, vector: => Array[Long], key: Long, threshold: Long): Unit = {
+  def advance(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long): Unit = {
     tecs.reclaim(threshold)
     tecs.beginEvent(key)
     stamp += 1
-    val bits = vector
     var bottom = -1
     def startHere(): Int = { if (bottom < 0) bottom = tecs.newBottom(position, key); bottom }
     val groups = Array.newBuilder[Array[Int]]

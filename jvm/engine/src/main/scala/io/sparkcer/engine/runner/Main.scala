@@ -61,7 +61,7 @@ object Main {
       matches += 1
       if (!quiet) {
         line.setLength(0)
-        render(m, columns, analyzed.partitionKeys.map(_.head), compiled.outputVariables, analyzed.outputs.map(_.single), line)
+        render(m, columns, analyzed.partitionKeys.map(_.head), order, compiled.outputVariables, analyzed.outputs.map(_.single), line)
         out.write(line.toString); out.newLine()
       }
     }
@@ -73,15 +73,15 @@ object Main {
     System.err.println(s"automaton: ${compiled.pattern.describe}; peak active states ${m.peakActiveStates}, peak tECS nodes ${m.peakLiveNodes}")
   }
 
-  private def render(m: Match, columns: IndexedSeq[String], partitionColumns: IndexedSeq[Int],
+  private def render(m: Match, columns: IndexedSeq[String], partitionColumns: IndexedSeq[Int], order: Option[Int],
       variables: IndexedSeq[String], single: IndexedSeq[Boolean], out: java.lang.StringBuilder): Unit = {
     def event(e: Event)(o: java.lang.StringBuilder): Unit =
       JsonWriter.obj(columns.indices.map(i => columns(i) -> ((b: java.lang.StringBuilder) => JsonWriter.value(e.values(i), b))), o)
     val partition = partitionColumns.indices.map(i =>
       columns(partitionColumns(i)) -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.partition(i), b)))
     val bounds = Seq(
-      "match_start" -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.start.seq, b)),
-      "match_end" -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.end.seq, b)))
+      "match_start" -> ((b: java.lang.StringBuilder) => JsonWriter.value(order.fold[Any](m.start.seq)(m.start.values(_)), b)),
+      "match_end" -> ((b: java.lang.StringBuilder) => JsonWriter.value(order.fold[Any](m.end.seq)(m.end.values(_)), b)))
     val bound = variables.indices.map { v =>
       variables(v) -> ((b: java.lang.StringBuilder) => {
         if (single(v) && m.bindings(v).size == 1) event(m.bindings(v).head)(b)

@@ -19,8 +19,12 @@ final class Enumerator {
   private var positions = new Array[Long](64)
   private var labels = new Array[Int](64)
 
+  /** Whether the sink asked the last enumeration to stop early. */
+  var stopped = false
+
   /** Enumerates the complex events of `root` whose start key is above `threshold`; returns how many were accepted. */
   def enumerate(tecs: Tecs, root: Int, threshold: Long, sink: MatchSink): Int = {
+    stopped = false
     if (tecs.maxStart(root) <= threshold) return 0
     var top = 0
     var count = 0
@@ -30,7 +34,8 @@ final class Enumerator {
     while (running) {
       if (tecs.isBottom(node)) {
         count += 1
-        if (!sink.accept(tecs.position(node), depth, positions, labels) || top == 0) running = false
+        if (!sink.accept(tecs.position(node), depth, positions, labels)) { stopped = true; running = false }
+        else if (top == 0) running = false
         else {
           top -= 1
           node = pending(top)

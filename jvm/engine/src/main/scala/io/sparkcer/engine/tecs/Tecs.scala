@@ -27,6 +27,7 @@ final class Tecs(initialCapacity: Int = 256) {
   private var lefts = new Array[Int](capacity)
   private var rights = new Array[Int](capacity)
   private var rightMaxStarts = new Array[Long](capacity)
+  private var depths = new Array[Byte](capacity) // output depth: unions down the left spine before an output
   private var nextId = 0
   private var firstLive = 0
 
@@ -35,6 +36,9 @@ final class Tecs(initialCapacity: Int = 256) {
   private var markKeys = new Array[Long](16)
   private var markHead = 0
   private var markCount = 0
+
+  /** The largest output depth of any node made so far: the enumeration delay is proportional to it. */
+  var maxOutputDepth = 0
 
   /** Nodes alive now; for metrics and for the tests that check memory stays bounded. */
   def liveNodes: Int = (nextId - firstLive) & Int.MaxValue
@@ -66,7 +70,7 @@ final class Tecs(initialCapacity: Int = 256) {
   def newBottom(position: Long, startKey: Long): Int = {
     val id = allocate()
     val s = id & mask
-    kinds(s) = Bottom; positions(s) = position; maxStarts(s) = startKey
+    kinds(s) = Bottom; positions(s) = position; maxStarts(s) = startKey; depths(s) = 0
     id
   }
 
@@ -74,7 +78,7 @@ final class Tecs(initialCapacity: Int = 256) {
     val id = allocate()
     val s = id & mask
     kinds(s) = Output; positions(s) = position; labels(s) = label
-    maxStarts(s) = maxStarts(next & mask); lefts(s) = next
+    maxStarts(s) = maxStarts(next & mask); lefts(s) = next; depths(s) = 0
     id
   }
 
@@ -84,6 +88,9 @@ final class Tecs(initialCapacity: Int = 256) {
     val s = id & mask
     kinds(s) = Union; maxStarts(s) = maxStarts(left & mask)
     lefts(s) = left; rights(s) = right; rightMaxStarts(s) = rightMaxStart
+    val depth = math.min(depths(left & mask) + 1, Byte.MaxValue)
+    depths(s) = depth.toByte
+    if (depth > maxOutputDepth) maxOutputDepth = depth
     id
   }
 
@@ -144,6 +151,7 @@ final class Tecs(initialCapacity: Int = 256) {
     lefts = move(lefts, new Array[Int](newCapacity))
     rights = move(rights, new Array[Int](newCapacity))
     rightMaxStarts = move(rightMaxStarts, new Array[Long](newCapacity))
+    depths = move(depths, new Array[Byte](newCapacity))
     capacity = newCapacity
     mask = newMask
   }

@@ -35,12 +35,6 @@ final class UnionList {
     }
   }
 
-  /** Adds every live entry of another list (a non-marking move passes a state's partial matches on unchanged). */
-  def insertAll(tecs: Tecs, other: UnionList, threshold: Long): Unit = {
-    var i = 0
-    while (i < other.size) { insert(tecs, other.nodes(i), other.keys(i), threshold); i += 1 }
-  }
-
   /** Drops the entries that fell out of the window (they sit at the end). */
   def expire(threshold: Long): Unit = while (size > 0 && keys(size - 1) <= threshold) size -= 1
 

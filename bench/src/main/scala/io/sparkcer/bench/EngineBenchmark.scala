@@ -1,0 +1,88 @@
+package io.sparkcer.bench
+
+import java.io.File
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Paths}
+
+import io.sparkcer.engine.{Event, LocalEngine}
+import io.sparkcer.engine.ceql.CeqlParser
+import io.sparkcer.engine.predicate.ExprInterpreter
+import io.sparkcer.engine.runner.CsvSource
+
+/**
+ * The engine alone on CORE's stock workload (CORE paper §5, Appendix D): sequences of length 3 to 24 with and
+ * without output, and the length-3 no-output query with windows T..4T, each against a floor that reads the same
+ * events and evaluates one predicate per event. Every figure is the best of several passes after a warm-up pass,
+ * all taken in one JVM so that ratios compare like with like.
+ *
+ * {{{ make bench-engine    # or: build/sbt "bench/run <stocks.csv[.gz]> [passes]" }}}
+ */
+object EngineBenchmark {
+  private final case class Result(name: String, matches: Long, eventsPerSecond: Double, peakNodes: Int)
+
+  def main(args: Array[String]): Unit = {
+    val data = new File(args.headOption.getOrElse("data/stocks.csv.gz"))
+    val passes = args.lift(1).map(_.toInt).getOrElse(5)
+    val (columns, rows) = new CsvSource(data).read()
+    println(s"${rows.size} events from $data; best of $passes passes after a warm-up, one JVM " +
+      s"(${System.getProperty("java.vm.name")} ${System.getProperty("java.version")}, ${Runtime.getRuntime.availableProcessors} cores)")
+
+    val floor = measure("floor: read + one predicate", passes, rows.size) {
+      val name = columns.indexOf("name")
+      val isIntc = ExprInterpreter.compilePredicate(CeqlParser.parseExpression("name = 'INTC'"), _ => name)
+      var hits = 0L
+      var i = 0
+      while (i < rows.size) {
+        if (isIntc(new Event(i, rows(i)).values)) hits += 1
+        i += 1
+      }
+      (hits, 0)
+    }
+    def query(file: String): Result = {
+      val text = new String(Files.readAllBytes(Paths.get("sql/stocks", file)), StandardCharsets.UTF_8)
+      val compiled = LocalEngine.compile(text, columns)
+      measure(file.stripSuffix(".ceql"), passes, rows.size) {
+        val n = compiled.run(rows.iterator).size.toLong
+        (n, compiled.metrics.peakLiveNodes)
+      }
+    }
+    val withOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s$n.ceql"))
+    val noOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s${n}_none.ceql"))
+    val windows = noOutput.head +: Seq(2, 3, 4).map(k => query(s"s3_none_x$k.ceql"))
+
+    val report = new StringBuilder
+    def table(title: String, results: Seq[Result]): Unit = {
+      report ++= s"\n### $title\n\n| workload | matches | events/s | over floor | peak tECS nodes |\n|---|---:|---:|---:|---:|\n"
+      results.foreach { r =>
+        report ++= f"| ${r.name} | ${r.matches}%d | ${r.eventsPerSecond}%.0f | ${r.eventsPerSecond / floor.eventsPerSecond}%.3f | ${r.peakNodes}%d |\n"
+      }
+    }
+    report ++= f"Floor (read each event, evaluate `name = 'INTC'`): ${floor.eventsPerSecond}%.0f events/s\n"
+    table("Sequences with output (S3..S24, window T = 10 s)", withOutput)
+    table("Sequences without output (S3'..S24')", noOutput)
+    table("S3' with windows T, 2T, 3T, 4T", windows)
+    report ++= "\n### Ratios (same run)\n\n"
+    report ++= f"- throughput at 4T over T (S3'): ${windows(3).eventsPerSecond / windows(0).eventsPerSecond}%.3f (goal >= 0.8)\n"
+    report ++= f"- length 24 over length 3 (no output): ${noOutput(4).eventsPerSecond / noOutput(0).eventsPerSecond}%.3f\n"
+    report ++= f"- S3' over the floor: ${noOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f; S3 over the floor: ${withOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f\n"
+    println(report)
+    val out = Paths.get("bench/results/engine.md")
+    Files.createDirectories(out.getParent)
+    Files.write(out, (s"# Engine benchmark\n\nCommand: `make bench-engine` (data: $data, $passes passes)\n" + report).getBytes(StandardCharsets.UTF_8))
+    println(s"written to $out")
+  }
+
+  private def measure(name: String, passes: Int, events: Int)(pass: => (Long, Int)): Result = {
+    pass // warm-up: JIT and the lazily built automaton
+    var best = Double.MaxValue
+    var last = (0L, 0)
+    for (_ <- 1 to passes) {
+      val t0 = System.nanoTime()
+      last = pass
+      best = math.min(best, (System.nanoTime() - t0) / 1e9)
+    }
+    val r = Result(name, last._1, events / best, last._2)
+    println(f"$name%-40s ${r.eventsPerSecond}%12.0f events/s  ${r.matches}%10d matches")
+    r
+  }
+}
