@@ -102,39 +102,61 @@ final class SubsetCea(nfa: Nfa) extends DeterministicCea(nfa) {
 }
 
 /**
- * The MAX selection of the CEL paper (§A5 of the digest): a state is a pair (S, T) where S holds the NFA states
- * of the runs that carry the current complex event C, and T those of runs whose complex event strictly contains
- * C. A run is reported only if it is final and no strictly larger run is. The key is S, then -1, then T.
+ * The MAX selection: a run is reported only if no other run ending at the same event marks a strict superset of
+ * its events. It extends the (S, T) construction of the CEL paper (digest §A5), where S holds the NFA states of
+ * the run and T those of runs whose events strictly contain its own, with a third set E: the states of runs that
+ * mark exactly the same events but differ in labels or in where they started. The paper's runs all share one
+ * start and carry no labels; ours split on both, and a run of E that marks an event this run skips becomes a
+ * strict superset, so E is what keeps MAX exact across those splits. The key is S, -1, E, -1, T.
  */
 final class MaxCea(nfa: Nfa) extends DeterministicCea(nfa) {
-  protected def initialKey: Array[Int] = Array(Nfa.Initial, -1)
+  protected def initialKey: Array[Int] = Array(Nfa.Initial, -1, -1)
 
   protected def isFinalKey(key: Array[Int]): Boolean = {
-    val (s, t) = split(key)
+    val (s, _, t) = split(key)
     s.exists(nfa.finals) && !t.exists(nfa.finals)
   }
 
   protected def computeMoves(key: Array[Int], symbol: Array[Long]): Moves = {
-    val (s, t) = split(key)
+    val (s, e, t) = split(key)
     val preStart = s.contains(Nfa.Initial)
-    val largerIfMarked = step(t, symbol)(_.marks)
+    def marked(from: Iterable[Int]) = step(from, symbol)(_.marks)
+    def skipped(from: Iterable[Int]) = step(from, symbol)(!_.marks)
+
+    // This run marks the event with label l: runs that mark it too stay equal, those that skip it drop out.
+    val largerIfMarked = marked(t)
     val marks = labelsMarkedFrom(s, symbol).flatMap { l =>
-      val target = intern(pair(step(s, symbol)(_.label == l) -- largerIfMarked, largerIfMarked))
+      val same = step(s, symbol)(_.label == l)
+      val equal = marked(e) ++ step(s, symbol)(x => x.marks && x.label != l)
+      val target = intern(triple(same, equal, largerIfMarked))
       if (target < 0) None else Some(l -> target)
     }
-    val largerIfSkipped = step(t, symbol)(_ => true) ++ step(s, symbol)(_.marks)
-    val skipped = step(s, symbol)(!_.marks) -- largerIfSkipped
+    // This run skips the event: runs of E or S that mark it become strictly larger.
+    val largerIfSkipped = marked(t) ++ skipped(t) ++ marked(s) ++ marked(e)
+    val equalIfSkipped = skipped(e)
+    val continuing = skipped(s)
     val (pass, start) =
-      if (preStart) (intern(pair(Set(Nfa.Initial), largerIfSkipped)), intern(pair(skipped - Nfa.Initial, largerIfSkipped)))
-      else (intern(pair(skipped, largerIfSkipped)), -1)
+      if (preStart) {
+        val started = continuing - Nfa.Initial
+        (intern(triple(Set(Nfa.Initial), equalIfSkipped ++ started, largerIfSkipped)),
+          intern(triple(started, equalIfSkipped + Nfa.Initial, largerIfSkipped)))
+      } else (intern(triple(continuing, equalIfSkipped, largerIfSkipped)), -1)
     new Moves(pass, start, marks.map(_._1).toArray, marks.map(_._2).toArray)
   }
 
-  private def split(key: Array[Int]): (Array[Int], Array[Int]) = {
+  private def split(key: Array[Int]): (Array[Int], Array[Int], Array[Int]) = {
     val i = key.indexOf(-1)
-    (key.take(i), key.drop(i + 1))
+    val j = key.indexOf(-1, i + 1)
+    (key.take(i), key.slice(i + 1, j), key.drop(j + 1))
   }
 
-  private def pair(s: Set[Int], t: Set[Int]): Array[Int] =
-    if (s.isEmpty) Array.emptyIntArray else sorted(s) ++ (-1 +: sorted(t))
+  /**
+   * A run at a state that a strictly larger run also occupies is dominated for good (every continuation of it is
+   * open to the larger run), so it is dropped; likewise E need not repeat what S or T already hold.
+   */
+  private def triple(s: Set[Int], e: Set[Int], t: Set[Int]): Array[Int] = {
+    val own = s -- t
+    if (own.isEmpty) Array.emptyIntArray
+    else (sorted(own) :+ -1) ++ (sorted(e -- own -- t) :+ -1) ++ sorted(t)
+  }
 }

@@ -26,6 +26,9 @@ final class EvaluatorMetrics {
   var droppedNullKey = 0L
   var peakActiveStates = 0
   var peakLiveNodes = 0
+  var peakBufferedEvents = 0
+  var peakPartitions = 0
+  var maxOutputDepth = 0
 }
 
 /**
@@ -80,6 +83,9 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     partition.run.advance(position, symbol, words, key, threshold)
     metrics.peakActiveStates = math.max(metrics.peakActiveStates, partition.run.activeStates)
     metrics.peakLiveNodes = math.max(metrics.peakLiveNodes, partition.run.tecs.liveNodes)
+    metrics.peakBufferedEvents = math.max(metrics.peakBufferedEvents, partition.events.size)
+    metrics.peakPartitions = math.max(metrics.peakPartitions, partitions.size)
+    metrics.maxOutputDepth = math.max(metrics.maxOutputDepth, partition.run.tecs.maxOutputDepth)
 
     sink.reset(partition, position, emit)
     val found = partition.run.emit(position, threshold, enumerator, sink)

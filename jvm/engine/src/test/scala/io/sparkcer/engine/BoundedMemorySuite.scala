@@ -1,0 +1,49 @@
+package io.sparkcer.engine
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * A long stream with a short window runs in constant memory: tECS nodes, buffered events and partitions are
+ * reclaimed as the window slides, so what is held after 20x more events is no more than before.
+ */
+class BoundedMemorySuite extends AnyFunSuite {
+  private val columns = IndexedSeq("event_type", "k", "v", "ts")
+  private val types = Array("A", "B", "C", "D")
+
+  /** A deterministic pseudo-random stream: n events, 4 types, `keys` partition keys, ts rising by 1 or 2. */
+  private def stream(n: Int, keys: Int): Iterator[Array[Any]] = {
+    val random = new java.util.Random(7)
+    var ts = 0L
+    Iterator.tabulate(n) { i =>
+      ts += 1 + random.nextInt(2)
+      Array[Any](types(random.nextInt(4)), Long.box((i / 50 + random.nextInt(3)) % keys), Long.box(random.nextInt(10)), Long.box(ts))
+    }
+  }
+
+  private def peaks(query: String, n: Int, keys: Int = 1) = {
+    val q = LocalEngine.compile(query, columns)
+    val matches = q.run(stream(n, keys)).size
+    assert(matches > 0, "the workload should produce matches, or it tests nothing")
+    q.metrics
+  }
+
+  for ((name, query) <- Seq(
+      "time window" -> "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c WITHIN 40 [ts]",
+      "event window" -> "SELECT * FROM S WHERE A AS a ; (B OR D) AS b ; C AS c ORDER BY ts WITHIN 25 EVENTS",
+      "MAX strategy" -> "SELECT MAX * FROM S WHERE A AS a ; B+ AS b ; C AS c WITHIN 40 [ts]",
+      "LAST strategy" -> "SELECT LAST * FROM S WHERE A AS a ; B+ AS b ; C AS c WITHIN 40 [ts]")) {
+    test(s"$name: nodes and buffered events stay flat over a 20x longer stream") {
+      val short = peaks(query, 20000)
+      val long = peaks(query, 400000)
+      assert(long.peakLiveNodes <= short.peakLiveNodes * 3 / 2 + 64, s"tECS grew: ${short.peakLiveNodes} -> ${long.peakLiveNodes}")
+      assert(long.peakBufferedEvents <= short.peakBufferedEvents + 16, s"buffer grew: ${short.peakBufferedEvents} -> ${long.peakBufferedEvents}")
+      assert(long.peakBufferedEvents < 200)
+    }
+  }
+
+  test("partitions whose last event left the window are forgotten") {
+    val q = "SELECT * FROM S WHERE A AS a ; B AS b PARTITION BY k WITHIN 30 [ts]"
+    val metrics = peaks(q, 200000, keys = 100000)
+    assert(metrics.peakPartitions < 200, s"held ${metrics.peakPartitions} partitions")
+  }
+}
