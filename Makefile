@@ -13,7 +13,7 @@ CSV ?= $(STOCKS)
 test: engine-test
 
 engine-test:
-	$(SBT) engine/test
+	$(SBT) engine/test bench/compile
 
 $(ENGINE_CLASSPATH): build.sbt $(shell find jvm/engine/src/main -name '*.scala')
 	$(SBT) engine/compile "export engine/runtime:fullClasspath" | grep -v '^\[' | tail -n 1 > $@.tmp

@@ -18,7 +18,7 @@ import io.sparkcer.engine.runner.CsvSource
  * {{{ make bench-engine    # or: build/sbt "bench/run <stocks.csv[.gz]> [passes]" }}}
  */
 object EngineBenchmark {
-  private final case class Result(name: String, matches: Long, eventsPerSecond: Double, peakNodes: Int)
+  private final case class Result(name: String, matches: Long, eventsPerSecond: Double, peakNodes: Int, outputDepth: Int)
 
   def main(args: Array[String]): Unit = {
     val data = new File(args.headOption.getOrElse("data/stocks.csv.gz"))
@@ -29,21 +29,21 @@ object EngineBenchmark {
 
     val floor = measure("floor: read + one predicate", passes, rows.size) {
       val name = columns.indexOf("name")
-      val isIntc = ExprInterpreter.compilePredicate(CeqlParser.parseExpression("name = 'INTC'"), _ => name)
+      val isIntc = ExprInterpreter.compilePredicate(CeqlParser.parseExpression("name = 'INTC'"), _ => name, "name = 'INTC'")
       var hits = 0L
       var i = 0
       while (i < rows.size) {
         if (isIntc(new Event(i, rows(i)).values)) hits += 1
         i += 1
       }
-      (hits, 0)
+      (hits, 0, 0)
     }
     def query(file: String): Result = {
       val text = new String(Files.readAllBytes(Paths.get("sql/stocks", file)), StandardCharsets.UTF_8)
       val compiled = LocalEngine.compile(text, columns)
       measure(file.stripSuffix(".ceql"), passes, rows.size) {
         val n = compiled.run(rows.iterator).size.toLong
-        (n, compiled.metrics.peakLiveNodes)
+        (n, compiled.metrics.peakLiveNodes, compiled.metrics.maxOutputDepth)
       }
     }
     val withOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s$n.ceql"))
@@ -52,9 +52,9 @@ object EngineBenchmark {
 
     val report = new StringBuilder
     def table(title: String, results: Seq[Result]): Unit = {
-      report ++= s"\n### $title\n\n| workload | matches | events/s | over floor | peak tECS nodes |\n|---|---:|---:|---:|---:|\n"
+      report ++= s"\n### $title\n\n| workload | matches | events/s | over floor | peak tECS nodes | max output depth |\n|---|---:|---:|---:|---:|---:|\n"
       results.foreach { r =>
-        report ++= f"| ${r.name} | ${r.matches}%d | ${r.eventsPerSecond}%.0f | ${r.eventsPerSecond / floor.eventsPerSecond}%.3f | ${r.peakNodes}%d |\n"
+        report ++= f"| ${r.name} | ${r.matches}%d | ${r.eventsPerSecond}%.0f | ${r.eventsPerSecond / floor.eventsPerSecond}%.3f | ${r.peakNodes}%d | ${r.outputDepth}%d |\n"
       }
     }
     report ++= f"Floor (read each event, evaluate `name = 'INTC'`): ${floor.eventsPerSecond}%.0f events/s\n"
@@ -72,16 +72,16 @@ object EngineBenchmark {
     println(s"written to $out")
   }
 
-  private def measure(name: String, passes: Int, events: Int)(pass: => (Long, Int)): Result = {
+  private def measure(name: String, passes: Int, events: Int)(pass: => (Long, Int, Int)): Result = {
     pass // warm-up: JIT and the lazily built automaton
     var best = Double.MaxValue
-    var last = (0L, 0)
+    var last = (0L, 0, 0)
     for (_ <- 1 to passes) {
       val t0 = System.nanoTime()
       last = pass
       best = math.min(best, (System.nanoTime() - t0) / 1e9)
     }
-    val r = Result(name, last._1, events / best, last._2)
+    val r = Result(name, last._1, events / best, last._2, last._3)
     println(f"$name%-40s ${r.eventsPerSecond}%12.0f events/s  ${r.matches}%10d matches")
     r
   }

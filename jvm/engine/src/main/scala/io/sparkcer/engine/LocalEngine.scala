@@ -17,7 +17,9 @@ final case class EngineOptions(
 object LocalEngine {
   def compile(query: String, columns: IndexedSeq[String], options: EngineOptions = EngineOptions()): LocalQuery = {
     val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options)
-    new LocalQuery(new CompiledPattern(analyzed))
+    val compiled = new LocalQuery(new CompiledPattern(analyzed))
+    compiled.reader // compiles the guards now, so that their errors surface here
+    compiled
   }
 }
 
@@ -48,7 +50,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern) {
     }
   }
 
-  private lazy val reader: EventReader[Event] = {
+  private[engine] lazy val reader: EventReader[Event] = {
     val columns = analyzed.columns
     val resolve = (c: Expr.Column) => columns.indexWhere(_.equalsIgnoreCase(c.name.value))
     val fromStreams = analyzed.query.streams.map(_.value)
@@ -68,7 +70,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern) {
     // Guards grouped by event type: an event is tested only against the guards of its own type.
     val byType: Map[Any, Array[(Int, Option[String], Array[Any] => Boolean)]] =
       pattern.nfa.guards.zipWithIndex.map { case (g, i) =>
-        val predicates = g.predicates.map(p => ExprInterpreter.compilePredicate(p.predicate, resolve)).toArray
+        val predicates = g.predicates.map(p => ExprInterpreter.compilePredicate(p.predicate, resolve, analyzed.text)).toArray
         (g.eventType: Any, (i, g.stream, (row: Array[Any]) => predicates.forall(_(row))))
       }.groupBy(_._1).map { case (t, gs) => t -> gs.map(_._2).toArray }
     val partitionKeys = analyzed.partitionKeys.map(_.toArray).toArray

@@ -1,6 +1,6 @@
 package io.sparkcer.engine.eval
 
-import io.sparkcer.engine.analysis.AnalyzedQuery
+import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, Nfa, NfaCompiler, SubsetCea}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 
@@ -33,5 +33,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
 
   def describe: String =
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
-      analyzed.window.fold("")(w => s", window ${w.amount} (${w.key})")
+      analyzed.window.fold("")(w => w.key match {
+        case WindowKey.Position => s", window ${w.amount} events"
+        case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"
+      })
 }

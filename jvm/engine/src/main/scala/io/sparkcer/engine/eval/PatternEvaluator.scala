@@ -47,6 +47,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private val words = new Array[Long](pattern.nfa.symbolWords)
   private val window = pattern.analyzed.window
   private val partitioned = pattern.analyzed.partitionKeys.nonEmpty
+  private val columnWindow = window.exists(_.key.isInstanceOf[WindowKey.Column])
   private val partitions = mutable.HashMap.empty[IndexedSeq[Any], Partition]
   private var single: Partition = _
   private var sweepAt = 1024L
@@ -61,7 +62,6 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   /** Reads one event; `emit` receives the matches it completes. */
   def push(event: E, emit: MatchOf[E] => Unit): Unit = {
     metrics.events += 1
-    val columnWindow = window.exists(_.key.isInstanceOf[WindowKey.Column])
     if (columnWindow && !reader.hasWindowKey(event)) { metrics.droppedNullKey += 1; return }
     val partition = partitionOf(event)
     if (partition == null) { metrics.droppedNullKey += 1; return }

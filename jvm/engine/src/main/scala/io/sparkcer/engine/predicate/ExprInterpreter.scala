@@ -2,7 +2,7 @@ package io.sparkcer.engine.predicate
 
 import java.util.regex.Pattern
 
-import io.sparkcer.engine.ceql.{ArithmeticOp, ComparisonOp, Expr}
+import io.sparkcer.engine.ceql.{ArithmeticOp, CeqlException, ComparisonOp, Expr}
 
 /**
  * The engine's own evaluator of predicate expressions over rows (`Array[Any]`), with SQL's three-valued logic:
@@ -12,98 +12,107 @@ import io.sparkcer.engine.ceql.{ArithmeticOp, ComparisonOp, Expr}
 object ExprInterpreter {
   type Compiled = Array[Any] => Any
 
-  /** Compiles `expr`; `resolve` maps a column name to its index in the row (it reports unknown columns itself). */
-  def compile(expr: Expr, resolve: Expr.Column => Int): Compiled = expr match {
-    case c: Expr.Column =>
-      val i = resolve(c); row => row(i)
-    case Expr.Literal(v, _) => _ => v
-    case Expr.Negate(e, _) =>
-      val f = compile(e, resolve)
-      row => f(row) match {
-        case l: java.lang.Long => -l.longValue
-        case d: java.lang.Double => -d.doubleValue
-        case _ => null
-      }
-    case Expr.Not(e, _) =>
-      val f = compile(e, resolve)
-      row => f(row) match { case b: java.lang.Boolean => !b.booleanValue; case _ => null }
-    case Expr.And(l, r, _) =>
-      val (f, g) = (compile(l, resolve), compile(r, resolve))
-      row => f(row) match {
-        case java.lang.Boolean.FALSE => false
-        case left => g(row) match {
-          case java.lang.Boolean.FALSE => false
-          case java.lang.Boolean.TRUE if left == java.lang.Boolean.TRUE => true
-          case _ => null
-        }
-      }
-    case Expr.Or(l, r, _) =>
-      val (f, g) = (compile(l, resolve), compile(r, resolve))
-      row => f(row) match {
-        case java.lang.Boolean.TRUE => true
-        case left => g(row) match {
-          case java.lang.Boolean.TRUE => true
-          case java.lang.Boolean.FALSE if left == java.lang.Boolean.FALSE => false
-          case _ => null
-        }
-      }
-    case Expr.Arithmetic(op, l, r, _) =>
-      val (f, g) = (compile(l, resolve), compile(r, resolve))
-      row => arithmetic(op, f(row), g(row))
-    case Expr.Comparison(op, l, r, _) =>
-      val (f, g) = (compile(l, resolve), compile(r, resolve))
-      row => {
-        val c = Values.compare(f(row), g(row))
-        if (c == Values.Incomparable) null else holds(op, c)
-      }
-    case Expr.InSet(e, values, negated, _) =>
-      val f = compile(e, resolve)
-      val candidates = values.map(compile(_, resolve)).toArray
-      row => {
-        val v = f(row)
-        if (v == null) null
-        else {
-          var found = false
-          var unknown = false
-          var i = 0
-          while (!found && i < candidates.length) {
-            val c = Values.compare(v, candidates(i)(row))
-            if (c == 0) found = true else if (c == Values.Incomparable) unknown = true
-            i += 1
-          }
-          if (found) !negated else if (unknown) null else negated
-        }
-      }
-    case Expr.InRange(e, lo, hi, negated, _) =>
-      val (f, low, high) = (compile(e, resolve), compile(lo, resolve), compile(hi, resolve))
-      row => {
-        val v = f(row)
-        val (a, b) = (Values.compare(v, low(row)), Values.compare(v, high(row)))
-        if (a == Values.Incomparable || b == Values.Incomparable) null else (a >= 0 && b <= 0) != negated
-      }
-    case Expr.Like(e, pattern, regex, negated, _) =>
-      val f = compile(e, resolve)
-      val matcher: String => Boolean = pattern match {
-        case Expr.Literal(p: String, _) =>
-          val compiled = if (regex) Pattern.compile(p) else Values.likePattern(p)
-          s => if (regex) compiled.matcher(s).find() else compiled.matcher(s).matches()
-        case _ => throw new IllegalArgumentException("LIKE and RLIKE take a string literal pattern")
-      }
-      row => f(row) match { case s: String => matcher(s) != negated; case _ => null }
-    case Expr.IsNull(e, negated, _) =>
-      val f = compile(e, resolve)
-      row => (f(row) == null) != negated
-    case Expr.Call(name, _, _) =>
-      throw new UnsupportedOperationException(
-        s"function ${name.value}() is evaluated by Spark; the engine's own interpreter supports comparisons, " +
-          "arithmetic, AND/OR/NOT, IN, RANGE, LIKE, RLIKE and IS NULL")
-  }
+  /**
+   * Compiles `expr`; `resolve` maps a column name to its index in the row. `query` is the text the expression
+   * comes from, for errors that point into it.
+   */
+  def compile(expr: Expr, resolve: Expr.Column => Int, query: String): Compiled =
+    new Compiler(resolve, query).compile(expr)
 
   /** Compiles a boolean guard: NULL and non-boolean results are false. */
-  def compilePredicate(expr: Expr, resolve: Expr.Column => Int): Array[Any] => Boolean = {
-    val f = compile(expr, resolve)
+  def compilePredicate(expr: Expr, resolve: Expr.Column => Int, query: String): Array[Any] => Boolean = {
+    val f = compile(expr, resolve, query)
     row => f(row) == java.lang.Boolean.TRUE
   }
+
+  private final class Compiler(resolve: Expr.Column => Int, query: String) {
+    def compile(expr: Expr): Compiled = expr match {
+      case c: Expr.Column =>
+        val i = resolve(c); row => row(i)
+      case Expr.Literal(v, _) => _ => v
+      case Expr.Negate(e, _) =>
+        val f = compile(e)
+        row => f(row) match {
+          case l: java.lang.Long => -l.longValue
+          case d: java.lang.Double => -d.doubleValue
+          case _ => null
+        }
+      case Expr.Not(e, _) =>
+        val f = compile(e)
+        row => f(row) match { case b: java.lang.Boolean => !b.booleanValue; case _ => null }
+      case Expr.And(l, r, _) =>
+        val (f, g) = (compile(l), compile(r))
+        row => f(row) match {
+          case java.lang.Boolean.FALSE => false
+          case left => g(row) match {
+            case java.lang.Boolean.FALSE => false
+            case java.lang.Boolean.TRUE if left == java.lang.Boolean.TRUE => true
+            case _ => null
+          }
+        }
+      case Expr.Or(l, r, _) =>
+        val (f, g) = (compile(l), compile(r))
+        row => f(row) match {
+          case java.lang.Boolean.TRUE => true
+          case left => g(row) match {
+            case java.lang.Boolean.TRUE => true
+            case java.lang.Boolean.FALSE if left == java.lang.Boolean.FALSE => false
+            case _ => null
+          }
+        }
+      case Expr.Arithmetic(op, l, r, _) =>
+        val (f, g) = (compile(l), compile(r))
+        row => arithmetic(op, f(row), g(row))
+      case Expr.Comparison(op, l, r, _) =>
+        val (f, g) = (compile(l), compile(r))
+        row => {
+          val c = Values.compare(f(row), g(row))
+          if (c == Values.Incomparable) null else holds(op, c)
+        }
+      case Expr.InSet(e, values, negated, _) =>
+        val f = compile(e)
+        val candidates = values.map(compile).toArray
+        row => {
+          val v = f(row)
+          if (v == null) null
+          else {
+            var found = false
+            var unknown = false
+            var i = 0
+            while (!found && i < candidates.length) {
+              val c = Values.compare(v, candidates(i)(row))
+              if (c == 0) found = true else if (c == Values.Incomparable) unknown = true
+              i += 1
+            }
+            if (found) !negated else if (unknown) null else negated
+          }
+        }
+      case Expr.InRange(e, lo, hi, negated, _) =>
+        val (f, low, high) = (compile(e), compile(lo), compile(hi))
+        row => {
+          val v = f(row)
+          val (a, b) = (Values.compare(v, low(row)), Values.compare(v, high(row)))
+          if (a == Values.Incomparable || b == Values.Incomparable) null else (a >= 0 && b <= 0) != negated
+        }
+      case Expr.Like(e, pattern, regex, negated, _) =>
+        val f = compile(e)
+        val matcher: String => Boolean = pattern match {
+          case Expr.Literal(p: String, _) =>
+            val compiled = if (regex) Pattern.compile(p) else Values.likePattern(p)
+            s => if (regex) compiled.matcher(s).find() else compiled.matcher(s).matches()
+          case other => throw new CeqlException("LIKE and RLIKE take a string literal pattern", other.pos, query)
+        }
+        row => f(row) match { case s: String => matcher(s) != negated; case _ => null }
+      case Expr.IsNull(e, negated, _) =>
+        val f = compile(e)
+        row => (f(row) == null) != negated
+      case Expr.Call(name, _, _) =>
+        throw new CeqlException(
+          s"function ${name.value}() needs Spark; the engine's own interpreter supports comparisons, " +
+            "arithmetic, AND/OR/NOT, IN, RANGE, LIKE, RLIKE and IS NULL", name.pos, query, name.value.length)
+    }
+  }
+
 
   private def holds(op: ComparisonOp, c: Int): Boolean = op match {
     case ComparisonOp.Eq => c == 0
