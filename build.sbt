@@ -23,3 +23,22 @@ lazy val bench = (project in file("bench"))
     run / javaOptions ++= Seq("-Xms2g", "-Xmx2g", "-XX:+UseParallelGC"),
     run / baseDirectory := (ThisBuild / baseDirectory).value
   )
+
+val sparkVersion = "4.0.1"
+
+/** The Spark integration: SQL extension, parser, table function, logical and physical operators. */
+lazy val spark = (project in file("jvm/spark"))
+  .dependsOn(engine)
+  .settings(
+    name := "spark-cer",
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test
+    ),
+    // One jar for Python users and spark-submit: the engine's classes travel inside it.
+    Compile / packageBin / mappings ++= (engine / Compile / packageBin / mappings).value,
+    Test / fork := true,
+    Test / javaOptions ++= Seq("-Xmx2g", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+      "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED")
+  )

@@ -13,8 +13,10 @@ trait EventReader[-E] {
   def classify(event: E, symbol: Array[Long]): Unit
   /** The partition key, or null to leave the event out (a NULL key). Only called with PARTITION BY. */
   def partitionKey(event: E): IndexedSeq[Any]
-  /** The window key (order column) in the unit of the window amount; only called for column windows. */
+  /** The window key (the order column, as a long in its own unit); only called for column windows. */
   def windowKey(event: E): Long
+  /** How many window-key units make a millisecond, for time-span windows (1 for epoch millis, 1000 for micros). */
+  def windowUnitsPerMilli: Long = 1L
   /** False when the window key is NULL: the event cannot be placed in the window and is counted as dropped. */
   def hasWindowKey(event: E): Boolean
 }
@@ -48,6 +50,12 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private val window = pattern.analyzed.window
   private val partitioned = pattern.analyzed.partitionKeys.nonEmpty
   private val columnWindow = window.exists(_.key.isInstanceOf[WindowKey.Column])
+  private val windowAmount = window.fold(0L) { w =>
+    w.key match {
+      case WindowKey.Column(_, true) => Math.multiplyExact(w.amount, reader.windowUnitsPerMilli)
+      case _ => w.amount
+    }
+  }
   private val partitions = mutable.HashMap.empty[IndexedSeq[Any], Partition]
   private var single: Partition = _
   private var sweepAt = 1024L
@@ -73,7 +81,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
       throw new IllegalArgumentException(
         s"events are out of stream order: window key $key after ${partition.lastKey} at $event; sort the input by the order column")
     partition.lastKey = key
-    val threshold = window.fold(Long.MinValue)(key - _.amount)
+    val threshold = if (window.isEmpty) Long.MinValue else key - windowAmount
     partition.events.expire(threshold)
     partition.events.append(position, event, key)
 
