@@ -1,12 +1,13 @@
 package io.sparkcer.engine.runner
 
-import java.io.{BufferedWriter, File, OutputStreamWriter}
+import java.io.{BufferedWriter, File, OutputStreamWriter, PrintStream}
 import java.nio.charset.StandardCharsets
 import java.nio.file.Files
 
 import scala.util.control.NonFatal
 
 import io.sparkcer.engine.{EngineOptions, Event, LocalEngine, Match}
+import io.sparkcer.engine.analysis.{OutputVariable, WindowKey}
 import io.sparkcer.engine.ceql.CeqlException
 import io.sparkcer.engine.predicate.Values
 
@@ -20,39 +21,40 @@ import io.sparkcer.engine.predicate.Values
  * }}}
  */
 object Main {
-  def main(args: Array[String]): Unit = {
-    val options = parse(args.toList, Map.empty)
-    def required(k: String) = options.getOrElse(k, usage(s"missing --$k"))
-    val status =
-      try { run(required("query"), required("csv"), options); 0 }
-      catch {
-        case e: CeqlException => System.err.println(s"error: ${e.getMessage}"); 2
-        case NonFatal(e) =>
-          System.err.println(s"error: ${e.getMessage}")
-          if (options.contains("debug")) e.printStackTrace()
-          1
-      }
-    System.exit(status)
-  }
+  def main(args: Array[String]): Unit = System.exit(run(args.toIndexedSeq, System.out, System.err))
 
-  private def run(queryFile: String, csv: String, options: Map[String, String]): Unit = {
-    val query = new String(Files.readAllBytes(new File(queryFile).toPath), StandardCharsets.UTF_8)
-    val (columns, rows) = new CsvSource(new File(csv)).read()
+  /** Runs the command line; returns the exit status (0 done, 1 failed, 2 a bad query or bad arguments). */
+  def run(args: Seq[String], stdout: PrintStream, stderr: PrintStream): Int =
+    parse(args.toList, Map.empty) match {
+      case Left(problem) =>
+        stderr.println(s"$problem\nusage: engine-run --query FILE --csv FILE [--time-column COL] [--type-column COL] [--quiet] [--debug]")
+        2
+      case Right(options) =>
+        try { execute(options, stdout, stderr); 0 }
+        catch {
+          case e: CeqlException => stderr.println(s"error: ${e.getMessage}"); 2
+          case NonFatal(e) =>
+            stderr.println(s"error: ${e.getMessage}")
+            if (options.contains("debug")) e.printStackTrace(stderr)
+            1
+        }
+    }
+
+  private def execute(options: Map[String, String], stdout: PrintStream, stderr: PrintStream): Unit = {
+    val query = new String(Files.readAllBytes(new File(options("query")).toPath), StandardCharsets.UTF_8)
+    val (columns, rows) = new CsvSource(new File(options("csv"))).read()
     val engineOptions = EngineOptions(
       typeColumn = options.getOrElse("type-column", "event_type"),
       timeColumn = options.get("time-column"))
     val compiled = LocalEngine.compile(query, columns, engineOptions)
     val analyzed = compiled.pattern.analyzed
     val order = analyzed.orderKeys.headOption.map(_._1)
-      .orElse(analyzed.window.map(_.key).collect { case io.sparkcer.engine.analysis.WindowKey.Column(i, _) => i })
+      .orElse(analyzed.window.map(_.key).collect { case WindowKey.Column(i, _) => i })
       .orElse(engineOptions.timeColumn.map(t => columns.indexWhere(_.equalsIgnoreCase(t))))
     val keys = if (analyzed.orderKeys.nonEmpty) analyzed.orderKeys else order.map(_ -> false).toIndexedSeq
-    val ordered = rows.sortWith { (a, b) =>
-      keys.iterator.map { case (i, desc) => val c = Values.compare(a(i), b(i)); if (desc) -c else c }
-        .find(c => c != 0 && c != Values.Incomparable).exists(_ < 0)
-    }
+    val ordered = rows.sortWith((a, b) => compareRows(keys, a, b) < 0)
 
-    val out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16)
+    val out = new BufferedWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8), 1 << 16)
     val quiet = options.contains("quiet")
     val line = new java.lang.StringBuilder
     val started = System.nanoTime()
@@ -61,33 +63,48 @@ object Main {
       matches += 1
       if (!quiet) {
         line.setLength(0)
-        render(m, columns, analyzed.partitionKeys.map(_.head), order, compiled.outputVariables, analyzed.outputs.map(_.single), line)
+        render(m, columns, analyzed.partitionKeys.map(_.head), order, analyzed.outputs, line)
         out.write(line.toString); out.newLine()
       }
     }
     out.flush()
     val seconds = (System.nanoTime() - started) / 1e9
     val m = compiled.metrics
-    System.err.println(f"events: ${m.events}%d, matches: $matches%d, seconds: $seconds%.3f, events/s: ${m.events / seconds}%.0f" +
+    stderr.println(f"events: ${m.events}%d, matches: $matches%d, seconds: $seconds%.3f, events/s: ${m.events / seconds}%.0f" +
       (if (m.droppedNullKey > 0) s", left out (NULL partition or order key): ${m.droppedNullKey}" else ""))
-    System.err.println(s"automaton: ${compiled.pattern.describe}; peak active states ${m.peakActiveStates}, peak tECS nodes ${m.peakLiveNodes}")
+    stderr.println(s"automaton: ${compiled.pattern.describe}; peak active states ${m.peakActiveStates}, peak tECS nodes ${m.peakLiveNodes}")
   }
 
+  /** The stream order: NULLs first, so that the order is total and the sort stable. */
+  private def compareRows(keys: Seq[(Int, Boolean)], a: Array[Any], b: Array[Any]): Int =
+    keys.iterator.map { case (i, descending) =>
+      val c = (a(i), b(i)) match {
+        case (null, null) => 0
+        case (null, _) => -1
+        case (_, null) => 1
+        case (x, y) => Values.compare(x, y) match { case Values.Incomparable => x.toString.compareTo(y.toString); case c => c }
+      }
+      if (descending) -c else c
+    }.find(_ != 0).getOrElse(0)
+
   private def render(m: Match, columns: IndexedSeq[String], partitionColumns: IndexedSeq[Int], order: Option[Int],
-      variables: IndexedSeq[String], single: IndexedSeq[Boolean], out: java.lang.StringBuilder): Unit = {
-    def event(e: Event)(o: java.lang.StringBuilder): Unit =
-      JsonWriter.obj(columns.indices.map(i => columns(i) -> ((b: java.lang.StringBuilder) => JsonWriter.value(e.values(i), b))), o)
+      outputs: IndexedSeq[OutputVariable], out: java.lang.StringBuilder): Unit = {
+    def event(e: Event, attributes: IndexedSeq[Int])(o: java.lang.StringBuilder): Unit = {
+      val shown = if (attributes.isEmpty) columns.indices else attributes
+      JsonWriter.obj(shown.map(i => columns(i) -> ((b: java.lang.StringBuilder) => JsonWriter.value(e.values(i), b))), o)
+    }
     val partition = partitionColumns.indices.map(i =>
       columns(partitionColumns(i)) -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.partition(i), b)))
     val bounds = Seq(
       "match_start" -> ((b: java.lang.StringBuilder) => JsonWriter.value(order.fold[Any](m.start.seq)(m.start.values(_)), b)),
       "match_end" -> ((b: java.lang.StringBuilder) => JsonWriter.value(order.fold[Any](m.end.seq)(m.end.values(_)), b)))
-    val bound = variables.indices.map { v =>
-      variables(v) -> ((b: java.lang.StringBuilder) => {
-        if (single(v) && m.bindings(v).size == 1) event(m.bindings(v).head)(b)
+    val bound = outputs.indices.map { v =>
+      val output = outputs(v)
+      output.name -> ((b: java.lang.StringBuilder) => {
+        if (output.single) event(m.bindings(v).head, output.attributes)(b)
         else {
           b.append('[')
-          m.bindings(v).zipWithIndex.foreach { case (e, i) => if (i > 0) b.append(", "); event(e)(b) }
+          m.bindings(v).zipWithIndex.foreach { case (e, i) => if (i > 0) b.append(", "); event(e, output.attributes)(b) }
           b.append(']')
         }
         ()
@@ -96,16 +113,11 @@ object Main {
     JsonWriter.obj(partition ++ bounds ++ bound, out)
   }
 
-  private def parse(args: List[String], acc: Map[String, String]): Map[String, String] = args match {
-    case Nil => acc
-    case ("--quiet" | "--debug") :: rest => parse(rest, acc + (args.head.drop(2) -> ""))
+  private def parse(args: List[String], acc: Map[String, String]): Either[String, Map[String, String]] = args match {
+    case Nil =>
+      Seq("query", "csv").find(!acc.contains(_)).map(k => s"missing --$k").toLeft(acc)
+    case (flag @ ("--quiet" | "--debug")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
     case flag :: value :: rest if flag.startsWith("--") => parse(rest, acc + (flag.drop(2) -> value))
-    case other => usage(s"unexpected argument: ${other.mkString(" ")}")
-  }
-
-  private def usage(problem: String): Nothing = {
-    System.err.println(s"$problem\nusage: engine-run --query FILE --csv FILE [--time-column COL] [--type-column COL] [--quiet] [--debug]")
-    System.exit(2)
-    throw new IllegalStateException
+    case other => Left(s"unexpected argument: ${other.mkString(" ")}")
   }
 }
