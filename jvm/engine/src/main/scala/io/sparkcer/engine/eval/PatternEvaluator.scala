@@ -4,7 +4,7 @@ import scala.collection.mutable
 
 import io.sparkcer.engine.MatchOf
 import io.sparkcer.engine.analysis.WindowKey
-import io.sparkcer.engine.ceql.Consumption
+import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.tecs.{Enumerator, MatchSink}
 
 /** How a caller reads an event of type E. */
@@ -59,6 +59,12 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private val partitions = mutable.HashMap.empty[IndexedSeq[Any], Partition]
   private var single: Partition = _
   private var sweepAt = 1024L
+  /**
+   * Idle partitions can be forgotten only when nothing outside the window matters: not under NEXT, LAST or MAX,
+   * whose choice among the matches ending at an event looks at runs of any age.
+   */
+  private val evictable = columnWindow && !grouped && partitioned &&
+    Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(pattern.strategy)
 
   private final class Partition(val key: IndexedSeq[Any]) {
     var run: Run = pattern.newRun(cea)
@@ -98,7 +104,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     sink.reset(partition, position, emit)
     val found = partition.run.emit(position, threshold, enumerator, sink)
     if (found > 0) consume(partition)
-    if (columnWindow && !grouped && partitioned && metrics.events >= sweepAt) evictIdle(threshold)
+    if (evictable && metrics.events >= sweepAt) evictIdle(threshold)
   }
 
   private def partitionOf(event: E): Partition =

@@ -1,0 +1,24 @@
+package io.sparkcer.spark
+
+import io.sparkcer.engine.analysis.AnalyzedQuery
+import io.sparkcer.engine.ceql.Consumption
+import io.sparkcer.engine.eval.CompiledPattern
+
+/**
+ * An analyzed CEQL query, as the plan nodes carry it to the executors (each task compiles its own automaton:
+ * [[CompiledPattern]] is not serializable, and compiling is cheap and deterministic, so guard g is the same
+ * guard on the driver and in every task).
+ */
+final case class CerPattern(analyzed: AnalyzedQuery, source: String) {
+  @transient lazy val compiled: CompiledPattern = new CompiledPattern(analyzed)
+
+  /** With PARTITION BY each task reads one key after another; CONSUME BY ANY needs one pass over all keys. */
+  def grouped: Boolean = analyzed.partitionKeys.nonEmpty && analyzed.query.consumeBy != Consumption.Any
+
+  def describe: String = {
+    val q = analyzed.query
+    s"${compiled.describe}, CONSUME BY ${q.consumeBy.keyword}${q.limit.fold("")(n => s", LIMIT $n")}"
+  }
+
+  override def toString: String = s"$describe: ${CerRequest.oneLine(source)}"
+}

@@ -1,0 +1,71 @@
+package io.sparkcer.spark
+
+import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
+import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.ExplainMode
+import org.apache.spark.sql.execution.command.ExplainCommand
+import org.apache.spark.sql.types.{DataType, StructType}
+
+import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Query}
+
+/**
+ * Spark's parser, plus CEQL statements (DESIGN §3): `SELECT ... FROM s WHERE|PATTERN <cel> ...`, optionally
+ * after EXPLAIN. A statement whose FROM list is followed by PATTERN is CEQL; any other statement is Spark's,
+ * unless Spark's parser rejects it and CEQL's accepts it. When both reject it, the user sees CEQL's error if
+ * the statement is clearly CEQL (PATTERN, or a failure past WHERE), else Spark's.
+ */
+final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
+
+  override def parsePlan(sqlText: String): LogicalPlan = CeqlStatement.recognize(sqlText) match {
+    case None => delegate.parsePlan(sqlText)
+    case Some(statement) if statement.pattern =>
+      try ceql(sqlText, statement)
+      catch {
+        case ours: CeqlException =>
+          // `FROM t pattern` can still be Spark's (a table alias named pattern).
+          try delegate.parsePlan(sqlText) catch { case _: ParseException => throw CerErrors.syntax(ours) }
+      }
+    case Some(statement) =>
+      try delegate.parsePlan(sqlText)
+      catch {
+        case spark: ParseException =>
+          try ceql(sqlText, statement)
+          catch {
+            case ours: CeqlException if statement.clearlyCeql(ours) =>
+              throw CerErrors.syntax(s"${ours.getMessage}\n(read as CEQL, because Spark SQL does not accept it " +
+                s"either: ${spark.getMessage.trim.linesIterator.next()})")
+            case _: CeqlException => throw spark
+          }
+      }
+  }
+
+  private def ceql(sqlText: String, statement: CeqlStatement): LogicalPlan = {
+    val query = try CeqlParser.parse(statement.text) catch {
+      // Rendered again over the statement as written (the CEQL text has its EXPLAIN prefix blanked out).
+      case e: CeqlException => throw new CeqlException(e.problem, e.pos, sqlText, e.length)
+    }
+    val plan = CerSqlParser.plan(sqlText, statement.text, query)
+    statement.explain.fold(plan)(mode => ExplainCommand(plan, ExplainMode.fromString(mode)))
+  }
+
+  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
+  override def parseTableIdentifier(sqlText: String): TableIdentifier = delegate.parseTableIdentifier(sqlText)
+  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
+    delegate.parseFunctionIdentifier(sqlText)
+  override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
+  override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
+  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
+  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
+}
+
+object CerSqlParser {
+  /** A CEQL statement over its FROM tables. */
+  def plan(sqlText: String, source: String, query: Query): LogicalPlan = {
+    val streams = query.streams.map(_.value)
+    UnresolvedCer(CerRequest(sqlText, source, query, streams), streams.map(s => UnresolvedRelation(s.split('.').toSeq)))
+  }
+}

@@ -1,0 +1,14 @@
+package io.sparkcer.spark
+
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.cer.CerExec
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+
+/** Plans [[CerMatch]] as [[CerExec]]; Spark's EnsureRequirements adds the shuffle and the sort it asks for. */
+object CerStrategy extends SparkStrategy {
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case m: CerMatch =>
+      CerExec(m.pattern, m.partitionKeys, m.order, m.guards, m.events, m.output, planLater(m.child)) :: Nil
+    case _ => Nil
+  }
+}

@@ -1,0 +1,55 @@
+package io.sparkcer.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BasePredicate, UnsafeProjection}
+import org.apache.spark.sql.types._
+
+import io.sparkcer.engine.eval.EventReader
+
+/**
+ * How the engine reads Spark rows: guards are compiled predicates, the partition key is an UnsafeRow (copied
+ * only when the key changes), the window key is the order column as a long.
+ *
+ * @param key    the PARTITION BY projection, or null without PARTITION BY
+ * @param window the ordinal and type of the order column, for windows over it
+ */
+final class InternalRowReader(guards: Array[BasePredicate], key: UnsafeProjection, window: Option[(Int, DataType)])
+    extends EventReader[InternalRow] {
+
+  override def classify(row: InternalRow, symbol: Array[Long]): Unit = {
+    var g = 0
+    while (g < guards.length) {
+      if (guards(g).eval(row)) symbol(g >>> 6) |= 1L << (g & 63)
+      g += 1
+    }
+  }
+
+  private var lastKey: IndexedSeq[Any] = _
+
+  override def partitionKey(row: InternalRow): IndexedSeq[Any] = {
+    val k = key(row)
+    if (k.anyNull) null
+    else {
+      if (lastKey == null || lastKey.head != k) lastKey = Vector(k.copy())
+      lastKey
+    }
+  }
+
+  private val (ordinal, readKey): (Int, (InternalRow, Int) => Long) = window match {
+    case None => (-1, (_, _) => throw new IllegalStateException("no window column"))
+    case Some((i, ByteType)) => (i, _.getByte(_).toLong)
+    case Some((i, ShortType)) => (i, _.getShort(_).toLong)
+    case Some((i, IntegerType | DateType)) => (i, _.getInt(_).toLong)
+    case Some((i, _)) => (i, _.getLong(_))
+  }
+
+  override def windowKey(row: InternalRow): Long = readKey(row, ordinal)
+
+  override def hasWindowKey(row: InternalRow): Boolean = ordinal < 0 || !row.isNullAt(ordinal)
+
+  /** Timestamps are microseconds; integer order columns of time-span windows count milliseconds. */
+  override val windowUnitsPerMilli: Long = window match {
+    case Some((_, TimestampType | TimestampNTZType)) => 1000L
+    case _ => 1L
+  }
+}

@@ -1,0 +1,127 @@
+package io.sparkcer.spark
+
+import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
+import org.apache.spark.sql.catalyst.parser.ParseException
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
+import org.apache.spark.sql.cer.CerExec
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+/** End-to-end smoke tests of the SQL surface on a local[2] session (the pytest suite covers the rest). */
+class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
+
+  private lazy val spark: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .config("spark.sql.extensions", classOf[CerSparkSessionExtensions].getName)
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "3")
+    .getOrCreate()
+
+  override def beforeAll(): Unit = {
+    import spark.implicits._
+    def ts(t: Long): Option[Long] = Some(t)
+    Seq(
+      ("SELL", "INTC", 120.0, ts(1)), ("BUY", "INTC", 100.0, ts(2)), ("SELL", "RIMM", 90.0, ts(3)),
+      ("BUY", "RIMM", 95.0, ts(4)), ("BUY", "INTC", 101.0, ts(5)), ("SELL", "INTC", 130.0, ts(6)),
+      ("BUY", "INTC", 99.0, ts(20)), ("BUY", null, 1.0, ts(7)), ("SELL", "INTC", 500.0, None)
+    ).toDF("event_type", "name", "price", "ts").repartition(2).createOrReplaceTempView("stocks")
+  }
+
+  override def afterAll(): Unit = spark.stop()
+
+  private def sql(text: String) = spark.sql(text)
+
+  test("SELECT ... PATTERN: one row per match, DESIGN §4 schema") {
+    val df = sql("SELECT * FROM stocks PATTERN SELL AS a ; BUY AS b FILTER a[price > 100] " +
+      "PARTITION BY name ORDER BY ts WITHIN 10 [ts]")
+    assert(df.columns.toSeq == Seq("name", "match_start", "match_end", "a", "b"))
+    assert(df.schema("a").dataType.simpleString == "struct<event_type:string,name:string,price:double,ts:bigint>")
+    val rows = df.select("name", "match_start", "match_end", "a.price", "b.price").orderBy("match_end").collect()
+    assert(rows.toSeq == Seq(Row("INTC", 1L, 2L, 120.0, 100.0), Row("INTC", 1L, 5L, 120.0, 101.0)))
+  }
+
+  test("WHERE form, Kleene variable as an array, CORE's IN forms in predicates") {
+    val df = sql("""SELECT s FROM stocks
+                   |WHERE (SELL AS s)+ ; BUY FILTER s[price IN RANGE(100, 200) AND name IN {'INTC'}]
+                   |PARTITION BY name ORDER BY ts""".stripMargin)
+    assert(df.schema("s").dataType.simpleString.startsWith("array<struct<"))
+    assert(df.columns.toSeq == Seq("name", "match_start", "match_end", "s"))
+    // INTC: SELL@1 (120), BUY@2, BUY@5, SELL@6 (130), BUY@20; the price filter keeps both SELLs.
+    val sells = df.collect().map(r => (r.getLong(2), r.getSeq[Row](3).map(_.getAs[Long]("ts")))).toSet
+    assert(sells == Set((2L, Seq(1L)), (5L, Seq(1L)), (20L, Seq(1L)), (20L, Seq(6L)), (20L, Seq(1L, 6L))))
+  }
+
+  test("the table function inside larger SQL with GROUP BY") {
+    val grouped = sql("""SELECT name, count(*) AS n FROM cer(TABLE(stocks) PARTITION BY (name) ORDER BY (ts),
+                     |  'SELL AS a ; BUY AS b FILTER a[price > 100] WITHIN 10 [ts]')
+                     |GROUP BY name""".stripMargin)
+    assert(grouped.collect().toSeq == Seq(Row("INTC", 2L)))
+    // The matches stay hash-partitioned by their key: GROUP BY name needs no second shuffle.
+    val hashed = collect(grouped.queryExecution.executedPlan) {
+      case e: ShuffleExchangeExec if e.outputPartitioning.isInstanceOf[HashPartitioning] => e
+    }
+    assert(hashed.size == 1, grouped.queryExecution.executedPlan)
+    assert(sql("SELECT * FROM cer('stocks', 'SELL ; BUY PARTITION BY name ORDER BY ts WITHIN 2 EVENTS')").count() == 3)
+  }
+
+  test("EXPLAIN shows the operator, the automaton and the query") {
+    val plan = sql("EXPLAIN SELECT * FROM stocks PATTERN SELL ; BUY PARTITION BY name ORDER BY ts WITHIN 10 [ts]")
+      .collect().head.getString(0)
+    assert(plan.contains("CerMatch"), plan)
+    assert(plan.contains("CEA with"), plan)
+    assert(plan.contains("window 10 on ts"), plan)
+    assert(plan.contains("Exchange hashpartitioning(name"), plan)
+  }
+
+  test("NULL keys are left out and counted in the operator's metrics, never a crash") {
+    val df = sql("SELECT * FROM stocks PATTERN SELL ; BUY PARTITION BY name ORDER BY ts")
+    assert(df.collect().length == 5) // INTC: 1→2, 1→5, 1→20, 6→20; RIMM: 3→4
+    val exec = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get
+    assert(exec.metrics("numEvents").value == 9)
+    assert(exec.metrics("numLeftOut").value == 2) // a NULL name, a NULL ts
+    assert(exec.metrics("numOutputRows").value == 5)
+  }
+
+  test("several streams merge by name; a stream without a type column gives its rows its name as type") {
+    import spark.implicits._
+    Seq(("a", 1L), ("b", 3L)).toDF("k", "ts").createOrReplaceTempView("sells")
+    Seq(("a", 2L, "x"), ("b", 4L, "y")).toDF("k", "ts", "note").createOrReplaceTempView("buys")
+    val df = sql("SELECT s, b[note] FROM sells, buys WHERE sells AS s ; buys>buys AS b PARTITION BY k ORDER BY ts")
+    assert(df.schema("b").dataType.simpleString == "struct<note:string>")
+    assert(df.select("k", "b.note").collect().toSet == Set(Row("a", "x"), Row("b", "y")))
+  }
+
+  test("the order may come from spark.cer.timeColumn; without any order the query is refused") {
+    val e = intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL ; BUY"))
+    assert(e.getMessage.contains("the stream has no order"), e.getMessage)
+    spark.conf.set(CerConf.TimeColumn, "ts")
+    try assert(sql("SELECT * FROM stocks PATTERN SELL ; BUY PARTITION BY name").count() == 5)
+    finally spark.conf.unset(CerConf.TimeColumn)
+  }
+
+  test("CONSUME BY ANY reads every key in one ordered pass") {
+    val df = sql("SELECT NONE FROM stocks PATTERN SELL ; BUY PARTITION BY name ORDER BY ts CONSUME BY ANY")
+    val plan = df.queryExecution.executedPlan.toString
+    assert(plan.contains("Exchange SinglePartition") && !plan.contains("hashpartitioning"), plan)
+    // INTC S1 B2 completes (all runs reset), RIMM S3 B4, then INTC S6 B20.
+    assert(df.collect().map(r => (r.getString(0), r.getLong(1), r.getLong(2))).toSet ==
+      Set(("INTC", 1L, 2L), ("RIMM", 3L, 4L), ("INTC", 6L, 20L)))
+  }
+
+  test("syntax errors are ParseExceptions with line, column and caret") {
+    val e = intercept[ParseException](sql("SELECT * FROM stocks PATTERN SELL AS a ; BUYY b"))
+    assert(e.getMessage.contains("line 1, column 47"), e.getMessage)
+    assert(e.getMessage.contains("^"), e.getMessage)
+    // plain SQL stays Spark's
+    assert(sql("SELECT * FROM stocks WHERE price > 100").count() == 4)
+  }
+
+  test("analysis errors name the columns and the predicate") {
+    val unknown = intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL AS a FILTER a[pricee > 1] ORDER BY ts"))
+    assert(unknown.getMessage.contains("unknown column 'pricee'; the columns are: event_type, name, price, ts"), unknown.getMessage)
+    val notBoolean = intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL AS a FILTER a[price + 1] ORDER BY ts"))
+    assert(notBoolean.getMessage.contains("not BOOLEAN"), notBoolean.getMessage)
+  }
+}
