@@ -1,37 +1,59 @@
 # The two commands a newcomer needs (README): `make demo` and `make test`.
-# build/sbt fetches sbt itself from Maven Central into ~/.cache/spark-cer on first use.
+# build/sbt fetches sbt itself from Maven Central into ~/.cache/spark-cer on first use; the Python side lives in
+# .venv (pyspark and sqlglot pinned in python/pyproject.toml), with the jar built here bundled into the package.
 
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
 SBT := build/sbt
-CACHE ?= $(HOME)/.cache/spark-cer
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+SCALA_SOURCES := build.sbt $(shell find jvm -path '*/src/main/*' -type f)
+SPARK_JAR := jvm/spark/target/scala-2.13/spark-cer_2.13-0.1.0-SNAPSHOT.jar
+BUNDLED_JAR := python/spark_cer/jars/spark-cer.jar
 ENGINE_CLASSPATH := jvm/engine/target/engine-classpath.txt
 STOCKS ?= $(firstword $(wildcard ../shared/data/stocks.csv) data/stocks.csv.gz)
 QUERY ?= sql/stocks/s3.ceql
 CSV ?= $(STOCKS)
 
-.PHONY: test engine-test engine-run demo bench-engine clean
+.PHONY: demo test jvm-test python-test engine-run bench-engine clean
 
-test: engine-test
+demo: $(VENV)/.installed
+	$(PYTHON) examples/demo.py
 
-engine-test:
-	$(SBT) engine/test bench/compile
+test: jvm-test python-test
 
-$(ENGINE_CLASSPATH): build.sbt $(shell find jvm/engine/src/main -name '*.scala')
+# Engine and Spark module tests, the benchmarks compiled, and the jar and runner classpath the Python tests use.
+jvm-test:
+	$(SBT) engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" \
+	  | tee /dev/stderr | grep -v '^\[' | tail -n 1 > $(ENGINE_CLASSPATH).tmp
+	mv $(ENGINE_CLASSPATH).tmp $(ENGINE_CLASSPATH)
+	mkdir -p $(dir $(BUNDLED_JAR)) && cp $(SPARK_JAR) $(BUNDLED_JAR)
+
+python-test: $(VENV)/.installed $(ENGINE_CLASSPATH)
+	$(PYTHON) -m pytest -q tests
+
+$(SPARK_JAR): $(SCALA_SOURCES)
+	$(SBT) spark/package
+
+$(BUNDLED_JAR): $(SPARK_JAR)
+	mkdir -p $(dir $@) && cp $< $@
+
+$(ENGINE_CLASSPATH): $(SCALA_SOURCES)
 	$(SBT) engine/compile "export engine/runtime:fullClasspath" | grep -v '^\[' | tail -n 1 > $@.tmp
 	mv $@.tmp $@
+
+$(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) $(shell find python/spark_cer -name '*.py')
+	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r tests/requirements.txt ./python
+	touch $@
 
 # make engine-run QUERY=sql/stocks/s3.ceql CSV=../shared/data/stocks.csv [ARGS="--quiet"]
 engine-run: $(ENGINE_CLASSPATH)
 	java -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query $(QUERY) --csv $(CSV) $(ARGS)
-
-demo: $(ENGINE_CLASSPATH)
-	@echo "== CORE's stock query S3 on $(STOCKS): first 3 matches =="
-	java -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query sql/stocks/s3.ceql --csv $(STOCKS) | head -n 3
-	@echo "== Kleene + NEXT, partitioned by stock =="
-	java -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query sql/stocks/rising_next.ceql --csv $(STOCKS) | head -n 3
 
 bench-engine:
 	$(SBT) "bench/run $(STOCKS)"
 
 clean:
 	$(SBT) clean
-	rm -f $(ENGINE_CLASSPATH)
+	rm -rf $(ENGINE_CLASSPATH) $(BUNDLED_JAR) $(VENV)

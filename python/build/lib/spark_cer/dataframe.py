@@ -1,0 +1,197 @@
+"""``DataFrame.cer``: CEQL on a DataFrame, through the ``cer`` table function (classic and Spark Connect)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import TYPE_CHECKING, List, Optional, Sequence, Union
+
+from spark_cer.validate import RESERVED_WORDS, CeqlAnalysisError, _UNKNOWN, parse, validate
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["cer", "install"]
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_TYPE_COLUMN_CONF = "spark.cer.eventTypeColumn"
+_TIME_COLUMN_CONF = "spark.cer.timeColumn"
+
+
+def _name(column: str) -> str:
+    """A column name as CEQL text: backquoted unless it is a plain, unreserved identifier."""
+    if _PLAIN_NAME.match(column) and column.upper() not in RESERVED_WORDS:
+        return column
+    return "`" + column.replace("`", "``") + "`"
+
+
+def _columns(value: Union[str, Sequence[str]], argument: str) -> List[str]:
+    items = [value] if isinstance(value, str) else list(value)
+    if not items or not all(isinstance(c, str) and c.strip() for c in items):
+        raise TypeError(f"{argument} must be a column name or a non-empty list of column names, not {value!r}")
+    return items
+
+
+def _order_key(key: str) -> str:
+    """``"ts"``, ``"id DESC"`` or ``"id ASC"`` as CEQL text."""
+    words = key.split()
+    if len(words) >= 2 and words[-1].upper() in ("ASC", "DESC"):
+        return f"{_name(' '.join(key.split()[:-1]))} {words[-1].upper()}"
+    return _name(key.strip())
+
+
+def cer(
+    df: "DataFrame",
+    query: str,
+    *,
+    order_by: Optional[Union[str, Sequence[str]]] = None,
+    partition_by: Optional[Union[str, Sequence[str]]] = None,
+    type_column: Optional[str] = None,
+    time_column: Optional[str] = None,
+) -> "DataFrame":
+    """
+    Runs a CEQL query on a DataFrame: one row per match.
+
+    The DataFrame is the stream, so the query leaves ``FROM`` out: it is a pattern with its clauses
+    (``SELL AS s ; BUY AS b FILTER s[price > 100] WITHIN 1 MINUTES``), optionally preceded by
+    ``SELECT [strategy] vars WHERE``. The query is validated first (:func:`spark_cer.validate` with the
+    DataFrame's schema), then run as ``SELECT * FROM cer(TABLE(df), '<query>', ...)``, so it works on classic
+    and Spark Connect sessions alike.
+
+    Parameters
+    ----------
+    df : :class:`DataFrame`
+        The events.
+    query : str
+        The CEQL query, without ``FROM``.
+    order_by : str or list of str, optional
+        The stream order, e.g. ``"ts"`` or ``["ts", "id DESC"]``; the same as an ``ORDER BY`` clause.
+    partition_by : str or list of str, optional
+        Columns whose values split the stream into independent substreams; the same as ``PARTITION BY``.
+    type_column : str, optional
+        The column holding each event's type (default: ``spark.cer.eventTypeColumn``, ``event_type``).
+    time_column : str, optional
+        The stream order when the query has no ``ORDER BY`` (default: ``spark.cer.timeColumn``).
+
+    Returns
+    -------
+    :class:`DataFrame`
+        The ``PARTITION BY`` columns, ``match_start`` and ``match_end`` (the order column at the first and last
+        event of the match), then one column per selected variable: a struct of the event's columns when the
+        variable binds exactly one event in every match, else an array of structs.
+
+    Raises
+    ------
+    CeqlSyntaxError, CeqlAnalysisError
+        The query is not valid for this DataFrame; the message names the line and column.
+    ValueError
+        A clause is given both in the query and as an argument, or the query has a ``FROM``.
+
+    Examples
+    --------
+    >>> import spark_cer
+    >>> spark = spark_cer.session()  # doctest: +SKIP
+    >>> df = spark.createDataFrame(
+    ...     [("SELL", "INTC", 101.0, 1), ("BUY", "INTC", 99.0, 2), ("BUY", "INTC", 98.5, 3)],
+    ...     "event_type string, name string, price double, ts long")  # doctest: +SKIP
+    >>> df.cer("SELL AS s ; BUY AS b FILTER s[price > 100]", order_by="ts", partition_by="name").select(
+    ...     "name", "match_start", "match_end", "b.price").show()  # doctest: +SKIP
+    +----+-----------+---------+-----+
+    |name|match_start|match_end|price|
+    +----+-----------+---------+-----+
+    |INTC|          1|        2| 99.0|
+    |INTC|          1|        3| 98.5|
+    +----+-----------+---------+-----+
+
+    A selection strategy and projections:
+
+    >>> df.cer("SELECT LAST s[price], b[price] WHERE SELL AS s ; BUY+ AS b",
+    ...        order_by="ts").printSchema()  # doctest: +SKIP
+    root
+     |-- match_start: long (nullable = true)
+     |-- match_end: long (nullable = true)
+     |-- s: struct (nullable = true)
+     |    |-- price: double (nullable = true)
+     |-- b: array (nullable = true)
+     |    |-- element: struct (containsNull = true)
+     |    |    |-- price: double (nullable = true)
+    """
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a string, not {type(query).__name__}")
+    statement = parse(query)
+    if statement.streams:
+        first = statement.streams[0]
+        raise CeqlAnalysisError(
+            f"expected no FROM: df.cer(...) runs on the DataFrame itself, found FROM {first.value}; "
+            "leave FROM out (and stream>type prefixes)",
+            first.pos,
+            query,
+            len(first.value),
+        )
+    text = query
+    if partition_by is not None:
+        if statement.partition_by:
+            raise ValueError("partition_by is given twice: as an argument and as the query's PARTITION BY clause")
+        text += "\nPARTITION BY " + ", ".join(_name(c.strip()) for c in _columns(partition_by, "partition_by"))
+    if order_by is not None:
+        if statement.order_by:
+            raise ValueError("order_by is given twice: as an argument and as the query's ORDER BY clause")
+        text += "\nORDER BY " + ", ".join(_order_key(k) for k in _columns(order_by, "order_by"))
+
+    spark = df.sparkSession
+    effective_time = time_column if time_column is not None else spark.conf.get(_TIME_COLUMN_CONF, None)
+    effective_type = type_column if type_column is not None else spark.conf.get(_TYPE_COLUMN_CONF, None)
+    schema = df.schema
+    validate(text, schema, time_column=effective_time or None)
+    if type_column is not None and not any(f.lower() == type_column.lower() for f in schema.fieldNames()):
+        raise CeqlAnalysisError(
+            f"the type column '{type_column}' is not a column; the columns are: {', '.join(schema.fieldNames())}",
+            _UNKNOWN,
+            text,
+        )
+
+    arguments = {"cer_query": text}
+    if type_column is not None or time_column is not None:
+        arguments["cer_type_column"] = type_column or effective_type or "event_type"
+    if time_column is not None:
+        arguments["cer_time_column"] = time_column
+    placeholders = "".join(", {" + k + "}" for k in arguments)
+    # String keyword arguments become SQL string literals (escaped by PySpark's formatter), the DataFrame a view.
+    return spark.sql("SELECT * FROM cer(TABLE({cer_input})" + placeholders + ")", cer_input=df, **arguments)
+
+
+def _cer_method(
+    self: "DataFrame",
+    query: str,
+    *,
+    order_by: Optional[Union[str, Sequence[str]]] = None,
+    partition_by: Optional[Union[str, Sequence[str]]] = None,
+    type_column: Optional[str] = None,
+    time_column: Optional[str] = None,
+) -> "DataFrame":
+    return cer(
+        self, query, order_by=order_by, partition_by=partition_by, type_column=type_column, time_column=time_column
+    )
+
+
+_cer_method.__doc__ = (cer.__doc__ or "").replace(
+    "    df : :class:`DataFrame`\n        The events.\n", ""
+)
+_cer_method.__name__ = "cer"
+_cer_method.__qualname__ = "DataFrame.cer"
+
+
+def install() -> None:
+    """
+    Installs :func:`cer` as ``DataFrame.cer`` on PySpark's DataFrame classes (classic and Spark Connect).
+
+    Importing :mod:`spark_cer` calls this. Both DataFrame classes derive from :class:`pyspark.sql.DataFrame`,
+    so the method is set there, and on the Connect class too when its module is loaded.
+    """
+    from pyspark.sql import DataFrame
+
+    DataFrame.cer = _cer_method  # type: ignore[attr-defined]
+    for module in ("pyspark.sql.classic.dataframe", "pyspark.sql.connect.dataframe"):
+        loaded = sys.modules.get(module)
+        if loaded is not None and hasattr(loaded, "DataFrame"):
+            loaded.DataFrame.cer = _cer_method

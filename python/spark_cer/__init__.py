@@ -1,0 +1,34 @@
+"""
+spark-cer: complex event recognition on Apache Spark with CEQL, CORE's query language.
+
+>>> import spark_cer
+>>> spark = spark_cer.session()                                   # doctest: +SKIP
+>>> spark.sql("SELECT * FROM stocks PATTERN SELL AS s ; BUY AS b "
+...           "FILTER s[price > 100] WITHIN 1000 [stock_time]")   # doctest: +SKIP
+>>> df.cer("SELL AS s ; BUY AS b", order_by="ts")                 # doctest: +SKIP
+>>> spark_cer.validate("SELL AS s ; BUY AS b ORDER BY ts", df.schema)  # doctest: +SKIP
+
+Importing the package installs ``DataFrame.cer`` (classic and Spark Connect).
+"""
+
+from spark_cer.dataframe import cer, install as _install
+from spark_cer.session import EXTENSION_CLASS, configure, jar_path, session
+from spark_cer.validate import CeqlAnalysisError, CeqlError, CeqlQuery, CeqlSyntaxError, OutputVariable, validate
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "EXTENSION_CLASS",
+    "CeqlAnalysisError",
+    "CeqlError",
+    "CeqlQuery",
+    "CeqlSyntaxError",
+    "OutputVariable",
+    "cer",
+    "configure",
+    "jar_path",
+    "session",
+    "validate",
+]
+
+_install()

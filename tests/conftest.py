@@ -1,0 +1,160 @@
+"""
+Shared fixtures: one local SparkSession with spark-cer for the whole run, the stock trace, and the engine's
+command-line runner (the reference the Spark surfaces are compared with).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from collections import Counter
+from typing import Dict, List, Optional
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+try:
+    import spark_cer  # noqa: F401  (installed)
+except ImportError:  # a checkout: use python/ directly
+    sys.path.insert(0, str(REPO / "python"))
+    import spark_cer  # noqa: F401
+
+ENGINE_CLASSPATH = REPO / "jvm/engine/target/engine-classpath.txt"
+SHARED_STOCKS = REPO.parent / "shared" / "data" / "stocks.csv"
+STOCKS = SHARED_STOCKS if SHARED_STOCKS.exists() else REPO / "data" / "stocks.csv.gz"
+STOCK_SCHEMA = "event_type string, id long, name string, volume long, price double, stock_time long"
+# The file's arrival order: time, then (within one millisecond) descending id.
+STOCK_ORDER = "ORDER BY stock_time, id DESC"
+
+
+def _jar_or_none() -> Optional[str]:
+    try:
+        return spark_cer.jar_path()
+    except FileNotFoundError:
+        return None
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI)."""
+    if _jar_or_none() is None:
+        pytest.skip("no spark-cer jar: build it with `build/sbt spark/package` (or set SPARK_CER_JAR)")
+    session = spark_cer.session(
+        app_name="spark-cer-tests",
+        master="local[2]",
+        **{
+            "spark.sql.shuffle.partitions": "4",
+            "spark.default.parallelism": "2",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.driver.memory": "2g",
+        },
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def stocks(spark):
+    """The stock trace as a cached DataFrame, also registered as the views `stocks` and `S`."""
+    df = spark.read.csv(str(STOCKS), header=True, schema=STOCK_SCHEMA).cache()
+    df.count()
+    df.createOrReplaceTempView("stocks")
+    df.createOrReplaceTempView("S")
+    return df
+
+
+class Runner:
+    """The engine's command-line runner (`io.sparkcer.engine.runner.Main`) on a query file and a CSV file."""
+
+    def __init__(self, classpath: str, workdir: Path) -> None:
+        self.classpath = classpath
+        self.workdir = workdir
+        self._count = 0
+
+    def _query_file(self, query: str) -> Path:
+        self._count += 1
+        path = self.workdir / f"query{self._count}.ceql"
+        path.write_text(query, encoding="utf-8")
+        return path
+
+    def _run(self, query: str, csv: Path, *extra: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            ["java", "-cp", self.classpath, "io.sparkcer.engine.runner.Main",
+             "--query", str(self._query_file(query)), "--csv", str(csv), *extra],
+            capture_output=True, text=True, encoding="utf-8", timeout=300,
+        )
+        assert done.returncode == 0, f"runner failed ({done.returncode}): {done.stderr}"
+        return done
+
+    def matches(self, query: str, csv: Path, *extra: str) -> List[Dict]:
+        """Every match, as the JSON objects the runner prints."""
+        return [json.loads(line) for line in self._run(query, csv, *extra).stdout.splitlines() if line]
+
+    def count(self, query: str, csv: Path, *extra: str) -> int:
+        """The match count the runner reports with --quiet."""
+        stderr = self._run(query, csv, "--quiet", *extra).stderr
+        first = stderr.splitlines()[0]  # events: N, matches: M, ...
+        return int(first.split("matches: ")[1].split(",")[0])
+
+
+@pytest.fixture(scope="session")
+def runner(tmp_path_factory) -> Runner:
+    if shutil.which("java") is None or not ENGINE_CLASSPATH.exists():
+        pytest.skip(f"needs java and {ENGINE_CLASSPATH.relative_to(REPO)} (make {ENGINE_CLASSPATH.relative_to(REPO)})")
+    return Runner(ENGINE_CLASSPATH.read_text().strip(), tmp_path_factory.mktemp("runner"))
+
+
+# ---- a small event table with NULLs, written as CSV so that Spark and the runner read the same data -----------
+
+EVENT_SCHEMA = "event_type string, id long, sym string, price double, volume long, ts long"
+EVENT_COLUMNS = ["event_type", "id", "sym", "price", "volume", "ts"]
+
+
+def _event_rows(n: int = 160, seed: int = 7) -> List[list]:
+    import random
+
+    rng = random.Random(seed)
+    rows, ts = [], 0
+    for i in range(1, n + 1):
+        ts += rng.choice([0, 1, 1, 2, 3])  # ties on ts: the stream order is ts, then id
+        sym = rng.choice(["A", "A", "B", "B", "C", None])  # NULL partition keys
+        price = None if rng.random() < 0.08 else round(rng.uniform(80, 130), 2)  # NULL predicate inputs
+        rows.append([rng.choice(["SELL", "BUY", "BUY"]), i, sym, price, rng.randrange(1, 100), ts])
+    return rows
+
+
+def _csv_cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.2f}"  # always with a decimal point, so the runner reads a double as Spark does
+    return str(v)
+
+
+@pytest.fixture(scope="session")
+def events_csv(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("events") / "events.csv"
+    lines = [",".join(EVENT_COLUMNS)] + [",".join(_csv_cell(v) for v in r) for r in _event_rows()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="session")
+def events(spark, events_csv):
+    """The small event table as a cached DataFrame, registered as the view `events`."""
+    df = spark.read.csv(str(events_csv), header=True, schema=EVENT_SCHEMA).cache()
+    df.createOrReplaceTempView("events")
+    return df
+
+
+def canonical(rows) -> Counter:
+    """Spark rows or the runner's JSON objects as a multiset of canonical JSON strings."""
+    return Counter(
+        json.dumps(r if isinstance(r, dict) else r.asDict(recursive=True), sort_keys=True) for r in rows
+    )

@@ -1,0 +1,844 @@
+"""
+The client-side validator, without Spark: every kind of error with its exact line, column and caret, the
+queries of the repository, the Spark SQL form of CORE's predicates, and (when Java and the engine's classpath
+are there) the same messages from the engine's own parser and analysis for every case and for fuzzed queries.
+"""
+
+from __future__ import annotations
+
+import doctest
+import random
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Sequence, Type
+
+import pytest
+
+from spark_cer import CeqlAnalysisError, CeqlError, CeqlSyntaxError, OutputVariable, validate
+from spark_cer.validate import tokenize
+
+REPO = Path(__file__).resolve().parents[1]
+STOCK_COLUMNS = ["event_type", "id", "name", "volume", "price", "stock_time"]
+QUERY_FILES = sorted(REPO.glob("sql/**/*.ceql"))
+
+
+def message(head: str, *lines: str) -> str:
+    """An error message: 'line L, column C: problem', then the quoted line and the caret line, indented."""
+    return "\n".join([head] + ["  " + line for line in lines])
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    query: str
+    columns: Optional[Sequence[str]]
+    time_column: Optional[str]
+    error: Type[CeqlError]
+    message: str
+    engine: bool = True  # False: a check only the Python side makes (sqlglot)
+
+
+CASES: List[Case] = [
+    Case(
+        'comment',
+        'SELL /* never closed',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 6: expected '*/' to close the comment, found the end of the query",
+            'SELL /* never closed',
+            '     ^^',
+        ),
+    ),
+    Case(
+        'string',
+        "SELL AS s FILTER s[name = 'INTC] ORDER BY id",
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 27: expected a closing ' to end the string, found the end of the query",
+            "SELL AS s FILTER s[name = 'INTC] ORDER BY id",
+            '                          ^^^^^^^^^^^^^^^^^^',
+        ),
+    ),
+    Case(
+        'backquote',
+        'SELL AS `s FILTER s[price > 1]',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            'line 1, column 9: expected a closing ` to end the name, found the end of the query',
+            'SELL AS `s FILTER s[price > 1]',
+            '        ^^^^^^^^^^^^^^^^^^^^^^',
+        ),
+    ),
+    Case(
+        'empty_backquote',
+        'SELL AS `` ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            'line 1, column 9: expected a name between the backquotes, found ``',
+            'SELL AS `` ORDER BY id',
+            '        ^^',
+        ),
+    ),
+    Case(
+        'character',
+        'SELL AS s ; BUY AS b FILTER s[price > 1] && b[price < 2]',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 42: expected a name, a number, a string or an operator, found '&'",
+            'SELL AS s ; BUY AS b FILTER s[price > 1] && b[price < 2]',
+            '                                         ^',
+        ),
+    ),
+    Case(
+        'empty',
+        '',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "expected SELECT, FROM, WHERE, PATTERN, an event type, '(' or NOT, found the end of the query",
+        ),
+    ),
+    Case(
+        'select_without_selection',
+        'SELECT FROM S WHERE SELL',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 8: expected '*', NONE or a variable, found 'FROM' (FROM is a reserved word; write `FROM` to use it as a name)",
+            'SELECT FROM S WHERE SELL',
+            '       ^^^^',
+        ),
+    ),
+    Case(
+        'from_without_where',
+        'SELECT * FROM S SELL ; BUY',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 17: expected ',', WHERE or PATTERN, found 'SELL'",
+            'SELECT * FROM S SELL ; BUY',
+            '                ^^^^',
+        ),
+    ),
+    Case(
+        'two_types',
+        'SELECT * FROM S WHERE SELL BUY',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 28: expected ';', ':', OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUY'",
+            'SELECT * FROM S WHERE SELL BUY',
+            '                           ^^^',
+        ),
+    ),
+    Case(
+        'missing_operand_line2',
+        'SELECT * FROM S\nWHERE SELL AS s ;\n      ; BUY AS b\nORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 3, column 7: expected an event type, '(' or NOT, found ';'",
+            '      ; BUY AS b',
+            '      ^',
+        ),
+    ),
+    Case(
+        'unclosed_paren',
+        'SELECT * FROM S WHERE (SELL ; BUY ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 35: expected ';', ':', OR, FILTER or ')', found 'ORDER'",
+            'SELECT * FROM S WHERE (SELL ; BUY ORDER BY id',
+            '                                  ^^^^^',
+        ),
+    ),
+    Case(
+        'reserved_word',
+        'SELECT * FROM S WHERE SELL AS order ; BUY ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 31: expected a variable name, found 'order' (order is a reserved word; write `order` to use it as a name)",
+            'SELECT * FROM S WHERE SELL AS order ; BUY ORDER BY id',
+            '                              ^^^^^',
+        ),
+    ),
+    Case(
+        'duplicate_clause',
+        'SELL ; BUY ORDER BY id PARTITION BY name ORDER BY stock_time',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            'line 1, column 42: expected at most one ORDER BY clause, found a second one',
+            'SELL ; BUY ORDER BY id PARTITION BY name ORDER BY stock_time',
+            '                                         ^^^^^^^^',
+        ),
+    ),
+    Case(
+        'window_fraction',
+        'SELL ; BUY WITHIN 1.5 MILLISECONDS',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            'line 1, column 19: expected a positive whole number of milliseconds, found 1.5 ms',
+            'SELL ; BUY WITHIN 1.5 MILLISECONDS',
+            '                  ^^^^^^^^^^^^^^^^',
+        ),
+    ),
+    Case(
+        'window_too_long',
+        'SELL ; BUY WITHIN 9999999999999999 DAYS',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            'line 1, column 19: expected at most 9223372036854775807 milliseconds, found 863999999999999913600000 ms',
+            'SELL ; BUY WITHIN 9999999999999999 DAYS',
+            '                  ^^^^^^^^^^^^^^^^^^^^^',
+        ),
+    ),
+    Case(
+        'window_unit',
+        'SELL ; BUY WITHIN 10 stock_time',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 22: expected EVENTS, a time unit (DAYS, HOURS, MINUTES, SECONDS, MILLISECONDS) or '[', found 'stock_time'",
+            'SELL ; BUY WITHIN 10 stock_time',
+            '                     ^^^^^^^^^^',
+        ),
+    ),
+    Case(
+        'limit_zero',
+        'SELL ; BUY ORDER BY id LIMIT 0',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 30: expected a positive integer, found '0'",
+            'SELL ; BUY ORDER BY id LIMIT 0',
+            '                             ^',
+        ),
+    ),
+    Case(
+        'integer_range',
+        'SELL AS s FILTER s[volume > 9223372036854775808] ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 29: expected an integer between -9223372036854775808 and 9223372036854775807, found '9223372036854775808'",
+            'SELL AS s FILTER s[volume > 9223372036854775808] ORDER BY id',
+            '                            ^^^^^^^^^^^^^^^^^^^',
+        ),
+    ),
+    Case(
+        'double_range',
+        'SELL AS s FILTER s[price > 1e400] ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 28: expected a number within the range of a double, found '1e400'",
+            'SELL AS s FILTER s[price > 1e400] ORDER BY id',
+            '                           ^^^^^',
+        ),
+    ),
+    Case(
+        'qualified_type',
+        'SELECT * FROM db.S WHERE db.S ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 31: expected '>', found 'ORDER'",
+            'SELECT * FROM db.S WHERE db.S ORDER BY id',
+            '                              ^^^^^',
+        ),
+    ),
+    Case(
+        'predicate_operand',
+        'SELL AS s FILTER s[price > ] ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 28: expected an expression, found ']'",
+            'SELL AS s FILTER s[price > ] ORDER BY id',
+            '                           ^',
+        ),
+    ),
+    Case(
+        'predicate_bracket',
+        'SELL AS s FILTER s[price > 1 ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 30: expected an operator, AND, OR or ']', found 'ORDER'",
+            'SELL AS s FILTER s[price > 1 ORDER BY id',
+            '                             ^^^^^',
+        ),
+    ),
+    Case(
+        'in_form',
+        "SELL AS s FILTER s[name IN 'INTC'] ORDER BY id",
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 34: expected an operator or '..', found ']'",
+            "SELL AS s FILTER s[name IN 'INTC'] ORDER BY id",
+            '                                 ^',
+        ),
+    ),
+    Case(
+        'consume',
+        'SELL ; BUY ORDER BY id CONSUME BY ALL',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 35: expected ANY, PARTITION or NONE, found 'ALL'",
+            'SELL ; BUY ORDER BY id CONSUME BY ALL',
+            '                                  ^^^',
+        ),
+    ),
+    Case(
+        'found_string',
+        "SELL 'BUY' ORDER BY id",
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 6: expected ';', ':', OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found the string 'BUY'",
+            "SELL 'BUY' ORDER BY id",
+            '     ^^^^^',
+        ),
+    ),
+    Case(
+        'spark_sql',
+        'SELL AS s FILTER s[case(price) > 1] ORDER BY id',
+        None,
+        None,
+        CeqlSyntaxError,
+        message(
+            "line 1, column 20: expected a Spark SQL expression in s[...], found 'case(price) > 1' (read as Spark SQL: (case(`price`) > 1); Expected END after CASE)",
+            'SELL AS s FILTER s[case(price) > 1] ORDER BY id',
+            '                   ^^^^^^^^^^^^^^^',
+        ),
+        engine=False,
+    ),
+    Case(
+        'unknown_stream',
+        'SELECT * FROM S WHERE T>SELL ; S>BUY ORDER BY id',
+        None,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 23: unknown stream 'T' in 'T>...'; FROM names: S",
+            'SELECT * FROM S WHERE T>SELL ; S>BUY ORDER BY id',
+            '                      ^',
+        ),
+    ),
+    Case(
+        'filter_unbound',
+        'SELECT * FROM S WHERE SELL AS s ; BUY AS b FILTER x[price > 1] ORDER BY id',
+        None,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 51: variable 'x' is not bound in the pattern this FILTER applies to; bind it with AS (e.g. BUY AS x) or filter one of: SELL, s, BUY, b",
+            'SELECT * FROM S WHERE SELL AS s ; BUY AS b FILTER x[price > 1] ORDER BY id',
+            '                                                  ^',
+        ),
+    ),
+    Case(
+        'filter_bound_elsewhere',
+        'SELECT * FROM S WHERE SELL AS s ; (BUY AS b FILTER s[price > 1]) ORDER BY id',
+        None,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 52: variable 's' is not bound in the pattern this FILTER applies to; 's' is bound elsewhere in the pattern: move this FILTER outward, onto a part of the pattern that contains where 's' is bound, e.g. (... AS s ; ...) FILTER s[...]",
+            'SELECT * FROM S WHERE SELL AS s ; (BUY AS b FILTER s[price > 1]) ORDER BY id',
+            '                                                   ^',
+        ),
+    ),
+    Case(
+        'not_filter',
+        'SELECT * FROM S WHERE SELL AS s ; NOT(BUY FILTER s[price > 1]) ; SELL ORDER BY id',
+        None,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 50: inside NOT(BUY FILTER ...) a filter can only name 'BUY'",
+            'SELECT * FROM S WHERE SELL AS s ; NOT(BUY FILTER s[price > 1]) ; SELL ORDER BY id',
+            '                                                 ^',
+        ),
+    ),
+    Case(
+        'unsafe_sequence',
+        'SELECT * FROM S WHERE SELL AS x ; BUY AS x ORDER BY id',
+        None,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 23: variable 'x' is bound on both sides of ';'; give each side its own name (e.g. x1 and x2), or bind the whole sequence once: (... ; ...) AS x",
+            'SELECT * FROM S WHERE SELL AS x ; BUY AS x ORDER BY id',
+            '                      ^',
+        ),
+    ),
+    Case(
+        'unsafe_contiguous',
+        'SELECT * FROM S WHERE (SELL AS x ; BUY) : BUY AS x ORDER BY id',
+        None,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 24: variable 'x' is bound on both sides of ':'; give each side its own name (e.g. x1 and x2), or bind the whole sequence once: (... : ...) AS x",
+            'SELECT * FROM S WHERE (SELL AS x ; BUY) : BUY AS x ORDER BY id',
+            '                       ^',
+        ),
+    ),
+    Case(
+        'unknown_variable',
+        'SELECT s, t FROM S WHERE SELL AS s ; BUY AS b ORDER BY id',
+        None,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 11: unknown variable 't' in SELECT; the pattern binds: SELL, s, BUY, b",
+            'SELECT s, t FROM S WHERE SELL AS s ; BUY AS b ORDER BY id',
+            '          ^',
+        ),
+    ),
+    Case(
+        'column_predicate',
+        'SELL AS s FILTER s[prize > 1] ORDER BY id',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 20: unknown column 'prize'; the columns are: event_type, id, name, volume, price, stock_time",
+            'SELL AS s FILTER s[prize > 1] ORDER BY id',
+            '                   ^^^^^',
+        ),
+    ),
+    Case(
+        'column_function_argument',
+        "SELL AS s FILTER s[lower(nam) = 'intc'] ORDER BY id",
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 26: unknown column 'nam'; the columns are: event_type, id, name, volume, price, stock_time",
+            "SELL AS s FILTER s[lower(nam) = 'intc'] ORDER BY id",
+            '                         ^^^',
+        ),
+    ),
+    Case(
+        'column_projection',
+        'SELECT s[price, vol] FROM S WHERE SELL AS s ORDER BY id',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 17: unknown column 'vol'; the columns are: event_type, id, name, volume, price, stock_time",
+            'SELECT s[price, vol] FROM S WHERE SELL AS s ORDER BY id',
+            '                ^^^',
+        ),
+    ),
+    Case(
+        'column_partition',
+        'SELL ; BUY PARTITION BY symbol ORDER BY id',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 25: unknown column 'symbol'; the columns are: event_type, id, name, volume, price, stock_time",
+            'SELL ; BUY PARTITION BY symbol ORDER BY id',
+            '                        ^^^^^^',
+        ),
+    ),
+    Case(
+        'column_order',
+        'SELL ; BUY ORDER BY ts',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 21: unknown column 'ts'; the columns are: event_type, id, name, volume, price, stock_time",
+            'SELL ; BUY ORDER BY ts',
+            '                    ^^',
+        ),
+    ),
+    Case(
+        'column_within',
+        'SELL ; BUY WITHIN 10 [ts]',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            "line 1, column 23: unknown column 'ts'; the columns are: event_type, id, name, volume, price, stock_time",
+            'SELL ; BUY WITHIN 10 [ts]',
+            '                      ^^',
+        ),
+    ),
+    Case(
+        'window_not_order',
+        'SELL ; BUY ORDER BY id WITHIN 1000 [stock_time]',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            'line 1, column 37: WITHIN 1000 [stock_time] measures the stream order, but the stream is ordered by id: put stock_time first in ORDER BY',
+            'SELL ; BUY ORDER BY id WITHIN 1000 [stock_time]',
+            '                                    ^^^^^^^^^^',
+        ),
+    ),
+    Case(
+        'window_descending',
+        'SELL ; BUY ORDER BY stock_time DESC WITHIN 1000 [stock_time]',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            'line 1, column 50: WITHIN 1000 [stock_time] needs stock_time in ascending order: drop DESC',
+            'SELL ; BUY ORDER BY stock_time DESC WITHIN 1000 [stock_time]',
+            '                                                 ^',
+        ),
+    ),
+    Case(
+        'missing_order',
+        'SELECT * FROM S WHERE SELL ; BUY',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            'line 1, column 23: the stream has no order, so sequencing is undefined: add ORDER BY <column> (e.g. ORDER BY ts), or WITHIN n [<column>], or set the time column (spark.cer.timeColumn / timeColumn=...)',
+            'SELECT * FROM S WHERE SELL ; BUY',
+            '                      ^',
+        ),
+    ),
+    Case(
+        'missing_order_events',
+        'SELL ; BUY WITHIN 5 EVENTS',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            'line 1, column 12: the stream has no order, so sequencing is undefined: add ORDER BY <column> (e.g. ORDER BY ts), or WITHIN n [<column>], or set the time column (spark.cer.timeColumn / timeColumn=...)',
+            'SELL ; BUY WITHIN 5 EVENTS',
+            '           ^',
+        ),
+    ),
+    Case(
+        'missing_order_duration',
+        'SELL ; BUY\nWITHIN 2 SECONDS',
+        STOCK_COLUMNS,
+        None,
+        CeqlAnalysisError,
+        message(
+            'line 2, column 1: the stream has no order, so sequencing is undefined: add ORDER BY <column> (e.g. ORDER BY ts), or WITHIN n [<column>], or set the time column (spark.cer.timeColumn / timeColumn=...)',
+            'WITHIN 2 SECONDS',
+            '^',
+        ),
+    ),
+    Case(
+        'time_column',
+        'SELL ; BUY',
+        STOCK_COLUMNS,
+        'ts',
+        CeqlAnalysisError,
+        message(
+            "the time column 'ts' is not a column; the columns are: event_type, id, name, volume, price, stock_time",
+        ),
+    ),]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_error_message(case: Case) -> None:
+    with pytest.raises(case.error) as info:
+        validate(case.query, case.columns, time_column=case.time_column)
+    assert str(info.value) == case.message
+
+
+def test_errors_are_value_errors_with_their_position() -> None:
+    with pytest.raises(ValueError) as info:
+        validate("SELECT * FROM S\nWHERE SELL AS s ; BUY AS b FILTER s[prize > 1]\nORDER BY id", STOCK_COLUMNS)
+    e = info.value
+    assert isinstance(e, CeqlAnalysisError) and isinstance(e, CeqlError)
+    assert (e.line, e.column, e.offset, e.length) == (2, 37, 52, 5)
+    assert e.problem.startswith("unknown column 'prize'")
+    assert e.query.splitlines()[1][e.column - 1 : e.column - 1 + e.length] == "prize"
+
+
+def test_error_without_a_place_has_no_caret() -> None:
+    with pytest.raises(CeqlAnalysisError) as info:
+        validate("SELL ; BUY", STOCK_COLUMNS, time_column="ts")
+    assert (info.value.line, info.value.column, info.value.offset) == (0, 0, -1)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("path", QUERY_FILES, ids=lambda p: p.name)
+def test_repository_queries_are_valid(path: Path) -> None:
+    q = validate(path.read_text(), STOCK_COLUMNS)
+    assert q.outputs and q.within and q.within.startswith("WITHIN")
+
+
+def test_core_stock_query_s3() -> None:
+    q = validate((REPO / "sql/stocks/s3.ceql").read_text(), STOCK_COLUMNS)
+    assert q.strategy == "ALL"
+    assert q.streams == ("S",)
+    assert q.variables == ("SELL", "T1", "BUY", "T2", "T3")
+    assert q.outputs == (OutputVariable("T1", True), OutputVariable("T2", True), OutputVariable("T3", True))
+    assert q.predicates == {"T1": ["`name` = 'INTC'"], "T2": ["`name` = 'RIMM'"], "T3": ["`name` = 'QQQ'"]}
+    assert q.partition_by == () and q.order_by == ()
+    assert q.within == "WITHIN 10000 [stock_time]"
+    assert (q.consume_by, q.limit) == ("NONE", None)
+
+
+def test_kleene_query_outputs_an_array() -> None:
+    q = validate((REPO / "sql/stocks/rising_last.ceql").read_text(), STOCK_COLUMNS)
+    assert q.strategy in ("NEXT", "LAST")
+    assert q.partition_by == ("name",)
+    assert [(o.name, o.single) for o in q.outputs] == [("s", True), ("burst", False), ("e", True)]
+    assert q.predicates == {"BUY": ["`volume` >= 1000"]}
+
+
+@pytest.mark.parametrize(
+    "pattern, outputs",
+    [
+        ("SELL ; BUY", [("SELL", True), ("BUY", True)]),  # no AS: the event types
+        ("SELL ; SELL", [("SELL", False)]),  # binds two events: an array
+        ("SELL AS s ; BUY+ AS b", [("s", True), ("b", False)]),
+        ("(SELL OR BUY) AS x ; BUY AS y", [("x", True), ("y", True)]),
+        ("SELL AS x OR BUY AS y", [("x", False), ("y", False)]),  # unbound in one branch: an array
+        ("SELL AS s ; NOT(BUY) ; SELL AS e", [("s", True), ("e", True)]),
+        ("(SELL AS s ; BUY AS b) AS all", [("s", True), ("b", True), ("all", False)]),
+    ],
+)
+def test_struct_or_array(pattern: str, outputs: list) -> None:
+    q = validate(pattern + " ORDER BY stock_time", STOCK_COLUMNS)
+    assert [(o.name, o.single) for o in q.outputs] == outputs
+
+
+def test_selection_projections_and_none() -> None:
+    q = validate("SELECT MAX s[PRICE, name], b FROM S WHERE SELL AS s ; BUY AS b ORDER BY id", STOCK_COLUMNS)
+    assert q.strategy == "MAX"
+    assert q.outputs == (OutputVariable("s", True, ("price", "name")), OutputVariable("b", True))
+    assert validate("SELECT NONE FROM S WHERE SELL ORDER BY id").outputs == ()
+    # a strategy word is a variable when nothing selectable follows it
+    assert [o.name for o in validate("SELECT ANY FROM S WHERE ANY ORDER BY id").outputs] == ["ANY"]
+
+
+@pytest.mark.parametrize(
+    "predicate, spark_sql",
+    [
+        ("name IN {'INTC', 'RIMM'}", "`name` IN ('INTC', 'RIMM')"),
+        ("volume NOT IN {1, 2}", "NOT (`volume` IN (1, 2))"),
+        ("price IN RANGE(10, 20.5)", "`price` BETWEEN 10 AND 20.5"),
+        ("price IN 10..20", "`price` BETWEEN 10 AND 20"),
+        ("price NOT IN 10..20", "NOT (`price` BETWEEN 10 AND 20)"),
+        ("price BETWEEN 1 AND 2", "`price` BETWEEN 1 AND 2"),
+        ("price == 1 AND volume <> 2", "(`price` = 1) AND (`volume` <> 2)"),
+        ("name LIKE 'IN%' OR name RLIKE '^R'", "(`name` LIKE 'IN%') OR (`name` RLIKE '^R')"),
+        ("name = \u2018it\u2019\u2019s\u2019", "`name` = 'it\u2019s'"),  # typographic quotes, doubled
+        ("name = 'it''s'", "`name` = 'it\\'s'"),
+        ('name = "q"', "`name` = 'q'"),
+        ("volume IS NOT NULL AND NOT price > -1.5e2", "(NOT `volume` IS NULL) AND (NOT (`price` > -1.5e2))"),
+        ("lower(name) = 'intc' AND abs(price - 1) % 2 > 0", "(LOWER(`name`) = 'intc') AND ((ABS((`price` - 1)) % 2) > 0)"),
+    ],
+)
+def test_core_forms_read_as_spark_sql(predicate: str, spark_sql: str) -> None:
+    q = validate(f"BUY AS b FILTER b[{predicate}] ORDER BY id", STOCK_COLUMNS)
+    assert q.predicates == {"b": [spark_sql]}
+
+
+def test_schema_as_struct_type() -> None:
+    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+
+    schema = StructType(
+        [StructField("event_type", StringType()), StructField("price", DoubleType()), StructField("ts", LongType())]
+    )
+    validate("SELL AS s FILTER s[Price > 1] ORDER BY TS", schema)  # names are case-insensitive
+    with pytest.raises(CeqlAnalysisError, match=r"unknown column 'name'; the columns are: event_type, price, ts"):
+        validate("SELL AS s FILTER s[name = 'x'] ORDER BY ts", schema)
+
+
+def test_without_schema_columns_are_not_checked() -> None:
+    validate("SELL AS s FILTER s[anything > 1] PARTITION BY whatever ORDER BY ts")
+
+
+def test_time_column_gives_the_stream_order() -> None:
+    validate("SELL ; BUY WITHIN 2 SECONDS", STOCK_COLUMNS, time_column="stock_time")
+    validate("SELL ; BUY WITHIN 10 [stock_time]", STOCK_COLUMNS)  # the WITHIN column orders the stream
+
+
+def test_reserved_words_backquoted_and_comments() -> None:
+    q = validate(
+        "-- a comment\nSELECT `order` /* block\ncomment */ FROM S\nWHERE SELL AS `order`\nORDER BY `id`", STOCK_COLUMNS
+    )
+    assert [o.name for o in q.outputs] == ["order"]
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(TypeError):
+        validate(42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        validate("SELL ORDER BY id", "id")
+
+
+def test_docstring_examples() -> None:
+    import spark_cer
+
+    for module in ("spark_cer.validate", "spark_cer.session", "spark_cer.dataframe", "spark_cer"):
+        result = doctest.testmod(sys.modules[module], optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, module
+    assert spark_cer.validate is validate
+
+
+# ---- the same answers as the engine ---------------------------------------------------------------------------
+
+HARNESS = r"""
+import io.sparkcer.engine.EngineOptions;
+import io.sparkcer.engine.analysis.Analyzer;
+import io.sparkcer.engine.ceql.CeqlException;
+import io.sparkcer.engine.ceql.CeqlParser;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Cases are "columns \2 time column \2 query", separated by \1; prints OK or the engine's message for each. */
+public class Harness {
+  public static void main(String[] args) throws Exception {
+    String all = new String(Files.readAllBytes(Path.of(args[0])), StandardCharsets.UTF_8);
+    StringBuilder out = new StringBuilder();
+    for (String c : all.split("\u0001", -1)) {
+      String[] parts = c.split("\u0002", 3);
+      List<String> columns = parts[0].isEmpty() ? new ArrayList<>() : Arrays.asList(parts[0].split(","));
+      scala.Option<String> time = parts[1].isEmpty() ? scala.Option.empty() : scala.Option.apply(parts[1]);
+      String result;
+      try {
+        Analyzer.analyze(CeqlParser.parse(parts[2]), parts[2],
+            scala.jdk.javaapi.CollectionConverters.asScala(columns).toIndexedSeq(),
+            new EngineOptions("event_type", scala.Option.empty(), time));
+        result = "OK";
+      } catch (CeqlException e) {
+        result = "ERR " + e.getMessage();
+      }
+      out.append(result).append('\u0001');
+    }
+    System.out.print(out);
+  }
+}
+"""
+
+ENGINE_CLASSPATH = REPO / "jvm/engine/target/engine-classpath.txt"
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory):
+    """Answers a list of (query, columns, time column) with the engine's parser and analysis."""
+    if shutil.which("java") is None or not ENGINE_CLASSPATH.exists():
+        pytest.skip(f"needs java and {ENGINE_CLASSPATH.relative_to(REPO)} (make {ENGINE_CLASSPATH.relative_to(REPO)})")
+    directory = tmp_path_factory.mktemp("harness")
+    (directory / "Harness.java").write_text(HARNESS)
+    classpath = ENGINE_CLASSPATH.read_text().strip()
+
+    def run(cases: Sequence[tuple]) -> List[str]:
+        (directory / "cases.txt").write_text(
+            "\1".join(",".join(cols or STOCK_COLUMNS) + "\2" + (time or "") + "\2" + q for q, cols, time in cases),
+            encoding="utf-8",
+        )
+        done = subprocess.run(
+            ["java", "-cp", classpath, str(directory / "Harness.java"), str(directory / "cases.txt")],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split("\1")[:-1]
+
+    return run
+
+
+def python_answer(query: str, columns: Optional[Sequence[str]], time_column: Optional[str]) -> str:
+    try:
+        validate(query, columns or STOCK_COLUMNS, time_column=time_column)
+        return "OK"
+    except CeqlError as e:
+        return "ERR " + str(e)
+
+
+def test_engine_gives_the_same_messages(engine) -> None:
+    cases = [c for c in CASES if c.engine]
+    answers = engine([(c.query, c.columns, c.time_column) for c in cases])
+    for case, answer in zip(cases, answers):
+        assert answer == "ERR " + case.message, case.id
+    valid = engine([(p.read_text(), STOCK_COLUMNS, None) for p in QUERY_FILES])
+    assert valid == ["OK"] * len(QUERY_FILES)
+
+
+def test_fuzzed_queries_get_the_engine_answer(engine) -> None:
+    """Token-level mutations of valid queries: the same acceptance and the same message as the engine."""
+    seeds = [p.read_text() for p in QUERY_FILES[:4]] + [
+        "SELECT NEXT s[price], b FROM S WHERE (SELL AS s ; (BUY FILTER BUY[volume >= 1000])+ AS b) "
+        "PARTITION BY name WITHIN 2000 [stock_time]",
+        "SELECT NONE WHERE NOT(BUY FILTER BUY[price < 3]) : SELL:+ AS x PARTITION BY [name, id], [volume] "
+        "WITHIN 1 HOURS 30 MINUTES ORDER BY stock_time CONSUME BY PARTITION LIMIT 5",
+        "BUY AS b FILTER b[lower(name) LIKE 'in%' AND price IN RANGE(1, 2) AND id NOT IN {1, 2} AND volume IN 1..9 "
+        "AND volume IS NOT NULL AND -price < -1.5e2] WITHIN 10 EVENTS ORDER BY stock_time, id DESC",
+    ]
+    pool = sorted({t.text for q in seeds for t in tokenize(q) if t.text}) + ["`q`", "'s'", "0", "1.5", "..", "{", "}"]
+    rng = random.Random(20240611)
+    queries = []
+    for _ in range(600):
+        q = rng.choice(seeds)
+        tokens = [t for t in tokenize(q) if t.text]
+        t = rng.choice(tokens)
+        r = rng.random()
+        if r < 0.4:
+            q = q[: t.pos.offset] + q[t.end :]
+        elif r < 0.8:
+            q = q[: t.pos.offset] + rng.choice(pool) + " " + q[t.pos.offset :]
+        else:
+            q = q[: t.pos.offset] + rng.choice(pool) + q[t.end :]
+        queries.append(q)
+    answers = engine([(q, STOCK_COLUMNS, None) for q in queries])
+    mismatches = []
+    for q, answer in zip(queries, answers):
+        mine = python_answer(q, STOCK_COLUMNS, None)
+        if mine != answer and not (answer == "OK" and "Spark SQL" in mine):
+            mismatches.append((q, answer, mine))
+    assert not mismatches, mismatches[:3]
+    assert len({a for a in answers}) > 50  # the mutations reach many different errors
