@@ -15,7 +15,7 @@ STOCKS ?= $(firstword $(wildcard ../shared/data/stocks.csv) data/stocks.csv.gz)
 QUERY ?= sql/stocks/s3.ceql
 CSV ?= $(STOCKS)
 
-.PHONY: demo test jvm-test python-test engine-run bench-engine clean
+.PHONY: demo test jvm-test python-test wheel engine-run bench-engine clean
 
 demo: $(VENV)/.installed
 	$(PYTHON) examples/demo.py
@@ -24,13 +24,18 @@ test: jvm-test python-test
 
 # Engine and Spark module tests, the benchmarks compiled, and the jar and runner classpath the Python tests use.
 jvm-test:
-	$(SBT) engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" \
-	  | tee /dev/stderr | grep -v '^\[' | tail -n 1 > $(ENGINE_CLASSPATH).tmp
-	mv $(ENGINE_CLASSPATH).tmp $(ENGINE_CLASSPATH)
+	mkdir -p target
+	$(SBT) engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" | tee target/jvm-test.log
+	grep -v '^\[' target/jvm-test.log | tail -n 1 > $(ENGINE_CLASSPATH)
 	mkdir -p $(dir $(BUNDLED_JAR)) && cp $(SPARK_JAR) $(BUNDLED_JAR)
 
 python-test: $(VENV)/.installed $(ENGINE_CLASSPATH)
 	$(PYTHON) -m pytest -q tests
+
+# A wheel with the jar inside, for `pip install` on a cluster's driver or anywhere else.
+wheel: $(VENV)/.installed
+	$(PYTHON) -m pip wheel -q --no-deps -w dist ./python
+	@ls dist/*.whl
 
 $(SPARK_JAR): $(SCALA_SOURCES)
 	$(SBT) spark/package

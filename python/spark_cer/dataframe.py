@@ -160,27 +160,6 @@ def cer(
     return spark.sql("SELECT * FROM cer(TABLE({cer_input})" + placeholders + ")", cer_input=df, **arguments)
 
 
-def _cer_method(
-    self: "DataFrame",
-    query: str,
-    *,
-    order_by: Optional[Union[str, Sequence[str]]] = None,
-    partition_by: Optional[Union[str, Sequence[str]]] = None,
-    type_column: Optional[str] = None,
-    time_column: Optional[str] = None,
-) -> "DataFrame":
-    return cer(
-        self, query, order_by=order_by, partition_by=partition_by, type_column=type_column, time_column=time_column
-    )
-
-
-_cer_method.__doc__ = (cer.__doc__ or "").replace(
-    "    df : :class:`DataFrame`\n        The events.\n", ""
-)
-_cer_method.__name__ = "cer"
-_cer_method.__qualname__ = "DataFrame.cer"
-
-
 def install() -> None:
     """
     Installs :func:`cer` as ``DataFrame.cer`` on PySpark's DataFrame classes (classic and Spark Connect).
@@ -190,8 +169,9 @@ def install() -> None:
     """
     from pyspark.sql import DataFrame
 
-    DataFrame.cer = _cer_method  # type: ignore[attr-defined]
+    # A plain function set on the class is a method: df.cer(query, ...) calls cer(df, query, ...).
+    DataFrame.cer = cer  # type: ignore[attr-defined]
     for module in ("pyspark.sql.classic.dataframe", "pyspark.sql.connect.dataframe"):
         loaded = sys.modules.get(module)
         if loaded is not None and hasattr(loaded, "DataFrame"):
-            loaded.DataFrame.cer = _cer_method
+            loaded.DataFrame.cer = cer
