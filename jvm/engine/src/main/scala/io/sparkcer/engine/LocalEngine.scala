@@ -1,7 +1,5 @@
 package io.sparkcer.engine
 
-import scala.collection.mutable
-
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Expr, Position}
 import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, PatternEvaluator}
@@ -36,18 +34,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern) {
   def run(rows: Iterator[Array[Any]]): Iterator[Match] = {
     val evaluator = new PatternEvaluator[Event](pattern, reader, grouped = false)
     metrics = evaluator.metrics
-    val pending = mutable.Queue.empty[Match]
-    var index = -1L
-    new Iterator[Match] {
-      def hasNext: Boolean = {
-        while (pending.isEmpty && rows.hasNext) {
-          index += 1
-          evaluator.push(new Event(index, rows.next()), pending.enqueue(_))
-        }
-        pending.nonEmpty
-      }
-      def next(): Match = { hasNext; pending.dequeue() }
-    }
+    evaluator.matches(rows.zip(Iterator.iterate(0L)(_ + 1)).map { case (values, index) => new Event(index, values) })
   }
 
   private[engine] lazy val reader: EventReader[Event] = {

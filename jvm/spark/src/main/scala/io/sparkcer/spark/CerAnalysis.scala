@@ -36,14 +36,9 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val keys = analyzed.partitionKeys.map { group =>
       if (group.size == 1) columns(group.head) else resolve(Coalesce(group.map(columns)), None)
     }
-    val order =
-      if (analyzed.orderKeys.nonEmpty)
-        analyzed.orderKeys.map { case (i, descending) => SortOrder(columns(i), if (descending) Descending else Ascending) }
-      else {
-        val i = analyzed.window.collect { case WindowSpec(_, WindowKey.Column(c, _)) => c }
-          .getOrElse(columns.indexWhere(a => timeColumn.exists(conf.resolver(a.name, _))))
-        Seq(SortOrder(columns(i), Ascending))
-      }
+    val order = analyzed.streamOrder.map { case (i, descending) =>
+      SortOrder(columns(i), if (descending) Descending else Ascending)
+    }
     checkWindow(analyzed.window, order.head)
 
     val typeOf = analyzed.typeColumn.map(columns)

@@ -24,7 +24,8 @@ final case class AnalyzedQuery(
     columns: IndexedSeq[String],
     outputs: IndexedSeq[OutputVariable],
     partitionKeys: IndexedSeq[IndexedSeq[Int]],
-    orderKeys: IndexedSeq[(Int, Boolean)],
+    /** The stream order (column, descending): ORDER BY as written, else the WITHIN column, else the time column. */
+    streamOrder: IndexedSeq[(Int, Boolean)],
     window: Option[WindowSpec],
     typeColumn: Option[Int],
     streamColumn: Option[Int])
@@ -82,11 +83,15 @@ object Analyzer {
       checkSafe(query.pattern)
       val outputs = outputVariables()
       val orderKeys = query.orderBy.map(k => (column(k.column), k.descending)).toIndexedSeq
+      val window = this.window(orderKeys)
+      val streamOrder =
+        if (orderKeys.nonEmpty) orderKeys
+        else IndexedSeq(window.collect { case WindowSpec(_, WindowKey.Column(i, false)) => i }.getOrElse(timeColumn.get) -> false)
       AnalyzedQuery(
         query, text, columns, outputs,
         query.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
-        orderKeys,
-        window(orderKeys),
+        streamOrder,
+        window,
         columns.indexWhere(_.equalsIgnoreCase(options.typeColumn)) match { case -1 => None; case i => Some(i) },
         options.streamColumn.map(optionColumn(_, "stream column")))
     }
@@ -201,8 +206,10 @@ object Analyzer {
       }
     }
 
+    private lazy val timeColumn = options.timeColumn.map(optionColumn(_, "time column"))
+
+    /** The window; also refuses a stream without any order (`timeColumn` is then the only one left). */
     private def window(orderKeys: IndexedSeq[(Int, Boolean)]): Option[WindowSpec] = {
-      val timeColumn = options.timeColumn.map(optionColumn(_, "time column"))
       val leading = orderKeys.headOption.map(_._1).orElse(timeColumn)
       query.within match {
         case None =>

@@ -73,6 +73,19 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     var lastKey = Long.MinValue
   }
 
+  /** The matches of a stream of events in stream order, each yielded once the event that completes it is read. */
+  def matches(events: Iterator[E]): Iterator[MatchOf[E]] = new Iterator[MatchOf[E]] {
+    private val pending = new java.util.ArrayDeque[MatchOf[E]]()
+    private val enqueue: MatchOf[E] => Unit = m => pending.add(m)
+
+    def hasNext: Boolean = {
+      while (pending.isEmpty && events.hasNext) push(events.next(), enqueue)
+      !pending.isEmpty
+    }
+
+    def next(): MatchOf[E] = if (hasNext) pending.poll() else throw new NoSuchElementException("no more matches")
+  }
+
   /** Reads one event; `emit` receives the matches it completes. */
   def push(event: E, emit: MatchOf[E] => Unit): Unit = {
     metrics.events += 1

@@ -7,7 +7,7 @@ import java.nio.file.Files
 import scala.util.control.NonFatal
 
 import io.sparkcer.engine.{EngineOptions, Event, LocalEngine, Match}
-import io.sparkcer.engine.analysis.{OutputVariable, WindowKey}
+import io.sparkcer.engine.analysis.OutputVariable
 import io.sparkcer.engine.ceql.CeqlException
 import io.sparkcer.engine.predicate.Values
 
@@ -48,11 +48,7 @@ object Main {
       timeColumn = options.get("time-column"))
     val compiled = LocalEngine.compile(query, columns, engineOptions)
     val analyzed = compiled.pattern.analyzed
-    val order = analyzed.orderKeys.headOption.map(_._1)
-      .orElse(analyzed.window.map(_.key).collect { case WindowKey.Column(i, _) => i })
-      .orElse(engineOptions.timeColumn.map(t => columns.indexWhere(_.equalsIgnoreCase(t))))
-    val keys = if (analyzed.orderKeys.nonEmpty) analyzed.orderKeys else order.map(_ -> false).toIndexedSeq
-    val ordered = rows.sortWith((a, b) => compareRows(keys, a, b) < 0)
+    val ordered = rows.sortWith((a, b) => compareRows(analyzed.streamOrder, a, b) < 0)
 
     val out = new BufferedWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8), 1 << 16)
     val quiet = options.contains("quiet")
@@ -63,7 +59,7 @@ object Main {
       matches += 1
       if (!quiet) {
         line.setLength(0)
-        render(m, columns, analyzed.partitionKeys.map(_.head), order, analyzed.outputs, line)
+        render(m, columns, analyzed.partitionKeys.map(_.head), analyzed.streamOrder.head._1, analyzed.outputs, line)
         out.write(line.toString); out.newLine()
       }
     }
@@ -87,7 +83,7 @@ object Main {
       if (descending) -c else c
     }.find(_ != 0).getOrElse(0)
 
-  private def render(m: Match, columns: IndexedSeq[String], partitionColumns: IndexedSeq[Int], order: Option[Int],
+  private def render(m: Match, columns: IndexedSeq[String], partitionColumns: IndexedSeq[Int], order: Int,
       outputs: IndexedSeq[OutputVariable], out: java.lang.StringBuilder): Unit = {
     def event(e: Event, attributes: IndexedSeq[Int])(o: java.lang.StringBuilder): Unit = {
       val shown = if (attributes.isEmpty) columns.indices else attributes
@@ -96,8 +92,8 @@ object Main {
     val partition = partitionColumns.indices.map(i =>
       columns(partitionColumns(i)) -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.partition(i), b)))
     val bounds = Seq(
-      "match_start" -> ((b: java.lang.StringBuilder) => JsonWriter.value(order.fold[Any](m.start.seq)(m.start.values(_)), b)),
-      "match_end" -> ((b: java.lang.StringBuilder) => JsonWriter.value(order.fold[Any](m.end.seq)(m.end.values(_)), b)))
+      "match_start" -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.start.values(order), b)),
+      "match_end" -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.end.values(order), b)))
     val bound = outputs.indices.map { v =>
       val output = outputs(v)
       output.name -> ((b: java.lang.StringBuilder) => {

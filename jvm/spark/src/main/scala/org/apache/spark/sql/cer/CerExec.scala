@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import io.sparkcer.engine.analysis.WindowKey
 import io.sparkcer.engine.eval.PatternEvaluator
-import io.sparkcer.spark.{CerMatch, CerPattern, InternalRowReader, MatchIterator, MatchWriter}
+import io.sparkcer.spark.{CerMatch, CerPattern, InternalRowReader, MatchWriter}
 
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys and sorted by keys
@@ -73,16 +73,23 @@ case class CerExec(
       val evaluator = new PatternEvaluator[InternalRow](pattern.compiled, reader, pattern.grouped)
       val structs = events.map(UnsafeProjection.create(_, input)).zip(single).toArray
       val writer = new MatchWriter(keyTypes, orderOrdinals.head, orderType, structs, outputTypes)
-      val matches = new MatchIterator(rows, evaluator, orderOrdinals.toArray, writer)
+      // Rows with a NULL order key are left out and counted (the engine counts NULL partition and window keys);
+      // the others are copied, since the engine keeps the events of the window.
+      var leftOut = 0L
+      val ordered = rows.filter { row =>
+        val hasOrder = !orderOrdinals.exists(row.isNullAt)
+        if (!hasOrder) leftOut += 1
+        hasOrder
+      }.map(_.copy())
       TaskContext.get().addTaskCompletionListener[Unit] { _ =>
         val m = evaluator.metrics
-        numEvents += m.events + matches.leftOut
+        numEvents += m.events + leftOut
         numOutputRows += m.matches
-        numLeftOut += m.droppedNullKey + matches.leftOut
+        numLeftOut += m.droppedNullKey + leftOut
         peakActiveStates.set(m.peakActiveStates.toDouble)
         peakLiveNodes.set(m.peakLiveNodes.toDouble)
       }
-      matches
+      evaluator.matches(ordered).map(writer)
     }
   }
 

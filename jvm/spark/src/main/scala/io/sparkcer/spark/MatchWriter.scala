@@ -6,37 +6,6 @@ import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types.DataType
 
 import io.sparkcer.engine.MatchOf
-import io.sparkcer.engine.eval.PatternEvaluator
-
-/**
- * One task's evaluation: feeds the input rows, in stream order, to the engine (copied, since the engine keeps
- * the events of the window) and yields one output row per match as soon as its last event is read. Rows with
- * a NULL order key are left out and counted.
- */
-final class MatchIterator(
-    input: Iterator[InternalRow],
-    evaluator: PatternEvaluator[InternalRow],
-    orderOrdinals: Array[Int],
-    writer: MatchWriter)
-    extends Iterator[InternalRow] {
-
-  /** Rows left out for a NULL order key (the engine counts those with a NULL partition or window key). */
-  var leftOut = 0L
-  private val pending = new java.util.ArrayDeque[MatchOf[InternalRow]]()
-  private val emit: MatchOf[InternalRow] => Unit = m => pending.add(m)
-
-  override def hasNext: Boolean = {
-    while (pending.isEmpty && input.hasNext) {
-      val row = input.next()
-      if (orderOrdinals.exists(row.isNullAt)) leftOut += 1
-      else evaluator.push(row.copy(), emit)
-    }
-    !pending.isEmpty
-  }
-
-  override def next(): InternalRow =
-    if (hasNext) writer(pending.poll()) else throw new NoSuchElementException("no more matches")
-}
 
 /**
  * Writes a match as an output row (DESIGN §4): the partition key, the order column at the first and last
