@@ -28,6 +28,13 @@ abstract class DeterministicCea(val nfa: Nfa) {
   def stateCount: Int = keys.length
   def isFinal(state: Int): Boolean = finals(state)
 
+  /**
+   * What a state stands for (its NFA states), and back: state numbers depend on the order the stream reached
+   * them in, so a run saved by one task is restored in another through the keys.
+   */
+  def keyOf(state: Int): Array[Int] = if (state < 0) Array.emptyIntArray else keys(state)
+  def stateOf(key: Array[Int]): Int = intern(key)
+
   def moves(state: Int, symbol: Int, bits: Array[Long]): Moves = {
     var row = table(state)
     if (row == null || symbol >= row.length) {

@@ -1,5 +1,7 @@
 package io.sparkcer.engine.eval
 
+import java.io.{DataInput, DataOutput}
+
 import io.sparkcer.engine.automaton.DeterministicCea
 import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
 
@@ -75,6 +77,35 @@ final class CeaRun(cea: DeterministicCea) extends Run {
     }
     total
   }
+
+  def expire(threshold: Long): Unit = {
+    tecs.reclaim(threshold)
+    for (i <- 0 until current.count) current.lists(i).expire(threshold)
+  }
+
+  /** Deterministic states are saved by their keys; the per-event merged nodes are made again on demand. */
+  def save(out: DataOutput): Unit = {
+    tecs.save(out)
+    writeState(out, preStart)
+    val live = (0 until current.count).filterNot(current.lists(_).isEmpty)
+    out.writeInt(live.length)
+    live.foreach { i => writeState(out, current.states(i)); current.lists(i).save(out) }
+  }
+
+  def load(in: DataInput): Unit = {
+    tecs.load(in)
+    preStart = readState(in)
+    current.reset(cea.stateCount)
+    for (_ <- 0 until in.readInt()) current.list(readState(in)).load(in)
+  }
+
+  private def writeState(out: DataOutput, state: Int): Unit = {
+    val key = cea.keyOf(state)
+    out.writeInt(key.length)
+    key.foreach(out.writeInt)
+  }
+
+  private def readState(in: DataInput): Int = cea.stateOf(Array.fill(in.readInt())(in.readInt()))
 
   /** The active states of one event, in the order they were first reached (CORE's ordered hash table). */
   private final class States {

@@ -1,5 +1,7 @@
 package io.sparkcer.engine.eval
 
+import java.io.{DataInput, DataOutput}
+
 /** The events of one partition from the oldest one a live match can still use, addressed by position. */
 final class EventRing[E <: AnyRef] {
   private var events = new Array[AnyRef](16)
@@ -29,6 +31,25 @@ final class EventRing[E <: AnyRef] {
       first += 1
       count -= 1
     }
+
+  def save(out: DataOutput, codec: EventCodec[E]): Unit = {
+    out.writeInt(count)
+    out.writeLong(first)
+    for (i <- 0 until count) {
+      val slot = (offset + i) % events.length
+      out.writeLong(keys(slot))
+      codec.write(events(slot).asInstanceOf[E], out)
+    }
+  }
+
+  def load(in: DataInput, codec: EventCodec[E]): Unit = {
+    val n = in.readInt()
+    val from = in.readLong()
+    for (i <- 0 until n) {
+      val key = in.readLong()
+      append(from + i, codec.read(in), key)
+    }
+  }
 
   private def grow(): Unit = {
     val (e, k) = (new Array[AnyRef](events.length * 2), new Array[Long](events.length * 2))

@@ -1,5 +1,7 @@
 package io.sparkcer.engine.eval
 
+import java.io.{DataInput, DataOutput}
+
 import scala.collection.mutable
 
 import io.sparkcer.engine.MatchOf
@@ -60,13 +62,14 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private var single: Partition = _
   private var sweepAt = 1024L
   /**
-   * Idle partitions can be forgotten only when nothing outside the window matters: not under NEXT, LAST or MAX,
-   * whose choice among the matches ending at an event looks at runs of any age.
+   * A partition whose events all left the window can be forgotten only when nothing outside the window matters:
+   * not under NEXT, LAST or MAX, whose choice among the matches ending at an event looks at runs of any age.
    */
-  private val evictable = columnWindow && !grouped && partitioned &&
-    Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(pattern.strategy)
+  private val forgettable = Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(pattern.strategy)
+  private val evictable = columnWindow && !grouped && partitioned && forgettable
 
-  private final class Partition(val key: IndexedSeq[Any]) {
+  /** @param witness the event that opened the partition: a restored state finds the partition key from it */
+  private final class Partition(val key: IndexedSeq[Any], val witness: E) {
     var run: Run = pattern.newRun(cea)
     val events = new EventRing[E]
     var position = -1L
@@ -122,16 +125,76 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   private def partitionOf(event: E): Partition =
     if (!partitioned) {
-      if (single == null) single = new Partition(IndexedSeq.empty)
+      if (single == null) single = new Partition(IndexedSeq.empty, event)
       single
     } else {
       val key = reader.partitionKey(event)
       if (key == null) null
       else if (grouped) {
-        if (single == null || single.key != key) single = new Partition(key)
+        if (single == null || single.key != key) single = new Partition(key, event)
         single
-      } else partitions.getOrElseUpdate(key, new Partition(key))
+      } else partitions.getOrElseUpdate(key, new Partition(key, event))
     }
+
+  // ---- a live stream's state between micro-batches -----------------------------------------------------------
+
+  private def held: Iterator[Partition] = partitions.valuesIterator ++ Option(single).iterator
+
+  /** Whether no partition holds anything: the state is that of a fresh evaluator. */
+  def isEmpty: Boolean = partitions.isEmpty && single == null
+
+  /** Forgets every partition, as a fresh evaluator; the automaton built so far is kept. */
+  def reset(): Unit = { partitions.clear(); single = null }
+
+  /**
+   * Told that no event with a window key at or below `key` will come any more (a watermark), drops what no later
+   * event can use, as that event's own threshold would: expired partial matches and events, and under ALL, ANY
+   * and STRICT whole partitions whose events have all left the window. Column windows only.
+   */
+  def advanceTo(key: Long): Unit = if (columnWindow) {
+    val threshold = key - windowAmount
+    def spent(p: Partition) = forgettable && p.lastKey <= threshold
+    partitions.filterInPlace { case (_, p) => !spent(p) }
+    if (single != null && spent(single)) single = null
+    held.foreach { p => p.events.expire(threshold); p.run.expire(threshold) }
+  }
+
+  /**
+   * The window key from which [[advanceTo]] can drop everything that is left, or None when nothing more expires
+   * (no column window, or only the priority order that NEXT, LAST and MAX keep).
+   */
+  def expiresAt: Option[Long] =
+    if (!columnWindow) None
+    else held.filter(p => forgettable || p.events.size > 0).map(p => Math.addExact(p.lastKey, windowAmount)).maxOption
+
+  /** Writes the state of every partition; events go through `codec`. */
+  def save(out: DataOutput, codec: EventCodec[E]): Unit = {
+    out.writeInt(PatternEvaluator.StateFormat)
+    out.writeInt(partitions.size + (if (single == null) 0 else 1))
+    held.foreach { p =>
+      codec.write(p.witness, out)
+      out.writeLong(p.position)
+      out.writeLong(p.lastKey)
+      p.events.save(out, codec)
+      p.run.save(out)
+    }
+  }
+
+  /** Replaces the state with one [[save]] wrote, for the same query (in this or another process). */
+  def load(in: DataInput, codec: EventCodec[E]): Unit = {
+    reset()
+    val format = in.readInt()
+    require(format == PatternEvaluator.StateFormat, s"saved state format $format, expected ${PatternEvaluator.StateFormat}")
+    for (_ <- 0 until in.readInt()) {
+      val witness = codec.read(in)
+      val p = new Partition(if (partitioned) reader.partitionKey(witness) else IndexedSeq.empty, witness)
+      p.position = in.readLong()
+      p.lastKey = in.readLong()
+      p.events.load(in, codec)
+      p.run.load(in)
+      if (partitioned && !grouped) partitions(p.key) = p else single = p
+    }
+  }
 
   private def consume(partition: Partition): Unit = pattern.consumption match {
     case Consumption.Nothing => ()
@@ -179,4 +242,9 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
       accepted < pattern.limit
     }
   }
+}
+
+object PatternEvaluator {
+  /** The layout version of [[PatternEvaluator.save]]; a change makes old checkpoints fail loudly, not silently. */
+  final val StateFormat = 1
 }

@@ -1,5 +1,7 @@
 package io.sparkcer.engine.eval
 
+import java.io.{DataInput, DataOutput}
+
 import io.sparkcer.engine.automaton.Nfa
 import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
 
@@ -62,6 +64,28 @@ final class PriorityRun(nfa: Nfa, lastFirst: Boolean) extends Run {
     val (n0, k0) = (node, nodeKey)
     node = fresh; nodeKey = freshKey
     fresh = n0; freshKey = k0
+  }
+
+  def expire(threshold: Long): Unit = {
+    tecs.reclaim(threshold)
+    for (q <- 0 until n if node(q) >= 0 && nodeKey(q) <= threshold) node(q) = Expired
+  }
+
+  /** The priority order is saved even when every run in it has expired: it still decides what wins later. */
+  def save(out: DataOutput): Unit = {
+    tecs.save(out)
+    out.writeInt(n)
+    for (q <- 0 until n) { out.writeInt(node(q)); out.writeLong(nodeKey(q)) }
+    out.writeInt(order.length)
+    order.foreach { group => out.writeInt(group.length); group.foreach(out.writeInt) }
+  }
+
+  def load(in: DataInput): Unit = {
+    tecs.load(in)
+    val saved = in.readInt()
+    require(saved == n, s"the saved run has $saved automaton states, this query's automaton $n: the query changed")
+    for (q <- 0 until n) { node(q) = in.readInt(); nodeKey(q) = in.readLong() }
+    order = Array.fill(in.readInt())(Array.fill(in.readInt())(in.readInt()))
   }
 
   def emit(position: Long, threshold: Long, enumerator: Enumerator, sink: MatchSink): Int =

@@ -1,5 +1,7 @@
 package io.sparkcer.engine.tecs
 
+import java.io.{DataInput, DataOutput}
+
 /**
  * CORE's timed enumerable compact set (tECS), stored column-wise in primitive arrays.
  *
@@ -128,6 +130,57 @@ final class Tecs(initialCapacity: Int = 256) {
   def right(n: Int): Int = rights(n & mask)
   def rightMaxStart(n: Int): Long = rightMaxStarts(n & mask)
 
+  /** Writes the live nodes and creation marks: what a run needs to resume after a restart. */
+  def save(out: DataOutput): Unit = {
+    out.writeInt(firstLive)
+    out.writeInt(nextId)
+    out.writeInt(maxOutputDepth)
+    out.writeInt(markCount)
+    for (i <- 0 until markCount) {
+      val slot = (markHead + i) & (markKeys.length - 1)
+      out.writeInt(markIds(slot))
+      out.writeLong(markKeys(slot))
+    }
+    var id = firstLive
+    while (id != nextId) {
+      val s = id & mask
+      out.writeByte(kinds(s))
+      out.writeLong(maxStarts(s))
+      kinds(s) match {
+        case Bottom => out.writeLong(positions(s))
+        case Output => out.writeLong(positions(s)); out.writeInt(labels(s)); out.writeInt(lefts(s))
+        case _ => out.writeInt(lefts(s)); out.writeInt(rights(s)); out.writeLong(rightMaxStarts(s)); out.writeByte(depths(s))
+      }
+      id = (id + 1) & Int.MaxValue
+    }
+  }
+
+  /** Replaces this (fresh) structure with one written by [[save]]; node ids are kept, so references stay valid. */
+  def load(in: DataInput): Unit = {
+    firstLive = in.readInt()
+    nextId = in.readInt()
+    maxOutputDepth = in.readInt()
+    markCount = in.readInt()
+    markHead = 0
+    val marks = Integer.highestOneBit(math.max(16, markCount - 1)) << 1
+    markIds = new Array[Int](marks)
+    markKeys = new Array[Long](marks)
+    for (i <- 0 until markCount) { markIds(i) = in.readInt(); markKeys(i) = in.readLong() }
+    resize(Integer.highestOneBit(math.max(16, liveNodes)) << 1)
+    var id = firstLive
+    while (id != nextId) {
+      val s = id & mask
+      kinds(s) = in.readByte()
+      maxStarts(s) = in.readLong()
+      kinds(s) match {
+        case Bottom => positions(s) = in.readLong(); depths(s) = 0
+        case Output => positions(s) = in.readLong(); labels(s) = in.readInt(); lefts(s) = in.readInt(); depths(s) = 0
+        case _ => lefts(s) = in.readInt(); rights(s) = in.readInt(); rightMaxStarts(s) = in.readLong(); depths(s) = in.readByte()
+      }
+      id = (id + 1) & Int.MaxValue
+    }
+  }
+
   private def allocate(): Int = {
     if (liveNodes == capacity) grow()
     val id = nextId
@@ -137,7 +190,11 @@ final class Tecs(initialCapacity: Int = 256) {
 
   private def grow(): Unit = {
     require(capacity < (1 << 30), "tECS exceeded 2^30 live nodes: narrow the window (WITHIN) or the partitions")
-    val newCapacity = capacity << 1
+    resize(capacity << 1)
+  }
+
+  /** Moves the live nodes into arrays of `newCapacity` slots (a power of two at least the live count). */
+  private def resize(newCapacity: Int): Unit = {
     val newMask = newCapacity - 1
     def move[A](old: Array[A], fresh: Array[A]): Array[A] = {
       var id = firstLive

@@ -1,5 +1,7 @@
 package io.sparkcer.engine.tecs
 
+import java.io.{DataInput, DataOutput}
+
 /**
  * CORE's union-list: the safe nodes that reach one automaton state at one event, sorted by decreasing maximum
  * start, at most one per maximum start (nodes with equal maximum starts are united on insertion). Its length is
@@ -54,4 +56,15 @@ final class UnionList {
   }
 
   def maxStart: Long = keys(0)
+
+  def save(out: DataOutput): Unit = {
+    out.writeInt(size)
+    for (i <- 0 until size) { out.writeInt(nodes(i)); out.writeLong(keys(i)) }
+  }
+
+  def load(in: DataInput): Unit = {
+    size = in.readInt()
+    if (size > nodes.length) { nodes = new Array[Int](size); keys = new Array[Long](size) }
+    for (i <- 0 until size) { nodes(i) = in.readInt(); keys(i) = in.readLong() }
+  }
 }

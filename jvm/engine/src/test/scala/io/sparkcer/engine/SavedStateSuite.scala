@@ -1,0 +1,179 @@
+package io.sparkcer.engine
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataInputStream, DataOutput, DataOutputStream}
+import java.util.Random
+
+import scala.collection.mutable
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.engine.analysis.WindowKey
+import io.sparkcer.engine.ceql.Consumption
+import io.sparkcer.engine.eval.{EventCodec, PatternEvaluator}
+import io.sparkcer.engine.oracle.{Generators, Printer}
+
+/**
+ * A live stream arrives in micro-batches, and between two of them the evaluator's state is saved and read back,
+ * possibly by another process. On random queries and streams, cut at random places, the matches must be exactly
+ * those of one uninterrupted pass: with the whole stream in one evaluator (unpartitioned queries, CONSUME BY
+ * ANY), and with each partition key in its own saved state (how Spark's streaming groups the keys). Between
+ * batches the evaluator is also told a watermark (no later event is at or below it), which lets it drop state.
+ */
+class SavedStateSuite extends AnyFunSuite {
+  import SavedStateSuite._
+
+  private val cases = 1500
+
+  private def matches(q: LocalQuery, evaluator: PatternEvaluator[Event], events: Seq[Event]): Seq[Found] =
+    evaluator.matches(events.iterator).map(m => Found(m.start.seq, m.end.seq, m.bindings.map(_.map(_.seq)))).toSeq
+
+  private def roundTrip(q: LocalQuery, grouped: Boolean, saved: Option[Array[Byte]]): PatternEvaluator[Event] = {
+    val evaluator = new PatternEvaluator[Event](q.pattern, q.reader, grouped)
+    saved.foreach(bytes => evaluator.load(new DataInputStream(new ByteArrayInputStream(bytes)), EventBytes))
+    evaluator
+  }
+
+  private def save(evaluator: PatternEvaluator[Event]): Array[Byte] = {
+    val bytes = new ByteArrayOutputStream()
+    evaluator.save(new DataOutputStream(bytes), EventBytes)
+    bytes.toByteArray
+  }
+
+  private def difference(seed: Long, text: String, events: Seq[Event], got: Seq[Found], expected: Seq[Found]): String =
+    s"seed $seed: ${got.length} matches, expected ${expected.length}; missing " +
+      s"${expected.diff(got).take(3).mkString(", ")}; extra ${got.diff(expected).take(3).mkString(", ")}\n" +
+      s"query:\n$text\n${Generators.showStream(events.map(_.values).toIndexedSeq)}"
+
+  /** Cuts the stream into batches of 0 to 5 events. */
+  private def batches(rnd: Random, events: IndexedSeq[Event]): List[IndexedSeq[Event]] = {
+    val cuts = Iterator.iterate(0)(_ + rnd.nextInt(6)).takeWhile(_ < events.length).toList :+ events.length
+    cuts.zip(cuts.tail).map { case (a, b) => events.slice(a, b) }
+  }
+
+  /** A watermark between the last event of a batch and the first of the next: below every event still to come. */
+  private def watermark(rnd: Random, q: LocalQuery, next: Option[Event], done: Option[Event]): Option[Long] =
+    q.pattern.analyzed.window.map(_.key) match {
+      case Some(_: WindowKey.Column) =>
+        val window = q.pattern.analyzed.window.flatMap(_.key match { case WindowKey.Column(i, _) => Some(i) case _ => None }).get
+        def key(e: Event) = LocalQuery.windowValue(e.values(window))
+        val high = next.filter(_.values(window) != null).map(key(_) - 1).getOrElse(Long.MaxValue / 4)
+        val low = done.filter(_.values(window) != null).map(key).getOrElse(high - 1000)
+        if (high < low) None else Some(low + (rnd.nextDouble() * (high - low)).toLong)
+      case _ => None
+    }
+
+  test("one saved state for the whole stream: the matches of an uninterrupted pass") {
+    var checked = 0
+    for (seed <- 0L until cases) {
+      val rnd = new Random(seed * 7919)
+      val query = Generators.query(rnd)
+      val text = Printer.query(query)
+      val q = LocalEngine.compile(text, Generators.Columns)
+      val events = Generators.stream(rnd, rnd.nextInt(40)).zipWithIndex.map { case (r, i) => new Event(i, r) }
+      val expected = matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false), events)
+
+      var saved: Option[Array[Byte]] = None
+      val got = mutable.ArrayBuffer.empty[Found]
+      val parts = batches(rnd, events)
+      parts.zipWithIndex.foreach { case (batch, i) =>
+        val evaluator = roundTrip(q, grouped = false, saved)
+        got ++= matches(q, evaluator, batch)
+        val next = parts.drop(i + 1).flatten.headOption
+        watermark(rnd, q, next, batch.lastOption).foreach(evaluator.advanceTo)
+        saved = Some(save(evaluator))
+      }
+      assert(got == expected, difference(seed, text, events, got.toSeq, expected))
+      if (expected.nonEmpty) checked += 1
+    }
+    assert(checked > cases / 10, "too few cases with matches to mean anything")
+  }
+
+  test("one saved state per partition key: the matches of an uninterrupted pass") {
+    var checked = 0
+    for (seed <- 0L until cases) {
+      val rnd = new Random(seed * 104729)
+      val query = Generators.query(rnd) match {
+        case g if g.partitionBy.isEmpty || g.consumeBy == Consumption.Any => None
+        case g => Some(g)
+      }
+      query.foreach { query =>
+        val text = Printer.query(query)
+        val q = LocalEngine.compile(text, Generators.Columns)
+        val events = Generators.stream(rnd, rnd.nextInt(40)).zipWithIndex.map { case (r, i) => new Event(i, r) }
+        val expected = matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false), events)
+
+        val states = mutable.HashMap.empty[IndexedSeq[Any], Array[Byte]]
+        val got = mutable.ArrayBuffer.empty[Found]
+        val parts = batches(rnd, events)
+        parts.zipWithIndex.foreach { case (batch, i) =>
+          val next = parts.drop(i + 1).flatten.headOption
+          val mark = watermark(rnd, q, next, batch.lastOption)
+          val byKey = batch.groupBy(q.reader.partitionKey).removed(null)
+          // Keys with events in the batch, and (as a timer would) some of the others.
+          val touched = byKey.keySet ++ states.keys.filter(_ => rnd.nextBoolean())
+          touched.foreach { key =>
+            val evaluator = roundTrip(q, grouped = true, states.get(key))
+            got ++= matches(q, evaluator, byKey.getOrElse(key, Nil).sortBy(_.seq))
+            mark.foreach(evaluator.advanceTo)
+            if (evaluator.isEmpty) states.remove(key) else states(key) = save(evaluator)
+          }
+        }
+        assert(got.sorted == expected.sorted, difference(seed, text, events, got.sorted.toSeq, expected.sorted))
+        if (expected.nonEmpty) checked += 1
+      }
+    }
+    assert(checked > cases / 40, "too few cases with matches to mean anything")
+  }
+
+  test("a spent partition leaves no state; a priority order stays, without events or nodes") {
+    val columns = IndexedSeq("event_type", "k", "ts")
+    val rows = (0 until 50).map(i => Array[Any](if (i % 2 == 0) "A" else "B", Long.box(1), Long.box(i * 10L)))
+    val events = rows.zipWithIndex.map { case (r, i) => new Event(i, r) }
+    for (strategy <- Seq("ALL", "STRICT", "NEXT", "LAST", "MAX")) {
+      val q = LocalEngine.compile(s"SELECT $strategy * FROM S WHERE A ; B PARTITION BY k WITHIN 30 [ts]", columns)
+      val evaluator = new PatternEvaluator[Event](q.pattern, q.reader, grouped = true)
+      assert(evaluator.matches(events.iterator).size > 0, strategy)
+      assert(evaluator.expiresAt.contains(490L + 30L))
+      evaluator.advanceTo(519L)
+      assert(!evaluator.isEmpty, s"$strategy: the last event is still inside the window")
+      evaluator.advanceTo(520L)
+      if (Set("ALL", "STRICT")(strategy)) assert(evaluator.isEmpty, strategy)
+      else {
+        assert(evaluator.expiresAt.isEmpty, strategy)
+        assert(save(evaluator).length < 400, s"$strategy keeps only its priority order")
+      }
+    }
+  }
+}
+
+object SavedStateSuite {
+  final case class Found(start: Long, end: Long, bindings: Seq[Seq[Long]])
+
+  implicit val foundOrdering: Ordering[Found] =
+    Ordering.by((f: Found) => (f.end, f.start, f.bindings.map(_.mkString(",")).mkString(";")))
+
+  /** The generated rows hold strings, longs, doubles and NULLs. */
+  object EventBytes extends EventCodec[Event] {
+    def write(event: Event, out: DataOutput): Unit = {
+      out.writeLong(event.seq)
+      out.writeInt(event.values.length)
+      event.values.foreach {
+        case null => out.writeByte(0)
+        case s: String => out.writeByte(1); out.writeUTF(s)
+        case l: java.lang.Long => out.writeByte(2); out.writeLong(l)
+        case d: java.lang.Double => out.writeByte(3); out.writeDouble(d)
+        case other => throw new IllegalArgumentException(s"no codec for $other")
+      }
+    }
+
+    def read(in: DataInput): Event = {
+      val seq = in.readLong()
+      new Event(seq, Array.fill[Any](in.readInt())(in.readByte() match {
+        case 0 => null
+        case 1 => in.readUTF()
+        case 2 => Long.box(in.readLong())
+        case 3 => Double.box(in.readDouble())
+      }))
+    }
+  }
+}
