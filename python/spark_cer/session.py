@@ -14,6 +14,8 @@ __all__ = ["EXTENSION_CLASS", "jar_path", "configure", "session"]
 
 #: The class registered in ``spark.sql.extensions``.
 EXTENSION_CLASS = "io.sparkcer.spark.CerSparkSessionExtensions"
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+_STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 # In a checkout of the repository, the jar built by `build/sbt spark/package`.
@@ -86,7 +88,9 @@ def configure(builder: "SparkSession.Builder", *, jar: Optional[str] = None) -> 
     ``spark.sql.extensions``.
 
     Values the builder already has are kept (the jar and the class are appended to the comma-separated lists,
-    once), so spark-cer combines with other extensions such as Delta Lake. Both settings are static: call this
+    once), so spark-cer combines with other extensions such as Delta Lake. Unless the builder names one, the
+    streaming state store becomes RocksDB (``spark.sql.streaming.stateStore.providerClass``): CEQL on a stream
+    runs on Spark's ``transformWithState``, which needs it. Both settings are static: call this
     before the first ``getOrCreate()``. For Spark Connect, the server must be started with them (a client cannot
     add a SQL extension); a local Connect server started by ``builder.remote("local[*]")`` takes them from
     the builder.
@@ -117,6 +121,8 @@ def configure(builder: "SparkSession.Builder", *, jar: Optional[str] = None) -> 
     options = getattr(builder, "_options", {})
     builder.config("spark.jars", _append(options.get("spark.jars"), jar))
     builder.config("spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION_CLASS))
+    if _STATE_STORE_PROVIDER not in options:
+        builder.config(_STATE_STORE_PROVIDER, ROCKSDB_PROVIDER)
     return builder
 
 

@@ -8,16 +8,17 @@ import org.apache.spark.sql.classic.SparkSession
 /**
  * Analyzer rule: once Spark has resolved a CEQL query's inputs, merges several streams into one (by column
  * name, with a column naming each row's stream, and the stream's name as type where a stream has no type
- * column), then analyzes the query over the input's columns into a [[CerMatch]].
+ * column), then analyzes the query over the input's columns into a [[CerMatch]], which a streaming input
+ * lowers to Spark's stateful `transformWithState` ([[StreamingCer]]).
  */
 final case class ResolveCer(session: SparkSession) extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case call: CerCall if call.childrenResolved => CerTableFunction.request(call)
-    case u: UnresolvedCer if u.childrenResolved && u.children.exists(_.isStreaming) =>
-      throw CerErrors.analysis("CEQL queries run on batch input; streaming input is not supported yet")
     case u: UnresolvedCer if u.childrenResolved && u.children.length > 1 => merge(u)
-    case u: UnresolvedCer if u.childrenResolved => new CerAnalysis(session, u.request, u.children.head).plan
+    case u: UnresolvedCer if u.childrenResolved =>
+      val matched = new CerAnalysis(session, u.request, u.children.head).plan
+      if (matched.child.isStreaming) StreamingCer.lower(matched) else matched
   }
 
   private def merge(u: UnresolvedCer): UnresolvedCer = {

@@ -3,14 +3,12 @@ package org.apache.spark.sql.cer
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BindReferences, BoundReference, Expression, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, HashPartitioning, Partitioning, SinglePartition, UnknownPartitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import io.sparkcer.engine.analysis.WindowKey
-import io.sparkcer.engine.eval.PatternEvaluator
-import io.sparkcer.spark.{CerMatch, CerPattern, InternalRowReader, MatchWriter}
+import io.sparkcer.spark.{CerMatch, CerPattern, CerTask}
 
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys and sorted by keys
@@ -57,39 +55,27 @@ case class CerExec(
   override protected def doExecute(): RDD[InternalRow] = {
     val (numEvents, numOutputRows, numLeftOut, peakActiveStates, peakLiveNodes) = (longMetric("numEvents"),
       longMetric("numOutputRows"), longMetric("numLeftOut"), longMetric("peakActiveStates"), longMetric("peakLiveNodes"))
-    val (pattern, keys, guards, events, input) = (this.pattern, partitionKeys, this.guards, this.events, child.output)
-    val orderOrdinals = order.map(o => BindReferences.bindReference(o.child, input).asInstanceOf[BoundReference].ordinal)
-    val orderType = order.head.dataType
-    val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
-    val keyTypes = keys.map(_.dataType).toArray
-    val outputTypes = output.map(_.dataType).toArray
-    val single = pattern.analyzed.outputs.map(_.single)
+    val task = CerTask(pattern, partitionKeys, order, guards, events, child.output, output)
 
     child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
-      val predicates = guards.map(g => Predicate.create(g, input)).toArray
-      predicates.foreach(_.initialize(index))
-      val key = if (keys.isEmpty) null else UnsafeProjection.create(keys, input)
-      val reader = new InternalRowReader(predicates, key, window)
-      val evaluator = new PatternEvaluator[InternalRow](pattern.compiled, reader, pattern.grouped)
-      val structs = events.map(UnsafeProjection.create(_, input)).zip(single).toArray
-      val writer = new MatchWriter(keyTypes, orderOrdinals.head, orderType, structs, outputTypes)
+      val opened = task.open(index)
       // Rows with a NULL order key are left out and counted (the engine counts NULL partition and window keys);
       // the others are copied, since the engine keeps the events of the window.
       var leftOut = 0L
       val ordered = rows.filter { row =>
-        val hasOrder = !orderOrdinals.exists(row.isNullAt)
-        if (!hasOrder) leftOut += 1
-        hasOrder
+        val placed = task.ordered(row)
+        if (!placed) leftOut += 1
+        placed
       }.map(_.copy())
       TaskContext.get().addTaskCompletionListener[Unit] { _ =>
-        val m = evaluator.metrics
+        val m = opened.evaluator.metrics
         numEvents += m.events + leftOut
         numOutputRows += m.matches
         numLeftOut += m.droppedNullKey + leftOut
         peakActiveStates.set(m.peakActiveStates.toDouble)
         peakLiveNodes.set(m.peakLiveNodes.toDouble)
       }
-      evaluator.matches(ordered).map(writer)
+      opened.evaluator.matches(ordered).map(opened.writer)
     }
   }
 

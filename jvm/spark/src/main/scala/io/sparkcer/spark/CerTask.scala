@@ -1,0 +1,47 @@
+package io.sparkcer.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, Expression, Predicate, SortOrder, UnsafeProjection}
+
+import io.sparkcer.engine.analysis.WindowKey
+import io.sparkcer.engine.eval.PatternEvaluator
+
+/**
+ * What every task of a CER operator runs, on batch input ([[org.apache.spark.sql.cer.CerExec]]) and on streams
+ * ([[CerStatefulProcessor]]): the plan's pieces, serializable, over the rows of `input`; [[open]] makes one
+ * task's evaluator and writer.
+ */
+final case class CerTask(
+    pattern: CerPattern,
+    partitionKeys: Seq[Expression],
+    order: Seq[SortOrder],
+    guards: Seq[Expression],
+    events: Seq[Seq[Attribute]],
+    input: Seq[Attribute],
+    output: Seq[Attribute]) {
+
+  /** The input ordinals of the stream order's columns; the first is the window's and the event time's column. */
+  val orderOrdinals: Seq[Int] =
+    order.map(o => BindReferences.bindReference(o.child, input).asInstanceOf[BoundReference].ordinal)
+
+  /** A row is placed in the stream only when every order column has a value. */
+  def ordered(row: InternalRow): Boolean = !orderOrdinals.exists(row.isNullAt)
+
+  /** Compiles the guards, the key and the output projections for one task. */
+  def open(partitionIndex: Int): CerTask.Opened = {
+    val predicates = guards.map(g => Predicate.create(g, input)).toArray
+    predicates.foreach(_.initialize(partitionIndex))
+    val key = if (partitionKeys.isEmpty) null else UnsafeProjection.create(partitionKeys, input)
+    val orderType = order.head.dataType
+    val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
+    val reader = new InternalRowReader(predicates, key, window)
+    val structs = events.map(UnsafeProjection.create(_, input)).zip(pattern.analyzed.outputs.map(_.single)).toArray
+    val writer = new MatchWriter(partitionKeys.map(_.dataType).toArray, orderOrdinals.head, orderType, structs,
+      output.map(_.dataType).toArray)
+    CerTask.Opened(reader, new PatternEvaluator[InternalRow](pattern.compiled, reader, pattern.grouped), writer)
+  }
+}
+
+object CerTask {
+  final case class Opened(reader: InternalRowReader, evaluator: PatternEvaluator[InternalRow], writer: MatchWriter)
+}
