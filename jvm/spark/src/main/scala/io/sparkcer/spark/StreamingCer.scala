@@ -2,7 +2,7 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, Literal}
-import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan, Project, TransformWithState}
+import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan, Project, TransformWithState, UpdateEventTimeWatermarkColumn}
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.streaming.{OutputMode, TimeMode}
@@ -28,11 +28,14 @@ object StreamingCer {
     val inputSchema = DataTypeUtils.fromAttributes(input)
     val outputSchema = DataTypeUtils.fromAttributes(m.output)
     val task = CerTask(m.pattern, m.partitionKeys, m.order, m.guards, m.events, input, m.output)
-    TransformWithState[Row, Row, Row](
+    val matches = TransformWithState[Row, Row, Row](
       keys.map(_.toAttribute), input, new CerStatefulProcessor(task, inputSchema, outputSchema, MicrosPerMilli),
       TimeMode.EventTime(), OutputMode.Append(), Project(input ++ keys, m.child))(
       Encoders.row(DataTypeUtils.fromAttributes(keys.map(_.toAttribute))), Encoders.row(inputSchema),
       Encoders.row(outputSchema))
+    // A match is emitted in the batch whose watermark reaches its last event, so match_end is the output's event
+    // time: a windowed aggregation or another stateful operator can follow (Spark checks it per row).
+    UpdateEventTimeWatermarkColumn(matches.output(m.partitionKeys.length + 1), None, matches)
   }
 
   /** `transformWithState` keeps several state variables, which only the RocksDB state store can (Spark 4.0). */
