@@ -58,10 +58,15 @@ def cer(
     DataFrame's schema), then run as ``SELECT * FROM cer(TABLE(df), '<query>', ...)``, so it works on classic
     and Spark Connect sessions alike.
 
+    On a streaming DataFrame the query runs continuously and gives the matches it would give on the same rows
+    as a table: the first ``order_by`` column is the event time, a timestamp with a watermark
+    (``df.withWatermark("ts", "10 seconds")``), the query needs ``WITHIN``, and each match is emitted once
+    (append mode) when the watermark passes its last event.
+
     Parameters
     ----------
     df : :class:`DataFrame`
-        The events.
+        The events, a table or a stream.
     query : str
         The CEQL query, without ``FROM``.
     order_by : str or list of str, optional

@@ -2,8 +2,6 @@ package io.sparkcer.spark
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataInputStream, DataOutput, DataOutputStream}
 
-import scala.collection.mutable
-
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.InternalRow
@@ -48,18 +46,11 @@ final class CerStatefulProcessor(task: CerTask, inputSchema: StructType, outputS
   }
 
   override def handleInputRows(key: Row, rows: Iterator[Row], timerValues: TimerValues): Iterator[Row] = {
-    val placed = mutable.ArrayBuffer.empty[Array[Byte]]
-    var first = Long.MaxValue
-    rows.foreach { row =>
-      val event = runtime.toEvent(row)
-      if (task.ordered(event)) {
-        placed += event.getBytes
-        first = math.min(first, runtime.eventTime(event))
-      }
-    }
+    val placed = rows.map(runtime.toEvent).filter(task.ordered).toArray[InternalRow]
     if (placed.nonEmpty) {
-      pending.appendList(placed.toArray)
-      wake(first)
+      // One list entry per batch: the state store merges each appended value on its own.
+      pending.appendValue(runtime.encode(placed))
+      wake(placed.iterator.map(runtime.eventTime).min)
     }
     Iterator.empty
   }
@@ -67,14 +58,14 @@ final class CerStatefulProcessor(task: CerTask, inputSchema: StructType, outputS
   override def handleExpiredTimer(key: Row, timerValues: TimerValues, expired: ExpiredTimerInfo): Iterator[Row] = {
     wakeAt.clear() // Spark deletes the timer that fired
     val watermark = Math.multiplyExact(timerValues.getCurrentWatermarkInMs(), eventTimeUnitsPerMilli)
-    val (ready, waiting) = pending.get().map(runtime.decode).toArray.partition(runtime.eventTime(_) <= watermark)
+    val (ready, waiting) = pending.get().flatMap(runtime.decode).toArray.partition(runtime.eventTime(_) <= watermark)
     val evaluator = runtime.opened.evaluator
     if (engine.exists()) runtime.load(engine.get()) else evaluator.reset()
     java.util.Arrays.sort(ready, runtime.streamOrder)
     val found = evaluator.matches(ready.iterator).map(m => runtime.toRow(runtime.opened.writer(m))).toVector
     evaluator.advanceTo(watermark)
 
-    if (waiting.isEmpty) pending.clear() else pending.put(waiting.map(_.getBytes))
+    if (waiting.isEmpty) pending.clear() else pending.put(Array(runtime.encode(waiting)))
     if (evaluator.isEmpty) engine.clear() else engine.update(runtime.save())
     (waiting.iterator.map(runtime.eventTime) ++ evaluator.expiresAt).minOption.foreach(wake)
     found.iterator
@@ -105,15 +96,9 @@ private object CerStatefulProcessor {
     val streamOrder: java.util.Comparator[InternalRow] =
       GenerateOrdering.generate(task.order.map(BindReferences.bindReference(_, task.input)))
 
-    def toEvent(row: Row): UnsafeRow = toInternal(row).asInstanceOf[UnsafeRow].copy()
+    def toEvent(row: Row): InternalRow = toInternal(row).copy()
     def toRow(row: InternalRow): Row = toExternal(row)
     def eventTime(row: InternalRow): Long = row.getLong(timeOrdinal)
-
-    def decode(bytes: Array[Byte]): UnsafeRow = {
-      val row = new UnsafeRow(fields)
-      row.pointTo(bytes, bytes.length)
-      row
-    }
 
     def write(event: InternalRow, out: DataOutput): Unit = {
       val bytes = event.asInstanceOf[UnsafeRow].getBytes
@@ -124,17 +109,29 @@ private object CerStatefulProcessor {
     def read(in: DataInput): InternalRow = {
       val bytes = new Array[Byte](in.readInt())
       in.readFully(bytes)
-      decode(bytes)
+      val row = new UnsafeRow(fields)
+      row.pointTo(bytes, bytes.length)
+      row
     }
 
-    def save(): Array[Byte] = {
-      val bytes = new ByteArrayOutputStream()
-      val out = new DataOutputStream(bytes)
-      opened.evaluator.save(out, this)
+    /** Rows waiting for the watermark, as one value. */
+    def encode(rows: Array[InternalRow]): Array[Byte] = bytes { out => out.writeInt(rows.length); rows.foreach(write(_, out)) }
+    def decode(value: Array[Byte]): Iterator[InternalRow] = {
+      val in = input(value)
+      Iterator.fill(in.readInt())(read(in))
+    }
+
+    def save(): Array[Byte] = bytes(opened.evaluator.save(_, this))
+    def load(saved: Array[Byte]): Unit = opened.evaluator.load(input(saved), this)
+
+    private def bytes(write: DataOutputStream => Unit): Array[Byte] = {
+      val buffer = new ByteArrayOutputStream()
+      val out = new DataOutputStream(buffer)
+      write(out)
       out.flush()
-      bytes.toByteArray
+      buffer.toByteArray
     }
 
-    def load(saved: Array[Byte]): Unit = opened.evaluator.load(new DataInputStream(new ByteArrayInputStream(saved)), this)
+    private def input(value: Array[Byte]) = new DataInputStream(new ByteArrayInputStream(value))
   }
 }
