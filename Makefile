@@ -15,10 +15,14 @@ STOCKS ?= $(firstword $(wildcard ../shared/data/stocks.csv) data/stocks.csv.gz)
 QUERY ?= sql/stocks/s3.ceql
 CSV ?= $(STOCKS)
 
-.PHONY: demo test jvm-test python-test wheel engine-run bench-engine clean
+.PHONY: demo demo-stream test jvm-test python-test wheel engine-run bench-engine bench-stream clean
 
 demo: $(VENV)/.installed
 	$(PYTHON) examples/demo.py
+
+# The same engine on a live stream: the trace replayed one file a second, matches printed as they are found.
+demo-stream: $(VENV)/.installed
+	$(PYTHON) examples/streaming.py $(ARGS)
 
 test: jvm-test python-test
 
@@ -58,6 +62,10 @@ engine-run: $(ENGINE_CLASSPATH)
 
 bench-engine:
 	$(SBT) "bench/run $(STOCKS)"
+
+# CEQL on a file stream of the trace against the same query on the table, with the state's size per batch.
+bench-stream: $(VENV)/.installed
+	$(PYTHON) bench/stream_stocks.py $(ARGS)
 
 clean:
 	$(SBT) clean

@@ -13,42 +13,16 @@ per second.
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import spark_cer
-except ImportError:  # run from a checkout without installing the package
-    sys.path.insert(0, str(REPO / "python"))
-    import spark_cer
+from stocks import REPO, SCHEMA, STOCKS, clock, trade  # first: it finds spark_cer in a checkout
 
+import spark_cer
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-SHARED_STOCKS = REPO.parent / "shared" / "data" / "stocks.csv"
-STOCKS = SHARED_STOCKS if SHARED_STOCKS.exists() else REPO / "data" / "stocks.csv.gz"
-SCHEMA = "event_type string, id long, name string, volume long, price double, stock_time long"
 # The stream order: time (ms since midnight), then the file's order among events of the same millisecond.
 STREAM_ORDER = "ORDER BY stock_time, id DESC"
-
-
-def clock(column: str):
-    """ms since midnight as HH:mm:ss.SSS."""
-    return F.date_format(F.timestamp_millis(F.col(column)), "HH:mm:ss.SSS")
-
-
-def trade(variable: str):
-    """One matched event, readably: '#1234 SELL INTC 200 @ 27.85'."""
-    return F.format_string(
-        "#%d %s %s %d @ %.2f",
-        F.col(f"{variable}.id"),
-        F.col(f"{variable}.event_type"),
-        F.col(f"{variable}.name"),
-        F.col(f"{variable}.volume"),
-        F.col(f"{variable}.price"),
-    )
 
 
 def run(spark: SparkSession, events: int, title: str, file: str, show) -> DataFrame:
@@ -84,8 +58,8 @@ def main() -> None:
         "CORE's S3: an INTC sale, then RIMM and QQQ purchases, within 10 s",
         "s3.ceql",
         lambda m: m.select(
-            clock("match_start").alias("start"),
-            clock("match_end").alias("end"),
+            clock("match_start", millis=True).alias("start"),
+            clock("match_end", millis=True).alias("end"),
             trade("T1").alias("T1"),
             trade("T2").alias("T2"),
             trade("T3").alias("T3"),
@@ -95,7 +69,7 @@ def main() -> None:
     def per_stock(m: DataFrame) -> None:
         m.groupBy("name").count().orderBy(F.desc("count")).show(10)
         m.select(
-            "name", clock("match_start").alias("start"), clock("match_end").alias("end"), trade("T1").alias("T1"),
+            "name", clock("match_start", millis=True).alias("start"), clock("match_end", millis=True).alias("end"), trade("T1").alias("T1"),
             trade("T2").alias("T2"), trade("T3").alias("T3"),
         ).orderBy("match_end", "name").show(5, truncate=False)
 
@@ -109,8 +83,8 @@ def main() -> None:
         "rising_last.ceql",
         lambda m: m.select(
             "name",
-            clock("match_start").alias("start"),
-            clock("match_end").alias("end"),
+            clock("match_start", millis=True).alias("start"),
+            clock("match_end", millis=True).alias("end"),
             trade("s").alias("sale"),
             F.size("burst").alias("buys"),
             F.expr("transform(burst, b -> b.volume)").alias("burst volumes"),
@@ -130,7 +104,7 @@ def main() -> None:
     seconds = time.perf_counter() - started
     print(f"-> {count:,} matches in {seconds:.2f} s ({events / seconds:,.0f} events/s)")
     big.select(
-        "name", clock("match_start").alias("start"), clock("match_end").alias("end"), trade("s").alias("sale"),
+        "name", clock("match_start", millis=True).alias("start"), clock("match_end", millis=True).alias("end"), trade("s").alias("sale"),
         trade("b").alias("purchase"),
     ).orderBy("match_end", "name").show(5, truncate=False)
 

@@ -5,6 +5,7 @@ The Python API on the real jar: `DataFrame.cer` (validated in Python first, then
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 
 import spark_cer
-from conftest import REPO, STOCK_ORDER, STOCKS, canonical
+from conftest import REPO, STOCK_ORDER, STOCKS, _event_rows, canonical
 
 PATTERN = "SELL AS s ; BUY AS b FILTER s[price > 100] AND b[volume >= 30] WITHIN 8 [ts]"
 REFERENCE = f"SELECT * FROM events WHERE {PATTERN} PARTITION BY sym ORDER BY ts, id"
@@ -205,3 +206,55 @@ def test_spark_connect(events_csv, runner) -> None:
     module, count = done.stdout.split()[-2:]
     assert module == "pyspark.sql.connect.dataframe"
     assert int(count) == len(runner.matches(REFERENCE, events_csv))
+
+
+CONNECT_STREAM_SCRIPT = """
+import sys
+sys.path.insert(0, {python!r})
+from pyspark.sql import SparkSession, functions as F
+import spark_cer
+builder = SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false")
+spark = spark_cer.configure(builder).getOrCreate()
+stream = (spark.readStream.schema({schema!r}).option("maxFilesPerTrigger", 1).json({source!r})
+          .withColumn("t", F.timestamp_millis("ts")).withWatermark("t", "1 second"))
+matches = stream.cer({pattern!r}, partition_by="sym", order_by=["t", "id"])
+query = (matches.writeStream.format("memory").queryName("connect_matches").outputMode("append")
+         .option("checkpointLocation", {checkpoint!r}).start())
+query.processAllAvailable()
+query.stop()
+print(type(matches).__module__)
+for row in spark.table("connect_matches").collect():
+    print(row.s.id, row.b.id)
+spark.stop()
+"""
+
+
+def test_spark_connect_stream(spark, tmp_path) -> None:
+    """A streaming DataFrame of a Spark Connect session: df.cer gives the batch query's matches."""
+    pytest.importorskip("grpc", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
+    pytest.importorskip("pyarrow", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
+    rows = [dict(zip(["event_type", "id", "sym", "price", "volume", "ts"], r)) for r in _event_rows_for_stream()]
+    source = tmp_path / "in"
+    source.mkdir()
+    chunks = [rows[i:i + 40] for i in range(0, len(rows), 40)]
+    chunks += [[dict(rows[-1], event_type="FLUSH", id=10**6 + k, ts=10**9 + k)] for k in range(2)]
+    for i, chunk in enumerate(chunks):
+        path = source / f"{i:03d}.json"
+        path.write_text("".join(json.dumps(r) + "\n" for r in chunk))
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))  # the file source takes files by modification time
+    pattern = "SELL AS s ; BUY AS b FILTER s[price > 100] WITHIN 8 SECONDS"
+    schema = "event_type string, id long, sym string, price double, volume long, ts long"
+    script = CONNECT_STREAM_SCRIPT.format(python=str(REPO / "python"), schema=schema, source=str(source),
+                                          pattern=pattern, checkpoint=str(tmp_path / "checkpoint"))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "pyspark.sql.connect.dataframe"
+    table = spark.read.schema(schema).json(str(source)).selectExpr("*", "timestamp_millis(ts) AS t")
+    expected = Counter((r.s.id, r.b.id) for r in table.cer(pattern, partition_by="sym", order_by=["t", "id"]).collect())
+    assert expected and Counter(tuple(int(x) for x in line.split()) for line in lines[1:]) == expected
+
+
+def _event_rows_for_stream():
+    """The small event table, its integer times read as seconds (a stream's event time is a timestamp)."""
+    return [r[:5] + [r[5] * 1000] for r in _event_rows()]

@@ -1,0 +1,101 @@
+"""
+A streaming CEQL query in a process of its own, for the kill/restart test of tests/test_streaming.py:
+
+    python tests/streaming_worker.py --input DIR --checkpoint DIR --sink DIR [--trigger-seconds S]
+
+It reads the stock trace as a file stream (CSV files with a header, one file per micro-batch), runs QUERY on it
+and appends the matches to a parquet file sink with a checkpoint; it stops once every file in the input folder
+is processed. The test kills it with SIGKILL in the middle, starts it again with the same checkpoint and checks
+that the sink holds every match exactly once. `stock_stream` and the query are imported by the test too, so
+both sides read the same stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+try:
+    import spark_cer
+except ImportError:  # a checkout: use python/ directly, as conftest does
+    sys.path.insert(0, str(REPO / "python"))
+    import spark_cer
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+SCHEMA = "event_type string, id long, name string, volume long, price double, stock_time long"
+DELAY = "10 seconds"
+# S3's shape within each stock: a large sale, then two large purchases of the same stock within one second.
+QUERY = (
+    "SELL AS s ; BUY AS b ; BUY AS c FILTER s[volume >= 5000] AND b[volume >= 1000] AND c[volume >= 1000] "
+    "WITHIN 1 SECONDS"
+)
+ORDER_BY = ["ts", "id"]  # event time first, then id: a total order, so ties in time are never ambiguous
+PARTITION_BY = "name"
+
+CONF = {
+    "spark.sql.shuffle.partitions": "4",
+    "spark.default.parallelism": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+}
+
+
+def stock_stream(spark: SparkSession, directory, *, watermark: bool = True, files_per_trigger: int = 1) -> DataFrame:
+    """The stock CSV files of `directory` as a stream, oldest file first, with `ts` (the event time)."""
+    events = (
+        spark.readStream.schema(SCHEMA)
+        .option("header", True)
+        .option("maxFilesPerTrigger", files_per_trigger)
+        .csv(str(directory))
+        .withColumn("ts", F.timestamp_millis("stock_time"))
+    )
+    return events.withWatermark("ts", DELAY) if watermark else events
+
+
+def stock_batch(spark: SparkSession, directory) -> DataFrame:
+    """The same files as a batch table, without the flush rows: what the stream's matches are compared with."""
+    return (
+        spark.read.schema(SCHEMA)
+        .option("header", True)
+        .csv(str(directory))
+        .where("event_type <> 'FLUSH'")
+        .withColumn("ts", F.timestamp_millis("stock_time"))
+    )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--input", required=True)
+    parser.add_argument("--checkpoint", required=True)
+    parser.add_argument("--sink", required=True)
+    parser.add_argument("--trigger-seconds", type=float, default=0.0, help="0: the next batch at once")
+    args = parser.parse_args(argv)
+
+    spark = spark_cer.session(app_name="spark-cer streaming worker", master="local[2]", **CONF)
+    spark.sparkContext.setLogLevel("ERROR")
+    matches = stock_stream(spark, args.input).cer(QUERY, order_by=ORDER_BY, partition_by=PARTITION_BY)
+    writer = (
+        matches.writeStream.format("parquet")
+        .option("path", args.sink)
+        .option("checkpointLocation", args.checkpoint)
+        .outputMode("append")
+    )
+    if args.trigger_seconds > 0:
+        # Slow batches give the test a wide target to kill the process in the middle of the stream.
+        writer = writer.trigger(processingTime=f"{args.trigger_seconds} seconds")
+    query = writer.start()
+    print(f"started {query.id}", flush=True)
+    query.processAllAvailable()
+    print(f"done: {len(query.recentProgress)} batches", flush=True)
+    query.stop()
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
