@@ -64,6 +64,9 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     }
 
     val eventColumns = columns.filterNot(a => request.streamColumn.exists(conf.resolver(a.name, _)))
+    val (child, split) = RangeSplit(conf, analyzed, order, input).fold((input, Option.empty[RangeSplit])) {
+      case (ranged, s) => (ranged, Some(s))
+    }
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
     val keyOutput = analyzed.partitionKeys.zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()
@@ -73,7 +76,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       val struct = StructType(cols.map(a => StructField(a.name, a.dataType, a.nullable)))
       AttributeReference(v.name, if (v.single) struct else ArrayType(struct, containsNull = false), nullable = false)()
     }
-    CerMatch(pattern, keys, order, guards, events, keyOutput ++ bounds ++ variables, input)
+    CerMatch(pattern, keys, order, guards, events, keyOutput ++ bounds ++ variables, split, child)
   }
 
   private def engine[A](f: => A): A = try f catch { case e: CeqlException => throw CerErrors.analysis(e) }

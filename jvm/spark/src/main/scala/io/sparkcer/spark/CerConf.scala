@@ -10,8 +10,21 @@ object CerConf {
   /** The stream order when a query has neither ORDER BY nor `WITHIN n [column]`. */
   val TimeColumn = "spark.cer.timeColumn"
 
+  /** Whether a windowed query without PARTITION BY runs in parallel on ranges of the order column ([[RangeSplit]]). */
+  val RangeSplitEnabled = "spark.cer.rangeSplit.enabled"
+  /** The length of such a range, in windows: each range also reads one window before it. */
+  val RangeSplitWindowsPerRange = "spark.cer.rangeSplit.windowsPerRange"
+
   def eventTypeColumn(conf: SQLConf): String = conf.getConfString(EventTypeColumn, DefaultEventTypeColumn)
 
   def timeColumn(conf: SQLConf): Option[String] =
     Option(conf.getConfString(TimeColumn, null)).map(_.trim).filter(_.nonEmpty)
+
+  def rangeSplitEnabled(conf: SQLConf): Boolean = conf.getConfString(RangeSplitEnabled, "true").trim.toBoolean
+
+  def rangeSplitWindowsPerRange(conf: SQLConf): Long = {
+    val n = conf.getConfString(RangeSplitWindowsPerRange, "32").trim.toLong
+    require(n >= 1, s"$RangeSplitWindowsPerRange must be at least 1, not $n")
+    n
+  }
 }

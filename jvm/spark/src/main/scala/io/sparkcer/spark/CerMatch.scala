@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, SupportsNonDete
  * @param order         the stream order: ORDER BY as written, else the window or time column ascending
  * @param guards        one boolean expression per guard of the automaton: type test, stream test, predicates
  * @param events        per selected variable, the input columns of its struct
+ * @param split         without PARTITION BY: the ranges of the order column the input is cut into, if it is
  */
 final case class CerMatch(
     pattern: CerPattern,
@@ -19,23 +20,30 @@ final case class CerMatch(
     guards: Seq[Expression],
     events: Seq[Seq[Attribute]],
     output: Seq[Attribute],
+    split: Option[RangeSplit],
     child: LogicalPlan)
     extends UnaryNode with SupportsNonDeterministicExpression {
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
   override def allowNonDeterministicExpression: Boolean = true
 
-  override def argString(maxFields: Int): String = CerMatch.explain(pattern, partitionKeys, order, output, maxFields)
+  override def argString(maxFields: Int): String =
+    CerMatch.explain(pattern, partitionKeys, order, split, output, maxFields)
 
   override protected def withNewChildInternal(newChild: LogicalPlan): CerMatch = copy(child = newChild)
 }
 
 object CerMatch {
   /** What EXPLAIN shows of a CER operator: keys, order, automaton, window, output and the query text. */
-  def explain(pattern: CerPattern, keys: Seq[Expression], order: Seq[SortOrder], output: Seq[Attribute],
-      maxFields: Int): String = {
+  def explain(pattern: CerPattern, keys: Seq[Expression], order: Seq[SortOrder], split: Option[RangeSplit],
+      output: Seq[Attribute], maxFields: Int): String = {
     import org.apache.spark.sql.catalyst.util.truncatedString
-    val partition = if (keys.isEmpty) "" else truncatedString(keys, "PARTITION BY [", ", ", "], ", maxFields)
+    val partition =
+      if (keys.nonEmpty) truncatedString(keys, "PARTITION BY [", ", ", "], ", maxFields)
+      else split.fold("") { s =>
+        val analyzed = pattern.analyzed
+        s"in ranges of ${s.width} on ${analyzed.columns(analyzed.streamOrder.head._1)}, "
+      }
     s"${partition}ORDER BY ${truncatedString(order, "[", ", ", "]", maxFields)}, ${pattern.describe}, " +
       s"${truncatedString(output, "output [", ", ", "]", maxFields)}, query: ${CerRequest.oneLine(pattern.source)}"
   }

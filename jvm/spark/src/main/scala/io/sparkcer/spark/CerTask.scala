@@ -18,7 +18,8 @@ final case class CerTask(
     guards: Seq[Expression],
     events: Seq[Seq[Attribute]],
     input: Seq[Attribute],
-    output: Seq[Attribute]) {
+    output: Seq[Attribute],
+    split: Option[RangeSplit]) {
 
   /** The input ordinals of the stream order's columns; the first is the window's and the event time's column. */
   val orderOrdinals: Seq[Int] =
@@ -27,6 +28,20 @@ final case class CerTask(
   /** A row is placed in the stream only when every order column has a value. */
   def ordered(row: InternalRow): Boolean = !orderOrdinals.exists(row.isNullAt)
 
+  private def ordinal(a: Attribute): Int = input.indexWhere(_.exprId == a.exprId)
+
+  /** The rows of one task, in order; with a range split the evaluator starts afresh at each range. */
+  def inRanges(evaluator: PatternEvaluator[InternalRow], rows: Iterator[InternalRow]): Iterator[InternalRow] =
+    split.fold(rows) { s =>
+      val range = ordinal(s.range)
+      var current: Option[Long] = None
+      rows.map { row =>
+        val r = row.getLong(range)
+        if (!current.contains(r)) { evaluator.reset(); current = Some(r) }
+        row
+      }
+    }
+
   /** Compiles the guards, the key and the output projections for one task. */
   def open(partitionIndex: Int): CerTask.Opened = {
     val predicates = guards.map(g => Predicate.create(g, input)).toArray
@@ -34,7 +49,7 @@ final case class CerTask(
     val key = if (partitionKeys.isEmpty) null else UnsafeProjection.create(partitionKeys, input)
     val orderType = order.head.dataType
     val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
-    val reader = new InternalRowReader(predicates, key, window)
+    val reader = new InternalRowReader(predicates, key, window, split.map(s => ordinal(s.context)))
     val structs = events.map(UnsafeProjection.create(_, input)).zip(pattern.analyzed.outputs.map(_.single)).toArray
     val writer = new MatchWriter(partitionKeys.map(_.dataType).toArray, orderOrdinals.head, orderType, structs,
       output.map(_.dataType).toArray)

@@ -21,6 +21,11 @@ trait EventReader[-E] {
   def windowUnitsPerMilli: Long = 1L
   /** False when the window key is NULL: the event cannot be placed in the window and is counted as dropped. */
   def hasWindowKey(event: E): Boolean
+  /**
+   * True for an event read only as context: it advances the runs, but the matches it completes are reported by
+   * whoever owns it (a task evaluating one range of the stream reads the window before its range this way).
+   */
+  def isContext(event: E): Boolean = false
 }
 
 /** Counters an operator reports (Spark's SQL metrics, the runner's summary). */
@@ -117,9 +122,11 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     metrics.peakPartitions = math.max(metrics.peakPartitions, partitions.size)
     metrics.maxOutputDepth = math.max(metrics.maxOutputDepth, partition.run.tecs.maxOutputDepth)
 
-    sink.reset(partition, position, emit)
-    val found = partition.run.emit(position, threshold, enumerator, sink)
-    if (found > 0) consume(partition)
+    if (!reader.isContext(event)) {
+      sink.reset(partition, position, emit)
+      val found = partition.run.emit(position, threshold, enumerator, sink)
+      if (found > 0) consume(partition)
+    }
     if (evictable && metrics.events >= sweepAt) evictIdle(threshold)
   }
 

@@ -8,12 +8,13 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistrib
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import io.sparkcer.spark.{CerMatch, CerPattern, CerTask}
+import io.sparkcer.spark.{CerMatch, CerPattern, CerTask, RangeSplit}
 
 /**
- * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys and sorted by keys
- * then stream order (or, without keys or with CONSUME BY ANY, in one partition in stream order), and runs the
- * engine over each task's rows. Lives here for `mapPartitionsWithIndexInternal`, which is `private[spark]`.
+ * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys (or by the ranges of
+ * a split stream) and sorted by them then stream order (or, without either or with CONSUME BY ANY, in one
+ * partition in stream order), and runs the engine over each task's rows. Lives here for
+ * `mapPartitionsWithIndexInternal`, which is `private[spark]`.
  */
 case class CerExec(
     pattern: CerPattern,
@@ -22,6 +23,7 @@ case class CerExec(
     guards: Seq[Expression],
     events: Seq[Seq[Attribute]],
     output: Seq[Attribute],
+    split: Option[RangeSplit],
     child: SparkPlan)
     extends UnaryExecNode {
 
@@ -34,11 +36,14 @@ case class CerExec(
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
-  override def requiredChildDistribution: Seq[Distribution] =
-    if (pattern.grouped) ClusteredDistribution(partitionKeys) :: Nil else AllTuples :: Nil
+  /** The keys a task's rows are clustered by: the PARTITION BY keys, or the ranges of a split stream. */
+  private val clusterKeys: Seq[Expression] =
+    if (pattern.grouped) partitionKeys else split.map(_.range).toSeq
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    Seq((if (pattern.grouped) partitionKeys.map(SortOrder(_, Ascending)) else Nil) ++ order)
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (clusterKeys.nonEmpty) ClusteredDistribution(clusterKeys) :: Nil else AllTuples :: Nil
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(clusterKeys.map(SortOrder(_, Ascending)) ++ order)
 
   /** Output rows stay in their key's task: hashed on the output key columns, which hold the same values. */
   override def outputPartitioning: Partitioning = child.outputPartitioning match {
@@ -50,12 +55,13 @@ case class CerExec(
   }
 
   override def nodeName: String = "CerMatch"
-  override def argString(maxFields: Int): String = CerMatch.explain(pattern, partitionKeys, order, output, maxFields)
+  override def argString(maxFields: Int): String =
+    CerMatch.explain(pattern, partitionKeys, order, split, output, maxFields)
 
   override protected def doExecute(): RDD[InternalRow] = {
     val (numEvents, numOutputRows, numLeftOut, peakActiveStates, peakLiveNodes) = (longMetric("numEvents"),
       longMetric("numOutputRows"), longMetric("numLeftOut"), longMetric("peakActiveStates"), longMetric("peakLiveNodes"))
-    val task = CerTask(pattern, partitionKeys, order, guards, events, child.output, output)
+    val task = CerTask(pattern, partitionKeys, order, guards, events, child.output, output, split)
 
     child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
       val opened = task.open(index)
@@ -75,7 +81,7 @@ case class CerExec(
         peakActiveStates.set(m.peakActiveStates.toDouble)
         peakLiveNodes.set(m.peakLiveNodes.toDouble)
       }
-      opened.evaluator.matches(ordered).map(opened.writer)
+      opened.evaluator.matches(task.inRanges(opened.evaluator, ordered)).map(opened.writer)
     }
   }
 

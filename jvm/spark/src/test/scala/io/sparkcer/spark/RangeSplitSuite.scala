@@ -1,0 +1,109 @@
+package io.sparkcer.spark
+
+import java.sql.Timestamp
+
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.cer.CerExec
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * A windowed query without PARTITION BY runs on ranges of the order column in parallel, and reports exactly the
+ * matches of the single-task plan: whatever the range length (down to one window, where every range reads a
+ * whole range of context), with timestamp and integer order columns, ties on the order column at range edges,
+ * contiguous and negated atoms, Kleene plus and STRICT. Queries whose matches depend on more than one window
+ * keep the single task.
+ */
+class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
+
+  private lazy val spark: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .config("spark.sql.extensions", classOf[CerSparkSessionExtensions].getName)
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "4")
+    // A few KB of test rows: without this, adaptive execution would merge the ranges' partitions into one.
+    .config("spark.sql.adaptive.coalescePartitions.enabled", "false")
+    .config("spark.sql.session.timeZone", "UTC")
+    .getOrCreate()
+
+  override def beforeAll(): Unit = {
+    import spark.implicits._
+    val random = new java.util.Random(3)
+    var t = 0L
+    val rows = (1 to 3000).map { id =>
+      t += random.nextInt(3) // ties: several events in one time unit, some at range edges
+      (Seq("A", "B", "C")(random.nextInt(3)), id.toLong, random.nextInt(100), t, new Timestamp(t * 1000))
+    }
+    rows.toDF("event_type", "id", "x", "t", "ts").repartition(3).createOrReplaceTempView("events")
+  }
+
+  override def afterAll(): Unit = spark.stop()
+
+  private val queries = Seq(
+    "SELECT * FROM events PATTERN A AS a ; B AS b ; C AS c FILTER a[x > 50] ORDER BY t, id WITHIN 6 [t]",
+    "SELECT * FROM events PATTERN A AS a ; B+ AS b ; C AS c ORDER BY ts, id WITHIN 5 SECONDS",
+    "SELECT * FROM events PATTERN A AS a : B AS b ; NOT(A) ; C AS c ORDER BY t, id WITHIN 9 [t]",
+    "SELECT STRICT * FROM events PATTERN (A OR B)+ AS r ; C AS c FILTER c[x < 30] ORDER BY ts, id WITHIN 4 SECONDS",
+    "SELECT NONE FROM events PATTERN A ; A ; A ORDER BY t, id WITHIN 3 [t]")
+
+  private def run(query: String, windowsPerRange: Option[Int]): (Seq[Row], Option[CerExec]) = {
+    windowsPerRange match {
+      case Some(n) =>
+        spark.conf.set(CerConf.RangeSplitEnabled, "true")
+        spark.conf.set(CerConf.RangeSplitWindowsPerRange, n.toString)
+      case None => spark.conf.set(CerConf.RangeSplitEnabled, "false")
+    }
+    try {
+      val df = spark.sql(query)
+      val exec = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }
+      (df.collect().toSeq, exec)
+    } finally {
+      spark.conf.unset(CerConf.RangeSplitEnabled)
+      spark.conf.unset(CerConf.RangeSplitWindowsPerRange)
+    }
+  }
+
+  private def sorted(rows: Seq[Row]): Seq[String] = rows.map(_.toString).sorted
+
+  for (query <- queries) test(s"ranges in parallel = one task: $query") {
+    val (single, exec) = run(query, None)
+    assert(single.nonEmpty, "the workload should produce matches")
+    assert(exec.get.split.isEmpty)
+    for (windows <- Seq(1, 2, 7, 32)) {
+      val (split, splitExec) = run(query, Some(windows))
+      assert(splitExec.get.split.isDefined, s"$windows windows per range: the query should be split")
+      assert(sorted(split) == sorted(single), s"$windows windows per range: ${split.length} vs ${single.length} matches")
+    }
+  }
+
+  test("the split runs in several tasks; context rows are read, not reported") {
+    val query = queries.head
+    val df = { spark.conf.set(CerConf.RangeSplitWindowsPerRange, "4"); spark.sql(query) }
+    try {
+      assert(df.rdd.getNumPartitions == 4)
+      val plan = df.queryExecution.executedPlan.toString
+      assert(plan.contains("hashpartitioning(__cer_range"), plan)
+      assert(plan.contains("in ranges of 24 on t"), plan)
+      df.collect()
+      val exec = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get
+      // Every row once, plus a context copy of those within a window (6) before a range edge (every 24).
+      val events = exec.metrics("numEvents").value
+      assert(events > 3000 && events < 3000 * 1.5, events)
+    } finally spark.conf.unset(CerConf.RangeSplitWindowsPerRange)
+  }
+
+  test("queries whose matches depend on more than one window keep one task") {
+    for (query <- Seq(
+        "SELECT LAST * FROM events PATTERN A ; B ORDER BY t, id WITHIN 6 [t]",
+        "SELECT ANY * FROM events PATTERN A ; B ORDER BY t, id WITHIN 6 [t]",
+        "SELECT * FROM events PATTERN A ; B ORDER BY t, id WITHIN 6 [t] LIMIT 2",
+        "SELECT * FROM events PATTERN A ; B ORDER BY t, id WITHIN 6 [t] CONSUME BY ANY",
+        "SELECT * FROM events PATTERN A ; B ORDER BY t, id WITHIN 6 EVENTS",
+        "SELECT * FROM events PATTERN A ; B ORDER BY t, id")) {
+      val (_, exec) = run(query, Some(32))
+      assert(exec.get.split.isEmpty, query)
+    }
+  }
+
+}
