@@ -64,9 +64,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     }
 
     val eventColumns = columns.filterNot(a => request.streamColumn.exists(conf.resolver(a.name, _)))
-    val (child, split) = RangeSplit(conf, analyzed, order, input).fold((input, Option.empty[RangeSplit])) {
-      case (ranged, s) => (ranged, Some(s))
-    }
+    val (child, split) = RangeSplit(conf, analyzed, order, input).getOrElse((input, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
     val keyOutput = analyzed.partitionKeys.zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()

@@ -11,7 +11,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, SupportsNonDete
  * @param order         the stream order: ORDER BY as written, else the window or time column ascending
  * @param guards        one boolean expression per guard of the automaton: type test, stream test, predicates
  * @param events        per selected variable, the input columns of its struct
- * @param split         without PARTITION BY: the ranges of the order column the input is cut into, if it is
+ * @param split         when the input is cut into ranges of the order column ([[RangeSplit]]): its range and
+ *                      context columns; else empty
  */
 final case class CerMatch(
     pattern: CerPattern,
@@ -20,7 +21,7 @@ final case class CerMatch(
     guards: Seq[Expression],
     events: Seq[Seq[Attribute]],
     output: Seq[Attribute],
-    split: Option[RangeSplit],
+    split: Seq[Attribute],
     child: LogicalPlan)
     extends UnaryNode with SupportsNonDeterministicExpression {
 
@@ -35,15 +36,13 @@ final case class CerMatch(
 
 object CerMatch {
   /** What EXPLAIN shows of a CER operator: keys, order, automaton, window, output and the query text. */
-  def explain(pattern: CerPattern, keys: Seq[Expression], order: Seq[SortOrder], split: Option[RangeSplit],
+  def explain(pattern: CerPattern, keys: Seq[Expression], order: Seq[SortOrder], split: Seq[Attribute],
       output: Seq[Attribute], maxFields: Int): String = {
     import org.apache.spark.sql.catalyst.util.truncatedString
     val partition =
       if (keys.nonEmpty) truncatedString(keys, "PARTITION BY [", ", ", "], ", maxFields)
-      else split.fold("") { s =>
-        val analyzed = pattern.analyzed
-        s"in ranges of ${s.width} on ${analyzed.columns(analyzed.streamOrder.head._1)}, "
-      }
+      else if (split.isEmpty) ""
+      else s"in ranges of ${pattern.analyzed.columns(pattern.analyzed.streamOrder.head._1)}, "
     s"${partition}ORDER BY ${truncatedString(order, "[", ", ", "]", maxFields)}, ${pattern.describe}, " +
       s"${truncatedString(output, "output [", ", ", "]", maxFields)}, query: ${CerRequest.oneLine(pattern.source)}"
   }

@@ -19,7 +19,7 @@ final case class CerTask(
     events: Seq[Seq[Attribute]],
     input: Seq[Attribute],
     output: Seq[Attribute],
-    split: Option[RangeSplit]) {
+    split: Seq[Attribute]) {
 
   /** The input ordinals of the stream order's columns; the first is the window's and the event time's column. */
   val orderOrdinals: Seq[Int] =
@@ -32,8 +32,9 @@ final case class CerTask(
 
   /** The rows of one task, in order; with a range split the evaluator starts afresh at each range. */
   def inRanges(evaluator: PatternEvaluator[InternalRow], rows: Iterator[InternalRow]): Iterator[InternalRow] =
-    split.fold(rows) { s =>
-      val range = ordinal(s.range)
+    if (split.isEmpty) rows
+    else {
+      val range = ordinal(split.head)
       var current: Option[Long] = None
       rows.map { row =>
         val r = row.getLong(range)
@@ -49,7 +50,7 @@ final case class CerTask(
     val key = if (partitionKeys.isEmpty) null else UnsafeProjection.create(partitionKeys, input)
     val orderType = order.head.dataType
     val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
-    val reader = new InternalRowReader(predicates, key, window, split.map(s => ordinal(s.context)))
+    val reader = new InternalRowReader(predicates, key, window, split.lift(1).map(ordinal))
     val structs = events.map(UnsafeProjection.create(_, input)).zip(pattern.analyzed.outputs.map(_.single)).toArray
     val writer = new MatchWriter(partitionKeys.map(_.dataType).toArray, orderOrdinals.head, orderType, structs,
       output.map(_.dataType).toArray)

@@ -9,27 +9,23 @@ import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 
 /**
- * How a query without PARTITION BY still uses every core: the stream is cut into ranges of the order column, each
- * `width` long, and each range is evaluated by itself, after reading the window before it as context. A match
- * of a windowed query lies within one window before its last event, so the task owning that event finds it from
- * its own rows and their context, and reports it; context rows complete no reported match.
+ * How a query without PARTITION BY still uses every core: the stream is cut into ranges of the order column, and
+ * each range is evaluated by itself, after reading the window before it as context. A match of a windowed query
+ * lies within one window before its last event, so the task owning that event finds it from its own rows and
+ * their context, and reports it; context rows complete no reported match.
  *
- * @param range   the input column added to hold each row's range (the one it belongs to, or the next one for a
- *                context copy)
- * @param context the input column added to mark the context copies
- * @param width   the length of a range, in the order column's units (microseconds for timestamps)
+ * The split adds two input columns, which the plan nodes carry as `split` (so that Spark's rules see them):
+ * each row's range (the one it belongs to, or the next one for a context copy), and whether it is a context copy.
  */
-final case class RangeSplit(range: Attribute, context: Attribute, width: Long)
-
 object RangeSplit {
   /**
    * The input with every row in its range and, when it lies within a window of the next range, a context copy in
-   * that one; or None when the query cannot be split. Only where the matches ending at an event depend on the
+   * that one, with the two added columns; or None when the query cannot be split. Only where the matches ending at an event depend on the
    * events of one window alone: ALL and STRICT (ANY and LIMIT keep the first matches in enumeration order, NEXT,
    * LAST and MAX compare with matches of any age), no consumption, and a window on an ascending integer or
    * timestamp order column.
    */
-  def apply(conf: SQLConf, analyzed: AnalyzedQuery, order: Seq[SortOrder], input: LogicalPlan): Option[(LogicalPlan, RangeSplit)] = {
+  def apply(conf: SQLConf, analyzed: AnalyzedQuery, order: Seq[SortOrder], input: LogicalPlan): Option[(LogicalPlan, Seq[Attribute])] = {
     val query = analyzed.query
     val eligible = CerConf.rangeSplitEnabled(conf) && !input.isStreaming && analyzed.partitionKeys.isEmpty &&
       Set[Strategy](Strategy.All, Strategy.Strict).contains(query.strategy) && query.limit.isEmpty &&
@@ -56,7 +52,7 @@ object RangeSplit {
         Seq(input.output ++ Seq(own, Literal(false)), input.output ++ Seq(Add(own, Literal(1L)), Literal(true))),
         input.output ++ Seq(range, context), input)
       // A context copy is kept only for rows within a window of the next range's start.
-      (Filter(Or(Not(context), GreaterThan(offset, Literal(width - window))), split), RangeSplit(range, context, width))
+      (Filter(Or(Not(context), GreaterThan(offset, Literal(width - window))), split), Seq(range, context))
     }
   }
 

@@ -47,6 +47,7 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
     "SELECT STRICT * FROM events PATTERN (A OR B)+ AS r ; C AS c FILTER c[x < 30] ORDER BY ts, id WITHIN 4 SECONDS",
     "SELECT NONE FROM events PATTERN A ; A ; A ORDER BY t, id WITHIN 3 [t]")
 
+  /** The rows, the operator, and the count (a plan that reads no column of the matches: columns get pruned). */
   private def run(query: String, windowsPerRange: Option[Int]): (Seq[Row], Option[CerExec]) = {
     windowsPerRange match {
       case Some(n) =>
@@ -57,7 +58,9 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
     try {
       val df = spark.sql(query)
       val exec = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }
-      (df.collect().toSeq, exec)
+      val rows = df.collect().toSeq
+      assert(spark.sql(query).count() == rows.length)
+      (rows, exec)
     } finally {
       spark.conf.unset(CerConf.RangeSplitEnabled)
       spark.conf.unset(CerConf.RangeSplitWindowsPerRange)
@@ -72,7 +75,7 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
     assert(exec.get.split.isEmpty)
     for (windows <- Seq(1, 2, 7, 32)) {
       val (split, splitExec) = run(query, Some(windows))
-      assert(splitExec.get.split.isDefined, s"$windows windows per range: the query should be split")
+      assert(splitExec.get.split.nonEmpty, s"$windows windows per range: the query should be split")
       assert(sorted(split) == sorted(single), s"$windows windows per range: ${split.length} vs ${single.length} matches")
     }
   }
@@ -84,7 +87,7 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
       assert(df.rdd.getNumPartitions == 4)
       val plan = df.queryExecution.executedPlan.toString
       assert(plan.contains("hashpartitioning(__cer_range"), plan)
-      assert(plan.contains("in ranges of 24 on t"), plan)
+      assert(plan.contains("in ranges of t"), plan)
       df.collect()
       val exec = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get
       // Every row once, plus a context copy of those within a window (6) before a range edge (every 24).

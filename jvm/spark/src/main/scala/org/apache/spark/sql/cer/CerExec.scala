@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistrib
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import io.sparkcer.spark.{CerMatch, CerPattern, CerTask, RangeSplit}
+import io.sparkcer.spark.{CerMatch, CerPattern, CerTask}
 
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys (or by the ranges of
@@ -23,7 +23,7 @@ case class CerExec(
     guards: Seq[Expression],
     events: Seq[Seq[Attribute]],
     output: Seq[Attribute],
-    split: Option[RangeSplit],
+    split: Seq[Attribute],
     child: SparkPlan)
     extends UnaryExecNode {
 
@@ -38,7 +38,7 @@ case class CerExec(
 
   /** The keys a task's rows are clustered by: the PARTITION BY keys, or the ranges of a split stream. */
   private val clusterKeys: Seq[Expression] =
-    if (pattern.grouped) partitionKeys else split.map(_.range).toSeq
+    if (pattern.grouped) partitionKeys else split.take(1)
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (clusterKeys.nonEmpty) ClusteredDistribution(clusterKeys) :: Nil else AllTuples :: Nil
