@@ -15,7 +15,7 @@ STOCKS ?= $(firstword $(wildcard ../shared/data/stocks.csv) data/stocks.csv.gz)
 QUERY ?= sql/stocks/s3.ceql
 CSV ?= $(STOCKS)
 
-.PHONY: demo demo-stream test jvm-test python-test wheel engine-run bench-engine bench-stream clean
+.PHONY: demo demo-stream test jvm-test python-test wheel engine-run bench bench-engine bench-stream clean
 
 demo: $(VENV)/.installed
 	$(PYTHON) examples/demo.py
@@ -59,6 +59,12 @@ $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) 
 # make engine-run QUERY=sql/stocks/s3.ceql CSV=../shared/data/stocks.csv [ARGS="--quiet"]
 engine-run: $(ENGINE_CLASSPATH)
 	java -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query $(QUERY) --csv $(CSV) $(ARGS)
+
+# spark-cer end to end against plain Spark SQL (self-joins) and the floor (read, shuffle, sort, count), with the
+# engine alone, on CORE's stock workload: bench/results/spark.md and its plots. ARGS="--quick" for a short run.
+bench: $(VENV)/.installed $(ENGINE_CLASSPATH)
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r bench/requirements.txt
+	$(PYTHON) bench/spark_bench.py $(ARGS)
 
 bench-engine:
 	$(SBT) "bench/run $(STOCKS)"
