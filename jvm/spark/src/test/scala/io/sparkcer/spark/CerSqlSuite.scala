@@ -12,12 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 /** End-to-end smoke tests of the SQL surface on a local[2] session (the pytest suite covers the rest). */
 class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
 
-  private lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .config("spark.sql.extensions", classOf[CerSparkSessionExtensions].getName)
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "3")
-    .getOrCreate()
+  private lazy val spark: SparkSession = LocalSpark.session("spark.sql.shuffle.partitions" -> "3")
 
   override def beforeAll(): Unit = {
     import spark.implicits._

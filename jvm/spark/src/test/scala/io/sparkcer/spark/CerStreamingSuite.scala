@@ -15,15 +15,10 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class CerStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
 
-  private lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .config("spark.sql.extensions", classOf[CerSparkSessionExtensions].getName)
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.sql.session.timeZone", "UTC")
-    .config("spark.sql.streaming.stateStore.providerClass",
+  private lazy val spark: SparkSession = LocalSpark.session(
+    "spark.sql.shuffle.partitions" -> "2",
+    "spark.sql.streaming.stateStore.providerClass" ->
       "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
-    .getOrCreate()
 
   override def afterAll(): Unit = spark.stop()
 

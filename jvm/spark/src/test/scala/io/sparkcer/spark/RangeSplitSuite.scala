@@ -17,15 +17,10 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
 
-  private lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .config("spark.sql.extensions", classOf[CerSparkSessionExtensions].getName)
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "4")
+  private lazy val spark: SparkSession = LocalSpark.session(
+    "spark.sql.shuffle.partitions" -> "4",
     // A few KB of test rows: without this, adaptive execution would merge the ranges' partitions into one.
-    .config("spark.sql.adaptive.coalescePartitions.enabled", "false")
-    .config("spark.sql.session.timeZone", "UTC")
-    .getOrCreate()
+    "spark.sql.adaptive.coalescePartitions.enabled" -> "false")
 
   override def beforeAll(): Unit = {
     import spark.implicits._
