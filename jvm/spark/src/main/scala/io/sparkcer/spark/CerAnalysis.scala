@@ -1,9 +1,9 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.AnalysisException
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Ascending, Attribute, AttributeReference, Coalesce, Descending, EqualTo, Expression, Literal, SortOrder, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Ascending, Attribute, AttributeReference, Coalesce, Descending, EqualTo, Expression, Literal, Or, SortOrder, SubqueryExpression}
 import org.apache.spark.sql.catalyst.parser.ParseException
-import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Project, Filter => Where}
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types._
 
@@ -64,7 +64,14 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     }
 
     val eventColumns = columns.filterNot(a => request.streamColumn.exists(conf.resolver(a.name, _)))
-    val (child, split) = RangeSplit(conf, analyzed, order, input).getOrElse((input, Nil))
+    // Events that no guard accepts change no match here: leave them out before the shuffle, where Spark can push
+    // the condition into the scan, as it would a WHERE. Not on a stream, where Spark would push it below the
+    // watermark, which must see every row; the stateful processor leaves them out instead.
+    val relevant =
+      if (pattern.compiled.ignoresUnguardedEvents && guards.forall(_.deterministic) && !input.isStreaming)
+        Where(guards.reduce(Or), input)
+      else input
+    val (child, split) = RangeSplit(conf, analyzed, order, relevant).getOrElse((relevant, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
     val keyOutput = analyzed.partitionKeys.zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()

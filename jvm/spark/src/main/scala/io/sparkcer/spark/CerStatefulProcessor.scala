@@ -46,7 +46,7 @@ final class CerStatefulProcessor(task: CerTask, inputSchema: StructType, outputS
   }
 
   override def handleInputRows(key: Row, rows: Iterator[Row], timerValues: TimerValues): Iterator[Row] = {
-    val placed = rows.map(runtime.toEvent).filter(task.ordered).toArray[InternalRow]
+    val placed = rows.map(runtime.toEvent).filter(runtime.kept).toArray[InternalRow]
     if (placed.nonEmpty) {
       // One list entry per batch: the state store merges each appended value on its own.
       pending.appendValue(runtime.encode(placed))
@@ -96,7 +96,11 @@ private object CerStatefulProcessor {
     val streamOrder: java.util.Comparator[InternalRow] =
       GenerateOrdering.generate(task.order.map(BindReferences.bindReference(_, task.input)))
 
+    private val ignoresUnguarded = task.pattern.compiled.ignoresUnguardedEvents
+
     def toEvent(row: Row): InternalRow = toInternal(row).copy()
+    /** Rows placed in the stream, except those no guard accepts where the pattern passes them by anyway. */
+    def kept(row: InternalRow): Boolean = task.ordered(row) && (!ignoresUnguarded || opened.reader.anyGuard(row))
     def toRow(row: InternalRow): Row = toExternal(row)
     def eventTime(row: InternalRow): Long = row.getLong(timeOrdinal)
 

@@ -51,9 +51,8 @@ final case class CerTask(
     val orderType = order.head.dataType
     val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
     val reader = new InternalRowReader(predicates, key, window, split.lift(1).map(ordinal))
-    val structs = events.map(UnsafeProjection.create(_, input)).zip(pattern.analyzed.outputs.map(_.single)).toArray
-    val writer = new MatchWriter(partitionKeys.map(_.dataType).toArray, orderOrdinals.head, orderType, structs,
-      output.map(_.dataType).toArray)
+    val writer = new MatchWriter(partitionKeys.map(_.dataType).toArray, orderOrdinals.head, orderType,
+      events.zip(pattern.analyzed.outputs.map(_.single)), input, output.map(_.dataType).toArray)
     CerTask.Opened(reader, new PatternEvaluator[InternalRow](pattern.compiled, reader, pattern.grouped), writer)
   }
 }

@@ -4,6 +4,7 @@ import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.cer.CerExec
+import org.apache.spark.sql.execution.FilterExec
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.scalatest.BeforeAndAfterAll
@@ -77,6 +78,28 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     assert(exec.metrics("numEvents").value == 9)
     assert(exec.metrics("numLeftOut").value == 2) // a NULL name, a NULL ts
     assert(exec.metrics("numOutputRows").value == 5)
+  }
+
+  test("rows no atom accepts are filtered out before the shuffle, unless the pattern reads them") {
+    // A file source: Spark would evaluate a filter over local rows while planning.
+    val dir = java.nio.file.Files.createTempDirectory("cer-filter").resolve("stocks").toString
+    spark.table("stocks").write.parquet(dir)
+    spark.read.parquet(dir).createOrReplaceTempView("stock_files")
+    def run(pattern: String) = {
+      val df = sql(s"SELECT * FROM stock_files PATTERN $pattern FILTER a[price > 100] PARTITION BY name ORDER BY ts WITHIN 10 [ts]")
+      val rows = df.collect()
+      val plan = df.queryExecution.executedPlan
+      val filters = collect(plan) { case f: FilterExec => f }
+      val shuffled = collect(plan) { case e: ShuffleExchangeExec => e }.flatMap(e => collect(e) { case f: FilterExec => f })
+      (rows.length, collectFirst(plan) { case e: CerExec => e.metrics("numEvents").value }.get, filters, shuffled)
+    }
+    // SELL RIMM 90 is no `a` (price) and no `b` (type): 8 of the 9 rows reach the operator.
+    val (matches, events, filters, belowShuffle) = run("SELL AS a ; BUY AS b")
+    assert((matches, events) == (2, 8))
+    assert(filters.nonEmpty && belowShuffle == filters, filters)
+    // With `:`, every row matters: a SELL then another row is no SELL followed right by a BUY.
+    val (contiguous, all, none, _) = run("SELL AS a : BUY AS b")
+    assert((contiguous, all, none) == (1, 9, Nil))
   }
 
   test("several streams merge by name; a stream without a type column gives its rows its name as type") {

@@ -35,6 +35,23 @@ final class Nfa(
   def stateCount: Int = transitions.length
   def symbolWords: Int = math.max(1, (guards.length + 63) >>> 6)
 
+  /**
+   * Whether an event that satisfies no guard leaves every run as it is: each state either reads nothing more
+   * (a final state at the end of the pattern) or only skips such an event, into a waiting state that reads the
+   * same events as itself. Dropping such events from the stream then changes no run. Not so with `:`, `:+`,
+   * NOT or STRICT, which forbid or read the events in between.
+   */
+  def skipsUnguardedEvents: Boolean = {
+    def guarded(q: Int) = transitions(q).filter(_.guard >= 0).toSet
+    !transitions.exists(_.exists(_.negated)) && transitions.indices.forall { q =>
+      transitions(q).isEmpty || (transitions(q).filter(_.guard < 0) match {
+        case Seq(Transition(_, _, -1, w)) =>
+          guarded(w) == guarded(q) && transitions(w).filter(_.guard < 0) == Seq(Transition(-1, negated = false, -1, w))
+        case _ => false
+      })
+    }
+  }
+
   override def toString: String = {
     val lines = for {
       (ts, from) <- transitions.zipWithIndex

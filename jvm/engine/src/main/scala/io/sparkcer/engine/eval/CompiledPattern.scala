@@ -15,6 +15,14 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
   val consumption: Consumption = analyzed.query.consumeBy
   /** At most this many matches per completing event. */
   val limit: Long = if (strategy == Strategy.Any) 1L else analyzed.query.limit.getOrElse(Long.MaxValue)
+  /**
+   * Whether events that satisfy no guard may be left out of the stream without changing any match: the
+   * automaton only skips them ([[Nfa.skipsUnguardedEvents]]), no window counts them, and no ANY or LIMIT picks
+   * the first matches in an enumeration order that the skipped steps could shape. The evaluator then passes them
+   * by, and Spark filters them out before the shuffle.
+   */
+  val ignoresUnguardedEvents: Boolean = nfa.skipsUnguardedEvents && strategy != Strategy.Any &&
+    analyzed.query.limit.isEmpty && !analyzed.window.exists(_.key == WindowKey.Position)
   /** Different runs can project onto the same row only under MAX, whose runs keep unselected marks apart. */
   val deduplicate: Boolean = strategy == Strategy.Max
 

@@ -2,6 +2,7 @@ package io.sparkcer.engine.eval
 
 import java.io.{DataInput, DataOutput}
 
+import scala.collection.immutable.ArraySeq
 import scala.collection.mutable
 
 import io.sparkcer.engine.MatchOf
@@ -98,6 +99,9 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   def push(event: E, emit: MatchOf[E] => Unit): Unit = {
     metrics.events += 1
     if (columnWindow && !reader.hasWindowKey(event)) { metrics.droppedNullKey += 1; return }
+    java.util.Arrays.fill(words, 0L)
+    reader.classify(event, words)
+    if (ignoresUnguarded && unguarded) return
     val partition = partitionOf(event)
     if (partition == null) { metrics.droppedNullKey += 1; return }
 
@@ -112,8 +116,6 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     partition.events.expire(threshold)
     partition.events.append(position, event, key)
 
-    java.util.Arrays.fill(words, 0L)
-    reader.classify(event, words)
     val symbol = symbols.intern(words)
     partition.run.advance(position, symbol, words, key, threshold)
     metrics.peakActiveStates = math.max(metrics.peakActiveStates, partition.run.activeStates)
@@ -128,6 +130,14 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
       if (found > 0) consume(partition)
     }
     if (evictable && metrics.events >= sweepAt) evictIdle(threshold)
+  }
+
+  private val ignoresUnguarded = pattern.ignoresUnguardedEvents
+
+  private def unguarded: Boolean = {
+    var w = 0
+    while (w < words.length) { if (words(w) != 0L) return false; w += 1 }
+    true
   }
 
   private def partitionOf(event: E): Partition =
@@ -225,6 +235,46 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     private var accepted = 0L
     private val seen = mutable.HashSet.empty[(Long, Seq[Seq[Long]])]
     private val outputs = pattern.analyzed.outputs.length
+    private val variablesOf: Array[Array[Int]] = pattern.nfa.labels.map(_.toArray).toArray
+    private val counts = new Array[Int](outputs)
+
+    /** Per output variable, its events in stream order (the enumerator gives the marked events last first). */
+    private def boundEvents(size: Int, positions: Array[Long], labels: Array[Int]): IndexedSeq[IndexedSeq[E]] = {
+      java.util.Arrays.fill(counts, 0)
+      var k = 0
+      while (k < size) {
+        val variables = variablesOf(labels(k))
+        var j = 0
+        while (j < variables.length) { counts(variables(j)) += 1; j += 1 }
+        k += 1
+      }
+      val bound = new Array[Array[AnyRef]](outputs)
+      var v = 0
+      while (v < outputs) { bound(v) = new Array[AnyRef](counts(v)); counts(v) = 0; v += 1 }
+      k = size - 1
+      while (k >= 0) {
+        val event = partition.events(positions(k))
+        val variables = variablesOf(labels(k))
+        var j = 0
+        while (j < variables.length) { v = variables(j); bound(v)(counts(v)) = event; counts(v) += 1; j += 1 }
+        k -= 1
+      }
+      val lists = new Array[AnyRef](outputs)
+      v = 0
+      while (v < outputs) { lists(v) = ArraySeq.unsafeWrapArray(bound(v)); v += 1 }
+      ArraySeq.unsafeWrapArray(lists).asInstanceOf[IndexedSeq[IndexedSeq[E]]]
+    }
+
+    /** The positions bound to each output variable, the identity of a row under de-duplication. */
+    private def boundPositions(size: Int, positions: Array[Long], labels: Array[Int]): Seq[Seq[Long]] = {
+      val bound = Array.fill(outputs)(Vector.newBuilder[Long])
+      var k = size - 1
+      while (k >= 0) {
+        variablesOf(labels(k)).foreach(v => bound(v) += positions(k))
+        k -= 1
+      }
+      bound.map(_.result()).toSeq
+    }
 
     def reset(partition: Partition, end: Long, emit: MatchOf[E] => Unit): Unit = {
       this.partition = partition; this.end = end; this.emit = emit
@@ -233,18 +283,10 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     }
 
     def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
-      val bound = Array.fill(outputs)(Vector.newBuilder[Long])
-      var k = size - 1
-      while (k >= 0) {
-        pattern.nfa.labels(labels(k)).foreach(v => bound(v) += positions(k))
-        k -= 1
-      }
-      val rows = bound.map(_.result()).toSeq
-      if (!pattern.deduplicate || seen.add((start, rows))) {
+      if (!pattern.deduplicate || seen.add((start, boundPositions(size, positions, labels)))) {
         accepted += 1
         metrics.matches += 1
-        emit(MatchOf(partition.key, partition.events(start), partition.events(end),
-          rows.map(_.map(p => partition.events(p))).toIndexedSeq))
+        emit(MatchOf(partition.key, partition.events(start), partition.events(end), boundEvents(size, positions, labels)))
       }
       accepted < pattern.limit
     }
