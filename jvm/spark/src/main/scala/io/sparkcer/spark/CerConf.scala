@@ -14,6 +14,11 @@ object CerConf {
   val RangeSplitEnabled = "spark.cer.rangeSplit.enabled"
   /** The length of such a range, in windows: each range also reads one window before it. */
   val RangeSplitWindowsPerRange = "spark.cer.rangeSplit.windowsPerRange"
+  /**
+   * How many tasks share the ranges; by default one per core (Spark's default parallelism): the ranges are many
+   * and small, and a shuffle into `spark.sql.shuffle.partitions` mostly empty partitions costs more than it gives.
+   */
+  val RangeSplitPartitions = "spark.cer.rangeSplit.partitions"
 
   def eventTypeColumn(conf: SQLConf): String = conf.getConfString(EventTypeColumn, DefaultEventTypeColumn)
 
@@ -21,6 +26,9 @@ object CerConf {
     Option(conf.getConfString(TimeColumn, null)).map(_.trim).filter(_.nonEmpty)
 
   def rangeSplitEnabled(conf: SQLConf): Boolean = conf.getConfString(RangeSplitEnabled, "true").trim.toBoolean
+
+  def rangeSplitPartitions(conf: SQLConf, defaultParallelism: => Int): Int =
+    Option(conf.getConfString(RangeSplitPartitions, null)).map(_.trim.toInt).getOrElse(defaultParallelism).max(1)
 
   def rangeSplitWindowsPerRange(conf: SQLConf): Long = {
     val n = conf.getConfString(RangeSplitWindowsPerRange, "32").trim.toLong

@@ -18,7 +18,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
 
   private lazy val spark: SparkSession = LocalSpark.session(
-    "spark.sql.shuffle.partitions" -> "4",
+    CerConf.RangeSplitPartitions -> "4",
     // A few KB of test rows: without this, adaptive execution would merge the ranges' partitions into one.
     "spark.sql.adaptive.coalescePartitions.enabled" -> "false")
 

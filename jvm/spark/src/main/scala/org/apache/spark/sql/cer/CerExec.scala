@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistrib
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import io.sparkcer.spark.{CerMatch, CerPattern, CerTask}
+import io.sparkcer.spark.{CerConf, CerMatch, CerPattern, CerTask}
 
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys (or by the ranges of
@@ -41,7 +41,11 @@ case class CerExec(
     if (pattern.grouped) partitionKeys else split.take(1)
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (clusterKeys.nonEmpty) ClusteredDistribution(clusterKeys) :: Nil else AllTuples :: Nil
+    if (pattern.grouped) ClusteredDistribution(partitionKeys) :: Nil
+    else if (split.nonEmpty)
+      ClusteredDistribution(split.take(1),
+        requiredNumPartitions = Some(CerConf.rangeSplitPartitions(conf, sparkContext.defaultParallelism))) :: Nil
+    else AllTuples :: Nil
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(clusterKeys.map(SortOrder(_, Ascending)) ++ order)
 
