@@ -48,7 +48,7 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--scale", type=int, default=4, help="trace copies for the sequence and window runs")
     parser.add_argument("--ops-scale", type=int, default=1, help="trace copies for the other-operator queries")
-    parser.add_argument("--scales", default="1,4,16", help="stream lengths (trace copies) for memory and scaling; "
+    parser.add_argument("--scales", default="1,4,16,64", help="stream lengths (trace copies) for memory and scaling; "
                                                            "x64 is about 14 M events")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs after the warm-up (best is kept)")
     parser.add_argument("--engine-passes", type=int, default=2, help="timed passes of the engine alone after "

@@ -10,8 +10,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from .plain_sql import NoSql, SeqSpec, kleene_count_sql, parse_sequence, plain_sql
 from .record import Result, key
 from .runs import Bench, Task, error_text, floor_workload
-from .workloads import (RANGE_SPLIT, SCALING, SEQ_NONE, SEQ_OUT, SLICE_EVENTS, SPLIT, T, W, WINDOW_NONE,
-                        WINDOW_OUT, Workload)
+from .workloads import (RANGE_SPLIT, RANGE_WIDTH_MS, SCALING, SEQ_NONE, SEQ_OUT, SLICE_EVENTS, SPLIT, T, W,
+                        WINDOW_NONE, WINDOW_OUT, Workload)
 
 
 def run_engine_phase(b: Bench, a: argparse.Namespace) -> None:
@@ -182,8 +182,11 @@ def run_spark_phase(b: Bench, a: argparse.Namespace) -> None:
                 tasks.append(Task(f"split-{value}", w, k, make, a.cer_timeout, metrics=True))
         b.measure_many(tasks)
         b.spark.conf.set(RANGE_SPLIT, "true")
+        # the ranges the split cuts S at this scale: how many tasks could share them on a larger cluster
+        ranges = b.spark.sql(f"SELECT count(DISTINCT floor(stock_time / {RANGE_WIDTH_MS})) FROM S").collect()[0][0]
         for w in SPLIT if k == a.scale else SPLIT[:1]:
             off, on = b.rec.get("split-false", w, k), b.rec.get("split-true", w, k)
+            on.extra["ranges"] = ranges
             if off.ok and on.ok and (off.rows, off.checksum) != (on.rows, on.checksum):
                 b.rec.fail(f"RANGE SPLIT CHANGES THE RESULT: {w.name} at x{k}: {off.rows} matches with "
                            f"{RANGE_SPLIT}=false, {on.rows} with true (id checksums {off.checksum} vs "

@@ -311,8 +311,8 @@ class Bench:
         return self.spark._jsparkSession.sharedState().statusStore()
 
     def cer_metrics(self) -> Dict[str, Any]:
-        """The CerExec metrics of the last SQL execution (peak tECS nodes and active states per task, the largest
-        task), read from Spark's SQL status store."""
+        """The CerExec metrics of the last SQL execution (events read, over all tasks; peak tECS nodes and active
+        states per task, the largest task), read from Spark's SQL status store."""
         store = self._status_store()
         found: Dict[str, Any] = {}
         for _ in range(20):
@@ -328,7 +328,9 @@ class Bench:
                     if not v.isDefined():
                         continue
                     text = v.get()
-                    if m.name().startswith("peak tECS nodes") or m.name().startswith("peak active states"):
+                    if m.name() == "number of events read" and re.fullmatch(r"[\d,]+", text.strip()):
+                        found["spark_events"] = found.get("spark_events", 0) + int(text.strip().replace(",", ""))
+                    elif m.name().startswith("peak tECS nodes") or m.name().startswith("peak active states"):
                         nums = re.search(r"\(([\d,.]+), ([\d,.]+), ([\d,.]+) \(", text)
                         if nums:
                             k = "spark_peak_nodes" if "tECS" in m.name() else "spark_peak_states"
