@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from .record import Record, Result
-from .workloads import SEQ_OUT, WINDOW_OUT, W
+from .workloads import SEQ_OUT, WINDOW_NONE, WINDOW_OUT, W
 
 NOISE = 0.10  # an exact ratio this much below an earlier one still counts as growing: run-to-run noise
 TARGET = 10.0  # "at least 10x faster than plain SQL at length 3"
@@ -109,12 +109,14 @@ def goals(rec: Record) -> List[Goal]:
             if x is not None:
                 out.append(Goal(f"At least {TARGET:.0f}x faster than {label} on S3, x{k}", f"{x}x",
                                 *at_least(x, TARGET)))
-    for title, ws in (("length", SEQ_OUT), ("the window (S3, T..4T)", WINDOW_OUT)):
+    for title, ws in (("length", SEQ_OUT), ("the window (S3, T..4T)", WINDOW_OUT),
+                      ("the window, no output (S3', T..4T)", WINDOW_NONE)):
         xs = [(w.name, speedup(rec.get("spark-cer", w, S), rec.get("sql-bucketed", w, S))) for w in ws]
         out.append(Goal(f"Speed-up over plain SQL (bucketed) growing with {title}",
                         ", ".join(f"{n}: {'-' if x is None else x}" for n, x in xs), *growing(xs)))
-    window_runs = [("engine", "engine alone", k) for k in sorted({max(a.scales), S}, reverse=True)]
-    for system, label, k in window_runs + [("spark-cer", "end to end", S)]:
+    # The engine alone at the largest scale: at the main scale a pass over S3' takes about 0.1 s, which the JIT's
+    # warm-up and the collector decide more than the window does.
+    for system, label, k in (("engine", "engine alone", max(a.scales)), ("spark-cer", "end to end", S)):
         r1, r4 = rec.get(system, s3n, k), rec.get(system, s3x4, k)
         if r1 and r4 and r1.ok and r4.ok:
             x = r4.eps / r1.eps
