@@ -96,11 +96,9 @@ private object CerStatefulProcessor {
     val streamOrder: java.util.Comparator[InternalRow] =
       GenerateOrdering.generate(task.order.map(BindReferences.bindReference(_, task.input)))
 
-    private val ignoresUnguarded = task.pattern.compiled.ignoresUnguardedEvents
-
     def toEvent(row: Row): InternalRow = toInternal(row).copy()
-    /** Rows placed in the stream, except those no guard accepts where the pattern passes them by anyway. */
-    def kept(row: InternalRow): Boolean = task.ordered(row) && (!ignoresUnguarded || opened.reader.anyGuard(row))
+    /** Rows placed in the stream that the engine will read (not those it passes by): they wait in `pending`. */
+    def kept(row: InternalRow): Boolean = task.ordered(row) && opened.evaluator.reads(row)
     def toRow(row: InternalRow): Row = toExternal(row)
     def eventTime(row: InternalRow): Long = row.getLong(timeOrdinal)
 

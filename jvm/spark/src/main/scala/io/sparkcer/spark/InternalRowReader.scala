@@ -25,9 +25,6 @@ final class InternalRowReader(guards: Array[BasePredicate], key: UnsafeProjectio
     }
   }
 
-  /** Whether the event satisfies some guard: an event that satisfies none may be left out of some patterns. */
-  def anyGuard(row: InternalRow): Boolean = guards.exists(_.eval(row))
-
   private var lastKey: IndexedSeq[Any] = _
 
   override def partitionKey(row: InternalRow): IndexedSeq[Any] = {

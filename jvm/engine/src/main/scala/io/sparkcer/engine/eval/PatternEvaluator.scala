@@ -99,9 +99,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   def push(event: E, emit: MatchOf[E] => Unit): Unit = {
     metrics.events += 1
     if (columnWindow && !reader.hasWindowKey(event)) { metrics.droppedNullKey += 1; return }
-    java.util.Arrays.fill(words, 0L)
-    reader.classify(event, words)
-    if (ignoresUnguarded && unguarded) return
+    if (!classified(event)) return
     val partition = partitionOf(event)
     if (partition == null) { metrics.droppedNullKey += 1; return }
 
@@ -134,10 +132,20 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   private val ignoresUnguarded = pattern.ignoresUnguardedEvents
 
-  private def unguarded: Boolean = {
+  /**
+   * Whether the event can change a match: false for one that satisfies no guard where the pattern passes such
+   * events by ([[CompiledPattern.ignoresUnguardedEvents]]). A caller holding events for later reads this first.
+   */
+  def reads(event: E): Boolean = !ignoresUnguarded || classified(event)
+
+  /** Sets `words` to the event's guards; false when the event satisfies none and the pattern passes it by. */
+  private def classified(event: E): Boolean = {
+    java.util.Arrays.fill(words, 0L)
+    reader.classify(event, words)
+    if (!ignoresUnguarded) return true
     var w = 0
-    while (w < words.length) { if (words(w) != 0L) return false; w += 1 }
-    true
+    while (w < words.length) { if (words(w) != 0L) return true; w += 1 }
+    false
   }
 
   private def partitionOf(event: E): Partition =

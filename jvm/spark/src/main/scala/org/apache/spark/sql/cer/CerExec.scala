@@ -40,12 +40,13 @@ case class CerExec(
   private val clusterKeys: Seq[Expression] =
     if (pattern.grouped) partitionKeys else split.take(1)
 
+  /** The ranges of a split stream are shared by one task per core; keys take Spark's shuffle partitions. */
   override def requiredChildDistribution: Seq[Distribution] =
-    if (pattern.grouped) ClusteredDistribution(partitionKeys) :: Nil
-    else if (split.nonEmpty)
-      ClusteredDistribution(split.take(1),
-        requiredNumPartitions = Some(CerConf.rangeSplitPartitions(conf, sparkContext.defaultParallelism))) :: Nil
-    else AllTuples :: Nil
+    if (clusterKeys.isEmpty) AllTuples :: Nil
+    else {
+      val tasks = if (pattern.grouped) None else Some(CerConf.rangeSplitPartitions(conf, sparkContext.defaultParallelism))
+      ClusteredDistribution(clusterKeys, requiredNumPartitions = tasks) :: Nil
+    }
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(clusterKeys.map(SortOrder(_, Ascending)) ++ order)
 
