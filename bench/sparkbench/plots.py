@@ -32,11 +32,9 @@ def plots(rec: Record) -> None:
                ("sql-bucketed", "plain SQL (bucketed joins)", "^-"), ("sql-naive", "plain SQL (naive joins)", "v-")]
 
     def series(system: str, ws: List[Workload], k: int, xs: List[float]):
-        pts = [(x, r.eps) for x, w in zip(xs, ws) if (r := rec.get(system, w, k)) and r.ok and r.eps]
-        return [p[0] for p in pts], [p[1] for p in pts]
-
-    def floor_series(ws: List[Workload], k: int, xs: List[float]):
-        pts = [(x, r.eps) for x, w in zip(xs, ws) if (r := rec.floor_of(w, k)) and r.ok and r.eps]
+        """Throughput of `system` ("floor": the floor each workload was compared with) over the x values."""
+        result = (lambda w: rec.floor_of(w, k)) if system == "floor" else (lambda w: rec.get(system, w, k))
+        pts = [(x, r.eps) for x, w in zip(xs, ws) if (r := result(w)) and r.ok and r.eps]
         return [p[0] for p in pts], [p[1] for p in pts]
 
     def timeouts(system: str, ws: List[Workload], k: int, xs: List[float]):
@@ -54,7 +52,7 @@ def plots(rec: Record) -> None:
                 ax.plot(t, [rec.events.get(S, 0) / a.timeout] * len(t), "x", markersize=9,
                         color=ax.lines[-1].get_color() if x else "red",
                         label=f"{label}: cancelled after {a.timeout:.0f} s (at most)")
-        x, y = floor_series(ws, S, xs)
+        x, y = series("floor", ws, S, xs)
         if x:
             ax.plot(x, y, "k--", label="floor (read, shuffle, sort)")
         ax.set_xscale("log", base=2)
@@ -76,7 +74,7 @@ def plots(rec: Record) -> None:
             x, y = series(system, ws, S, xs)
             if x:
                 ax.plot(x, y, style, label=label)
-        x, y = floor_series(ws, S, xs)
+        x, y = series("floor", ws, S, xs)
         if x:
             ax.plot(x, y, "k--", label="floor")
         ax.set_xticks(xs, ["T", "2T", "3T", "4T"])

@@ -310,16 +310,22 @@ class Bench:
     def _status_store(self):
         return self.spark._jsparkSession.sharedState().statusStore()
 
-    def cer_metrics(self) -> Dict[str, Any]:
-        """The CerExec metrics of the last SQL execution (events read, over all tasks; peak tECS nodes and active
-        states per task, the largest task), read from Spark's SQL status store."""
+    def _polls(self, count: int):
+        """The last `count` SQL executions in Spark's status store, newest first, once per poll: the store is fed
+        by the listener bus, asynchronously, so a caller that does not find what it looks for polls again."""
         store = self._status_store()
-        found: Dict[str, Any] = {}
         for _ in range(20):
             n = store.executionsCount()
-            execs = store.executionsList(max(0, n - 3), min(3, n))
-            for i in range(execs.size() - 1, -1, -1):
-                e = execs.apply(i)
+            execs = store.executionsList(max(0, n - count), min(count, n))
+            yield store, [execs.apply(i) for i in range(execs.size() - 1, -1, -1)]
+            time.sleep(0.1)
+
+    def cer_metrics(self) -> Dict[str, Any]:
+        """The CerExec metrics of the last SQL execution (events read, over all tasks; peak tECS nodes and active
+        states per task, the largest task)."""
+        found: Dict[str, Any] = {}
+        for store, executions in self._polls(3):
+            for e in executions:
                 values = store.executionMetrics(e.executionId())
                 ms = e.metrics()
                 for j in range(ms.size()):
@@ -327,35 +333,28 @@ class Bench:
                     v = values.get(m.accumulatorId())
                     if not v.isDefined():
                         continue
-                    text = v.get()
-                    if m.name() == "number of events read" and re.fullmatch(r"[\d,]+", text.strip()):
-                        found["spark_events"] = found.get("spark_events", 0) + int(text.strip().replace(",", ""))
+                    text = v.get().strip()
+                    if m.name() == "number of events read" and re.fullmatch(r"[\d,]+", text):
+                        found["spark_events"] = found.get("spark_events", 0) + int(text.replace(",", ""))
                     elif m.name().startswith("peak tECS nodes") or m.name().startswith("peak active states"):
+                        # an average metric shows "total (min, med, max (stage ...))"; one task its value alone
                         nums = re.search(r"\(([\d,.]+), ([\d,.]+), ([\d,.]+) \(", text)
-                        if nums:
+                        peak = nums[3] if nums else text if re.fullmatch(r"[\d,.]+", text) else None
+                        if peak is not None:
                             k = "spark_peak_nodes" if "tECS" in m.name() else "spark_peak_states"
-                            found[k] = max(found.get(k, 0), int(float(nums[3].replace(",", ""))))
-                        elif re.fullmatch(r"[\d,.]+", text.strip()):
-                            k = "spark_peak_nodes" if "tECS" in m.name() else "spark_peak_states"
-                            found[k] = max(found.get(k, 0), int(float(text.strip().replace(",", ""))))
+                            found[k] = max(found.get(k, 0), int(float(peak.replace(",", ""))))
                 if found:
                     return found
-            time.sleep(0.1)
         return found
 
     def executed_plan(self) -> str:
-        """The physical plan of the last guarded run's SQL execution, as Spark's status store holds it (the
-        execution's description is the run's job group); "" when it is not found."""
-        store = self._status_store()
-        for _ in range(20):  # the store is fed by the listener bus, asynchronously
-            n = store.executionsCount()
-            execs = store.executionsList(max(0, n - 5), min(5, n))
-            for i in range(execs.size() - 1, -1, -1):
-                e = execs.apply(i)
+        """The physical plan of the last guarded run's SQL execution (the execution's description is the run's
+        job group); "" when it is not found."""
+        for _, executions in self._polls(5):
+            for e in executions:
                 if e.description() == self.group:
                     # only the physical plan: the parsed and analyzed plans of the extended format keep every Sort
                     return e.physicalPlanDescription().split("== Physical Plan ==", 1)[-1].strip()
-            time.sleep(0.1)
         return ""
 
     def cer_df(self, w: Workload):
