@@ -83,10 +83,7 @@ def run_group(b: Bench, workloads: List[Workload], scale: int, naive: Tuple[str,
     previous: Optional[Workload] = None
     for w in workloads:
         tasks.append(Task("spark-cer", w, scale, b.cer_df(w), a.cer_timeout, metrics=True))
-        try:
-            plan = b.explain(b.spark.sql(w.text()))
-        except Exception as e:  # noqa: BLE001
-            plan = f"(EXPLAIN failed: {error_text(e)})"
+        plan = b.explain(w)
         b.rec.plans[f"{w.name}@x{scale}"] = plan
         floors[w.name] = b.floor_kinds(w, plan)
         tasks += [b.floor_task(kind, keys, scale) for kind, keys in floors[w.name]]
@@ -170,10 +167,7 @@ def run_spark_phase(b: Bench, a: argparse.Namespace) -> None:
         for w in SPLIT if k == a.scale else SPLIT[:1]:
             for value in ("false", "true"):
                 b.spark.conf.set(RANGE_SPLIT, value)
-                try:
-                    b.rec.plans[f"split={value}:{w.name}@x{k}"] = b.explain(b.spark.sql(w.text()))
-                except Exception as e:  # noqa: BLE001
-                    b.rec.plans[f"split={value}:{w.name}@x{k}"] = f"(EXPLAIN failed: {error_text(e)})"
+                b.rec.plans[f"split={value}:{w.name}@x{k}"] = b.explain(w)
 
                 def make(w=w, value=value):
                     b.spark.conf.set(RANGE_SPLIT, value)  # read when the write is planned, right after

@@ -360,8 +360,13 @@ class Bench:
     def cer_df(self, w: Workload):
         return lambda: self.spark.sql(w.text())
 
-    def explain(self, df) -> str:
-        return self.spark._jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), "simple")
+    def explain(self, w: Workload) -> str:
+        """spark-cer's physical plan for the workload, or why Spark could not plan it."""
+        try:
+            df = self.spark.sql(w.text())
+            return self.spark._jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), "simple")
+        except Exception as e:  # noqa: BLE001 - the report shows it
+            return f"(EXPLAIN failed: {error_text(e)})"
 
     # -- the floor: read, shuffle and sort as the query's plan does, and produce every sorted row ---------------
 

@@ -20,10 +20,10 @@ import io.sparkcer.engine.ceql.{Consumption, Strategy}
 object RangeSplit {
   /**
    * The input with every row in its range and, when it lies within a window of the next range, a context copy in
-   * that one, with the two added columns; or None when the query cannot be split. Only where the matches ending at an event depend on the
-   * events of one window alone: ALL and STRICT (ANY and LIMIT keep the first matches in enumeration order, NEXT,
-   * LAST and MAX compare with matches of any age), no consumption, and a window on an ascending integer or
-   * timestamp order column.
+   * that one, with the two added columns; or None when the query cannot be split. Only where the matches ending
+   * at an event depend on the events of one window alone: ALL and STRICT (ANY and LIMIT keep the first matches in
+   * enumeration order, NEXT, LAST and MAX compare with matches of any age), no consumption, and a window on an
+   * ascending integer or timestamp order column.
    */
   def apply(conf: SQLConf, analyzed: AnalyzedQuery, order: Seq[SortOrder], input: LogicalPlan): Option[(LogicalPlan, Seq[Attribute])] = {
     val query = analyzed.query
