@@ -42,10 +42,10 @@ def test_cer_with_select_and_strategy(events, runner, events_csv) -> None:
 
 
 def test_cer_descending_order_key_and_core_forms(events, runner, events_csv) -> None:
-    """`IN {..}`, quotes and backslashes survive the trip through the SQL string literal."""
+    """`IN {..}`, quotes and Spark's backslash escapes survive the trip through the SQL string literal."""
     query = (
         "SELECT s, b WHERE SELL AS s ; BUY AS b "
-        "FILTER s[sym IN {'A', 'B'} AND price IN 95..125] AND b[event_type RLIKE '^B\\w+$' AND volume > 20] "
+        "FILTER s[sym IN {'A', 'B'} AND price IN 95..125] AND b[event_type RLIKE '^B\\\\w+$' AND volume > 20] "
         "WITHIN 6 [ts]"
     )
     rows = events.cer(query, order_by=["ts", "id DESC"]).collect()
@@ -119,20 +119,23 @@ def test_cer_time_column_conf_gives_the_order(spark, events) -> None:
 
 
 def test_cer_rejects_from_and_repeated_clauses(events) -> None:
-    with pytest.raises(spark_cer.CeqlAnalysisError, match="expected no FROM"):
+    with pytest.raises(spark_cer.CeqlAnalysisError, match="leave FROM out of the pattern") as info:
         events.cer("SELECT * FROM events WHERE SELL ; BUY", order_by="ts")
-    with pytest.raises(ValueError, match="partition_by is given twice"):
+    assert (info.value.line, info.value.column, info.value.length) == (1, 15, 6)
+    with pytest.raises(spark_cer.CeqlAnalysisError, match="PARTITION BY is given twice"):
         events.cer("SELL ; BUY PARTITION BY sym", partition_by="sym", order_by="ts")
-    with pytest.raises(ValueError, match="order_by is given twice"):
+    with pytest.raises(spark_cer.CeqlAnalysisError, match="ORDER BY is given twice"):
         events.cer("SELL ; BUY ORDER BY ts", order_by="ts")
-    with pytest.raises(spark_cer.CeqlAnalysisError, match="the type column 'kind' is not a column"):
+    with pytest.raises(spark_cer.CeqlAnalysisError, match="the input has no event type column 'kind'"):
         events.cer("SELL ; BUY", order_by="ts", type_column="kind")
 
 
-def test_cer_jvm_errors_still_surface(events) -> None:
-    """What Python does not check (types) comes back from Spark as an AnalysisException."""
-    with pytest.raises(AnalysisException):
-        events.cer("SELL AS s FILTER s[price = TRUE]", order_by="ts").collect()
+def test_cer_spark_errors_in_predicates_are_placed(events) -> None:
+    """Spark's own analysis errors in a predicate come back as a CeqlAnalysisError pointing at the predicate."""
+    with pytest.raises(spark_cer.CeqlAnalysisError, match=r"in the predicate s\[price = TRUE\]: \[DATATYPE_MISMATCH") as info:
+        events.cer("SELL AS s FILTER s[price = TRUE]", order_by="ts")
+    assert (info.value.line, info.value.column, info.value.length) == (1, 18, len("s[price = TRUE]"))
+    assert isinstance(info.value.__cause__, AnalysisException)
 
 
 # ---- sessions and packaging ------------------------------------------------------------------------------------

@@ -277,6 +277,25 @@ def test_unknown_type_matches_nothing(spark, events) -> None:
 # ---- errors ----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "spark_predicate, core_predicate",
+    [
+        ("cast(price AS int) > 100", "price >= 101"),
+        ("CASE WHEN volume >= 30 THEN true ELSE false END", "volume >= 30"),
+        ("price::int > 100 AND sym || '!' != 'X!'", "price >= 101 AND sym != 'X'"),
+        ("exists(array(volume, id), v -> v >= 30)", "volume >= 30 OR id >= 30"),
+        ("timestamp_millis(ts * 1000) < TIMESTAMP '1970-01-01 00:00:00' + INTERVAL 30 SECONDS", "ts < 30"),
+    ],
+)
+def test_every_spark_expression_is_a_predicate(spark, events, runner, events_csv, spark_predicate: str,
+                                              core_predicate: str) -> None:
+    """Spark's parser reads the predicate: what the engine's runner cannot read, Spark evaluates."""
+    query = "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s[{}] ORDER BY ts, id WITHIN 8 [ts]"
+    rows = spark.sql(query.format(spark_predicate)).collect()
+    expected = runner.matches(query.format(core_predicate).replace("PATTERN", "WHERE"), events_csv)
+    assert expected and canonical(rows) == canonical(expected)
+
+
 def test_syntax_error(spark, events) -> None:
     with pytest.raises(ParseException) as info:
         spark.sql("SELECT * FROM events PATTERN SELL AS s ; ; BUY AS b ORDER BY ts")
@@ -288,9 +307,15 @@ def test_syntax_error(spark, events) -> None:
 
 def test_syntax_error_in_table_function(spark, events) -> None:
     with pytest.raises(ParseException) as info:
+        spark.sql("SELECT * FROM cer(TABLE(events), 'SELL AS s ; ; BUY ORDER BY ts')").collect()
+    assert "line 1, column 13: expected an event type, '(' or NOT, found ';'" in str(info.value)
+    assert "  SELL AS s ; ; BUY ORDER BY ts\n" + " " * 14 + "^" in str(info.value)
+    no_jvm_trace(info.value)
+    # a predicate is Spark SQL: Spark's parser judges it, and the error points into the pattern
+    with pytest.raises(ParseException) as info:
         spark.sql("SELECT * FROM cer(TABLE(events), 'SELL AS s FILTER s[price >] ORDER BY ts')").collect()
-    assert "line 1, column 27: expected an expression, found ']'" in str(info.value)
-    assert "  SELL AS s FILTER s[price >] ORDER BY ts\n" + " " * 28 + "^" in str(info.value)
+    assert ("line 1, column 27: Spark SQL cannot parse the predicate s[price >]: [PARSE_SYNTAX_ERROR] Syntax error at "
+            "or near end of input") in str(info.value)
     no_jvm_trace(info.value)
 
 

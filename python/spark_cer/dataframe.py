@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import TYPE_CHECKING, List, Optional, Sequence, Union
 
-from spark_cer.validate import RESERVED_WORDS, CeqlAnalysisError, _UNKNOWN, parse, validate
+from spark_cer.validate import from_spark_error
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 __all__ = ["cer", "install"]
 
-_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_TYPE_COLUMN_CONF = "spark.cer.eventTypeColumn"
-_TIME_COLUMN_CONF = "spark.cer.timeColumn"
-
 
 def _name(column: str) -> str:
-    """A column name as CEQL text: backquoted unless it is a plain, unreserved identifier."""
-    if _PLAIN_NAME.match(column) and column.upper() not in RESERVED_WORDS:
-        return column
-    return "`" + column.replace("`", "``") + "`"
+    """A column name as SQL text, backquoted."""
+    return "`" + column.strip().replace("`", "``") + "`"
 
 
 def _columns(value: Union[str, Sequence[str]], argument: str) -> List[str]:
@@ -33,11 +26,23 @@ def _columns(value: Union[str, Sequence[str]], argument: str) -> List[str]:
 
 
 def _order_key(key: str) -> str:
-    """``"ts"``, ``"id DESC"`` or ``"id ASC"`` as CEQL text."""
+    """``"ts"``, ``"id DESC"`` or ``"id ASC"`` as SQL text."""
     words = key.split()
     if len(words) >= 2 and words[-1].upper() in ("ASC", "DESC"):
-        return f"{_name(' '.join(key.split()[:-1]))} {words[-1].upper()}"
-    return _name(key.strip())
+        return f"{_name(' '.join(words[:-1]))} {words[-1].upper()}"
+    return _name(key)
+
+
+def _table_argument(partition_by: Optional[Union[str, Sequence[str]]], order_by: Optional[Union[str, Sequence[str]]]) -> str:
+    """``TABLE(df)`` with the partitioning and the order Spark's table arguments take."""
+    text = "TABLE({cer_input})"
+    if partition_by is not None:
+        text += " PARTITION BY (" + ", ".join(_name(c) for c in _columns(partition_by, "partition_by")) + ")"
+    if order_by is not None:
+        # Spark's grammar orders a table argument only after its partitioning.
+        text += "" if partition_by is not None else " WITH SINGLE PARTITION"
+        text += " ORDER BY (" + ", ".join(_order_key(k) for k in _columns(order_by, "order_by")) + ")"
+    return text
 
 
 def cer(
@@ -54,9 +59,9 @@ def cer(
 
     The DataFrame is the stream, so the query leaves ``FROM`` out: it is a pattern with its clauses
     (``SELL AS s ; BUY AS b FILTER s[price > 100] WITHIN 1 MINUTES``), optionally preceded by
-    ``SELECT [strategy] vars WHERE``. The query is validated first (:func:`spark_cer.validate` with the
-    DataFrame's schema), then run as ``SELECT * FROM cer(TABLE(df), '<query>', ...)``, so it works on classic
-    and Spark Connect sessions alike.
+    ``SELECT [strategy] vars WHERE``. It runs as ``SELECT * FROM cer(TABLE(df) PARTITION BY (..) ORDER BY (..),
+    '<query>', ...)``: the JVM parses and analyzes it, on classic and Spark Connect sessions alike, and its errors
+    are raised here as :class:`~spark_cer.CeqlError` with their line and column.
 
     On a streaming DataFrame the query runs continuously and gives the matches it would give on the same rows
     as a table: the first ``order_by`` column is the event time, a timestamp with a watermark
@@ -88,9 +93,8 @@ def cer(
     Raises
     ------
     CeqlSyntaxError, CeqlAnalysisError
-        The query is not valid for this DataFrame; the message names the line and column.
-    ValueError
-        A clause is given both in the query and as an argument, or the query has a ``FROM``.
+        The query is not valid for this DataFrame (or a clause is given both in the query and as an argument, or
+        the query has a ``FROM``); the message names the line and column. Both are subclasses of ``ValueError``.
 
     Examples
     --------
@@ -123,46 +127,22 @@ def cer(
     """
     if not isinstance(query, str):
         raise TypeError(f"query must be a string, not {type(query).__name__}")
-    statement = parse(query)
-    if statement.streams:
-        first = statement.streams[0]
-        raise CeqlAnalysisError(
-            f"expected no FROM: df.cer(...) runs on the DataFrame itself, found FROM {first.value}; "
-            "leave FROM out (and stream>type prefixes)",
-            first.pos,
-            query,
-            len(first.value),
-        )
-    text = query
-    if partition_by is not None:
-        if statement.partition_by:
-            raise ValueError("partition_by is given twice: as an argument and as the query's PARTITION BY clause")
-        text += "\nPARTITION BY " + ", ".join(_name(c.strip()) for c in _columns(partition_by, "partition_by"))
-    if order_by is not None:
-        if statement.order_by:
-            raise ValueError("order_by is given twice: as an argument and as the query's ORDER BY clause")
-        text += "\nORDER BY " + ", ".join(_order_key(k) for k in _columns(order_by, "order_by"))
-
-    spark = df.sparkSession
-    effective_time = time_column if time_column is not None else spark.conf.get(_TIME_COLUMN_CONF, None)
-    effective_type = type_column if type_column is not None else spark.conf.get(_TYPE_COLUMN_CONF, None)
-    schema = df.schema
-    validate(text, schema, time_column=effective_time or None)
-    if type_column is not None and not any(f.lower() == type_column.lower() for f in schema.fieldNames()):
-        raise CeqlAnalysisError(
-            f"the type column '{type_column}' is not a column; the columns are: {', '.join(schema.fieldNames())}",
-            _UNKNOWN,
-            text,
-        )
-
-    arguments = {"cer_query": text}
-    if type_column is not None or time_column is not None:
-        arguments["cer_type_column"] = type_column or effective_type or "event_type"
-    if time_column is not None:
-        arguments["cer_time_column"] = time_column
-    placeholders = "".join(", {" + k + "}" for k in arguments)
-    # String keyword arguments become SQL string literals (escaped by PySpark's formatter), the DataFrame a view.
-    return spark.sql("SELECT * FROM cer(TABLE({cer_input})" + placeholders + ")", cer_input=df, **arguments)
+    # Strings become SQL string literals (escaped by PySpark's formatter), the DataFrame a view; an argument left
+    # out before one that is given is NULL, which the table function reads as "the default".
+    arguments = {"cer_query": query, "cer_type_column": type_column, "cer_time_column": time_column}
+    given = [k for k, v in arguments.items() if v is not None or k == "cer_query"]
+    last = max(list(arguments).index(k) for k in given)
+    placeholders = "".join(", {" + k + "}" if arguments[k] is not None else ", NULL" for k in list(arguments)[: last + 1])
+    sql = "SELECT * FROM cer(" + _table_argument(partition_by, order_by) + placeholders + ")"
+    try:
+        matches = df.sparkSession.sql(sql, cer_input=df, **{k: v for k, v in arguments.items() if v is not None})
+        matches.schema  # analyzes the query now on Spark Connect too, so that errors surface here
+    except Exception as e:
+        error = from_spark_error(e, query)
+        if error is None:
+            raise
+        raise error from e
+    return matches
 
 
 def install() -> None:

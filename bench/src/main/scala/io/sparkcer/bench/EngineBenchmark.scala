@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Paths}
 
 import io.sparkcer.engine.{Event, LocalEngine}
-import io.sparkcer.engine.ceql.CeqlParser
-import io.sparkcer.engine.predicate.ExprInterpreter
+
+import io.sparkcer.engine.predicate.{ExprInterpreter, PredicateParser}
 import io.sparkcer.engine.runner.CsvSource
 
 /**
@@ -29,7 +29,7 @@ object EngineBenchmark {
 
     val floor = measure("floor: read + one predicate", passes, rows.size) {
       val name = columns.indexOf("name")
-      val isIntc = ExprInterpreter.compilePredicate(CeqlParser.parseExpression("name = 'INTC'"), _ => name, "name = 'INTC'")
+      val isIntc = ExprInterpreter.compilePredicate(PredicateParser.parse("name = 'INTC'"), _ => name, "name = 'INTC'")
       var hits = 0L
       var i = 0
       while (i < rows.size) {

@@ -1,9 +1,9 @@
 package io.sparkcer.engine
 
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Expr, Position}
+import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
 import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, PatternEvaluator}
-import io.sparkcer.engine.predicate.ExprInterpreter
+import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser}
 
 /** Per-call settings a query does not state itself. */
 final case class EngineOptions(
@@ -39,7 +39,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern) {
 
   private[engine] lazy val reader: EventReader[Event] = {
     val columns = analyzed.columns
-    val resolve = (c: Expr.Column) => columns.indexWhere(_.equalsIgnoreCase(c.name.value))
+    val resolve = (c: Expr.Column) => Analyzer.column(c.name, columns, analyzed.text)
     val fromStreams = analyzed.query.streams.map(_.value)
     val typeOf: Array[Any] => Any = analyzed.typeColumn match {
       case Some(i) => row => row(i)
@@ -57,7 +57,9 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern) {
     // Guards grouped by event type: an event is tested only against the guards of its own type.
     val byType: Map[Any, Array[(Int, Option[String], Array[Any] => Boolean)]] =
       pattern.nfa.guards.zipWithIndex.map { case (g, i) =>
-        val predicates = g.predicates.map(p => ExprInterpreter.compilePredicate(p.predicate, resolve, analyzed.text)).toArray
+        val predicates = g.predicates.map { p =>
+          ExprInterpreter.compilePredicate(PredicateParser.parse(p.predicate, analyzed.text), resolve, analyzed.text)
+        }.toArray
         (g.eventType: Any, (i, g.stream, (row: Array[Any]) => predicates.forall(_(row))))
       }.groupBy(_._1).map { case (t, gs) => t -> gs.map(_._2).toArray }
     val partitionKeys = analyzed.partitionKeys.map(_.toArray).toArray

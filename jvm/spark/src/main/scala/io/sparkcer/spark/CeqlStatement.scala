@@ -2,11 +2,12 @@ package io.sparkcer.spark
 
 import java.util.Locale
 
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Lexer, TokenKind}
+import io.sparkcer.engine.ceql.{CeqlException, Lexer, TokenCursor, TokenKind}
 
 /**
  * A SQL statement shaped like a CEQL statement: `[EXPLAIN [mode]] SELECT ... FROM s1[, s2 ...] WHERE|PATTERN ...`,
- * read with CEQL's own lexer, so that strings and comments are skipped.
+ * read with CEQL's own lexer (lenient: Spark's operators in predicates are symbols too), so that strings and
+ * comments are skipped.
  *
  * @param text          the statement with what CEQL does not read (the EXPLAIN prefix, trailing semicolons)
  *                      blanked out, so that positions in the CEQL text are positions in the statement
@@ -30,12 +31,12 @@ object CeqlStatement {
 
   /** The statement's CEQL reading, or None when it does not have the shape of one. */
   def recognize(sql: String): Option[CeqlStatement] = {
-    val tokens = try Lexer.tokenize(sql) catch { case _: CeqlException => return None }
+    val tokens = try Lexer.tokenize(sql, lenient = true) catch { case _: CeqlException => return None }
     def isKw(i: Int, words: String*): Boolean =
       tokens(i).kind == TokenKind.Ident && words.contains(tokens(i).text.toUpperCase(Locale.ROOT))
     def isSym(i: Int, s: String): Boolean = tokens(i).kind == TokenKind.Sym && tokens(i).text == s
     def isName(i: Int): Boolean = tokens(i).kind == TokenKind.QuotedIdent ||
-      (tokens(i).kind == TokenKind.Ident && !CeqlParser.ReservedWords(tokens(i).text.toUpperCase(Locale.ROOT)))
+      (tokens(i).kind == TokenKind.Ident && !TokenCursor.ReservedWords(tokens(i).text.toUpperCase(Locale.ROOT)))
 
     var i = 0
     val explain =

@@ -2,14 +2,13 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Ascending, Attribute, AttributeReference, Coalesce, Descending, EqualTo, Expression, Literal, Or, SortOrder, SubqueryExpression}
-import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Project, Filter => Where}
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types._
 
 import io.sparkcer.engine.EngineOptions
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey, WindowSpec}
-import io.sparkcer.engine.ceql.{CeqlException, Expr, Filter, Position, Window}
+import io.sparkcer.engine.ceql.{CeqlException, Filter, Position, Window}
 
 /**
  * Analyzes one CEQL query over its (single, resolved) input: the engine's analysis over the input's column
@@ -106,63 +105,25 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     case _ =>
   }
 
-  /** A `var[predicate]`: written again as Spark SQL, parsed and resolved by Spark, and checked to be boolean. */
+  /** A `var[predicate]`: parsed by Spark, its columns checked, resolved by Spark, and checked to be boolean. */
   private def predicate(p: Filter.OnVariable): Expression = {
-    checkComparisons(p, p.predicate)
-    val sql = SparkSqlText(p.predicate)
-    val parsed = try session.sessionState.sqlParser.parseExpression(sql) catch {
-      case e: ParseException =>
-        throw CerErrors.analysis(s"Spark SQL cannot parse the predicate ${written(p)} (as $sql): ${e.getMessage.trim}",
-          p.pos, text, written(p).length)
+    val parsed = try SparkPredicate.parse(p, text, session.sessionState.sqlParser) catch {
+      case e: CeqlException => throw CerErrors.syntax(e)
     }
-    val resolved = resolve(parsed, Some(p))
+    engine(parsed.checkColumns(columns.map(_.name), conf.resolver))
+    engine(parsed.checkComparisons(columns.map(a => StructField(a.name, a.dataType)), conf.resolver))
+    val resolved = resolve(parsed.expression, Some(parsed))
     if (resolved.dataType != BooleanType)
-      throw CerErrors.analysis(s"the predicate ${written(p)} is ${resolved.dataType.sql}, not BOOLEAN: a filter " +
-        s"must be a condition, e.g. ${p.variable.value}[${p.text} > 0]", p.pos, text, written(p).length)
+      throw CerErrors.analysis(s"the predicate ${parsed.written} is ${resolved.dataType.sql}, not BOOLEAN: a filter " +
+        s"must be a condition, e.g. ${p.variable.value}[${p.text} > 0]", p.pos, text, parsed.written.length)
     resolved
   }
-
-  /**
-   * Spark would compare a STRING column with a number by casting each value, failing on the first row that is
-   * not a number (ANSI mode) or reading it as NULL: a mistake in a pattern, refused here with its position.
-   */
-  private def checkComparisons(p: Filter.OnVariable, e: Expr): Unit = {
-    def column(x: Expr): Option[Attribute] = x match {
-      case Expr.Column(n) => columns.find(a => conf.resolver(a.name, n.value))
-      case _ => None
-    }
-    def numeric(x: Expr): Boolean = x match {
-      case Expr.Literal(_: java.lang.Long | _: java.lang.Double, _) => true
-      case Expr.Negate(Expr.Literal(_: java.lang.Long | _: java.lang.Double, _), _) => true
-      case _ => column(x).exists(_.dataType.isInstanceOf[NumericType])
-    }
-    def check(a: Expr, b: Expr): Unit = Seq(a -> b, b -> a).foreach { case (x, y) =>
-      column(x).filter(_.dataType.isInstanceOf[StringType]).foreach { c =>
-        if (numeric(y)) throw CerErrors.analysis(s"type mismatch in the predicate ${written(p)}: ${c.name} is a " +
-          s"STRING compared with a number; compare it with a string ('...'), or convert it explicitly, e.g. " +
-          s"double(${c.name})", x.pos, text, c.name.length)
-      }
-    }
-    e match {
-      case Expr.Comparison(_, l, r, _) => check(l, r)
-      case Expr.InSet(x, values, _, _) => values.foreach(check(x, _))
-      case Expr.InRange(x, lo, hi, _, _) => check(x, lo); check(x, hi)
-      case _ =>
-    }
-    e.asInstanceOf[Product].productIterator.foreach {
-      case child: Expr => checkComparisons(p, child)
-      case children: Seq[_] => children.foreach { case c: Expr => checkComparisons(p, c); case _ => }
-      case _ =>
-    }
-  }
-
-  private def written(p: Filter.OnVariable): String = s"${p.variable.value}[${p.text}]"
 
   /**
    * Resolves an expression over the input's columns with Spark's analyzer (functions, type coercion), on a
    * stand-in relation with the input's attributes, so that the result refers to the input directly.
    */
-  private def resolve(e: Expression, from: Option[Filter.OnVariable]): Expression = {
+  private def resolve(e: Expression, from: Option[SparkPredicate]): Expression = {
     val analyzer = session.sessionState.analyzer
     val probe = Project(Seq(Alias(e, "cer_guard")()), LocalRelation(columns))
     val analyzed = try {
@@ -171,17 +132,20 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       plan
     } catch {
       case ex: AnalysisException if from.isDefined =>
+        // Spark's own error (its condition kept), placed in the query like ours.
         val p = from.get
-        throw ex.copy(message = CeqlException.render(s"in the predicate ${written(p)}: ${ex.message.trim}",
-          p.pos, text, written(p).length), line = None, startPosition = None, context = Array.empty)
+        val placed = new CeqlException(s"in the predicate ${p.written}: ${ex.message.trim}", p.filter.pos, text,
+          p.written.length)
+        throw ex.copy(message = placed.getMessage, line = None, startPosition = None, context = Array.empty,
+          messageParameters = ex.messageParameters ++ CerErrors.place(placed))
     }
     analyzed match {
       case Project(Seq(Alias(resolved, _)), _: LocalRelation) if !SubqueryExpression.hasSubquery(resolved) => resolved
       case _ =>
-        val where = from.map(p => s"the predicate ${written(p)}").getOrElse(e.sql)
-        val pos = from.map(_.pos).getOrElse(Position.Unknown)
+        val where = from.map(p => s"the predicate ${p.written}").getOrElse(e.sql)
+        val pos = from.map(_.filter.pos).getOrElse(Position.Unknown)
         throw CerErrors.analysis(s"$where must be a condition on one event: aggregate, window and generator " +
-          "functions and subqueries are not allowed in it", pos, text, from.fold(1)(written(_).length))
+          "functions and subqueries are not allowed in it", pos, text, from.fold(1)(_.written.length))
     }
   }
 }

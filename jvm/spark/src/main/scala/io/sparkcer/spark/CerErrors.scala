@@ -13,22 +13,34 @@ import io.sparkcer.engine.ceql.{CeqlException, Position}
  *  - syntax: `_LEGACY_ERROR_TEMP_0064` ("<msg>."), the condition Spark's own parser uses for free-text
  *    validation errors; a [[ParseException]], i.e. `pyspark.errors.ParseException` in Python;
  *  - analysis: `_LEGACY_ERROR_TEMP_1332` ("<errorMessage>"); an [[AnalysisException]].
+ * Each also carries the problem and its place in the query (line 0 when it has none) as message parameters
+ * (`cerProblem`, `cerLine`, `cerColumn`, `cerOffset`, `cerLength`), which the message template ignores and the
+ * Python package reads (`getMessageParameters()`, on classic and Spark Connect sessions) to raise its own
+ * `CeqlError`s.
  */
 object CerErrors {
   val ParseCondition = "_LEGACY_ERROR_TEMP_0064"
   val AnalysisCondition = "_LEGACY_ERROR_TEMP_1332"
 
-  def syntax(message: String): ParseException =
-    new ParseException(None, Origin(), Origin(), ParseCondition, Map("msg" -> message))
+  def syntax(message: String): ParseException = syntax(new CeqlException(message, Position.Unknown, ""))
 
-  def syntax(e: CeqlException): ParseException = syntax(e.getMessage)
+  def syntax(e: CeqlException): ParseException =
+    new ParseException(None, Origin(), Origin(), ParseCondition, Map("msg" -> e.getMessage) ++ place(e))
 
-  def analysis(message: String): AnalysisException =
-    new AnalysisException(AnalysisCondition, Map("errorMessage" -> message))
+  def analysis(message: String): AnalysisException = analysis(new CeqlException(message, Position.Unknown, ""))
 
-  def analysis(e: CeqlException): AnalysisException = analysis(e.getMessage)
+  def analysis(e: CeqlException): AnalysisException =
+    new AnalysisException(AnalysisCondition, Map("errorMessage" -> e.getMessage) ++ place(e))
 
   /** An analysis error pointing into the query text. */
   def analysis(problem: String, pos: Position, text: String, length: Int = 1): AnalysisException =
-    analysis(CeqlException.render(problem, pos, text, length))
+    analysis(new CeqlException(problem, pos, text, length))
+
+  /** The message parameters that carry a problem's place in the query. */
+  def place(e: CeqlException): Map[String, String] = Map(
+    "cerProblem" -> e.problem,
+    "cerLine" -> e.pos.line.toString,
+    "cerColumn" -> e.pos.column.toString,
+    "cerOffset" -> e.pos.offset.toString,
+    "cerLength" -> e.length.toString)
 }

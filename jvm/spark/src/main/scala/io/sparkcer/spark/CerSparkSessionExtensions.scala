@@ -4,7 +4,7 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
 import org.apache.spark.sql.classic
 
 /**
- * spark-cer's SQL extension: the CEQL statement parser, the `cer` table function, the analyzer rule that turns
+ * spark-cer's SQL extension: the CEQL statement parser, the `cer` table function, the `cer_validate` function, the analyzer rule that turns
  * a query into [[CerMatch]], and the planner strategy. Enable with
  * `spark.sql.extensions=io.sparkcer.spark.CerSparkSessionExtensions`, or just put the jar on the classpath
  * (it is registered as a `SparkSessionExtensionsProvider` service).
@@ -13,6 +13,7 @@ class CerSparkSessionExtensions extends SparkSessionExtensionsProvider {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectParser((_, delegate) => new CerSqlParser(delegate))
     extensions.injectTableFunction(CerTableFunction.description)
+    extensions.injectFunction(CerValidateFunction.description)
     extensions.injectResolutionRule(session => ResolveCer(session.asInstanceOf[classic.SparkSession]))
     extensions.injectPlannerStrategy(_ => CerStrategy)
   }

@@ -35,8 +35,8 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
           try ceql(sqlText, statement)
           catch {
             case ours: CeqlException if statement.clearlyCeql(ours) =>
-              throw CerErrors.syntax(s"${ours.getMessage}\n(read as CEQL, because Spark SQL does not accept it " +
-                s"either: ${spark.getMessage.trim.linesIterator.next()})")
+              throw CerErrors.syntax(new CeqlException(s"${ours.problem} (read as CEQL, because Spark SQL does not " +
+                s"accept it either: ${spark.getMessage.trim.linesIterator.next()})", ours.pos, ours.query, ours.length))
             case _: CeqlException => throw spark
           }
       }

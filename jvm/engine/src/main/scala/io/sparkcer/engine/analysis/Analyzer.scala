@@ -40,6 +40,14 @@ object Analyzer {
   def analyze(query: Query, text: String, columns: IndexedSeq[String], options: EngineOptions): AnalyzedQuery =
     new Analysis(query, text, columns, options).run()
 
+  /** The index of a column named in the query (case-insensitive); an unknown one is an error naming them all. */
+  def column(name: Name, columns: IndexedSeq[String], text: String): Int = {
+    val i = columns.indexWhere(_.equalsIgnoreCase(name.value))
+    if (i < 0) throw new CeqlException(s"unknown column '${name.value}'; the columns are: ${columns.mkString(", ")}",
+      name.pos, text, name.value.length)
+    i
+  }
+
   /** Every variable a formula binds: its event types and its AS names (NOT binds nothing). */
   def boundVariables(cel: Cel): Seq[String] = cel match {
     case Cel.Atom(_, t, _) => Seq(t.value)
@@ -65,11 +73,7 @@ object Analyzer {
     private def fail(problem: String, pos: Position, length: Int = 1): Nothing =
       throw new CeqlException(problem, pos, text, length)
 
-    private def column(name: Name): Int = {
-      val i = columns.indexWhere(_.equalsIgnoreCase(name.value))
-      if (i < 0) fail(s"unknown column '${name.value}'; the columns are: ${columns.mkString(", ")}", name.pos, name.value.length)
-      i
-    }
+    private def column(name: Name): Int = Analyzer.column(name, columns, text)
 
     private def optionColumn(name: String, what: String): Int = {
       val i = columns.indexWhere(_.equalsIgnoreCase(name))
@@ -114,12 +118,15 @@ object Analyzer {
       case Cel.Filtered(b, _, _) => atoms(b)
     }
 
-    /** A filter may only name a variable its own sub-formula binds, and only columns that exist. */
+    /**
+     * A filter may only name a variable its own sub-formula binds. Its predicate's columns are checked by whoever
+     * reads the predicate: Spark, or the runner's interpreter.
+     */
     private def checkWellFormed(cel: Cel): Unit = cel match {
       case Cel.Filtered(body, filter, _) =>
         checkWellFormed(body)
         val bound = boundVariables(body)
-        onVariables(filter).foreach { f =>
+        Filter.onVariables(filter).foreach { f =>
           if (!bound.contains(f.variable.value)) {
             val hint =
               if (boundVariables(query.pattern).contains(f.variable.value))
@@ -129,42 +136,18 @@ object Analyzer {
             fail(s"variable '${f.variable.value}' is not bound in the pattern this FILTER applies to; $hint",
               f.variable.pos, f.variable.value.length)
           }
-          checkColumns(f.predicate)
         }
       case Cel.Not(atom, filter, _) =>
-        filter.toSeq.flatMap(onVariables).foreach { f =>
+        filter.toSeq.flatMap(Filter.onVariables).foreach { f =>
           if (f.variable.value != atom.eventType.value)
             fail(s"inside NOT(${atom.eventType.value} FILTER ...) a filter can only name '${atom.eventType.value}'",
               f.variable.pos, f.variable.value.length)
-          checkColumns(f.predicate)
         }
       case Cel.Bind(b, _, _) => checkWellFormed(b)
       case Cel.Sequence(a, b, _, _) => checkWellFormed(a); checkWellFormed(b)
       case Cel.Or(a, b, _) => checkWellFormed(a); checkWellFormed(b)
       case Cel.Iteration(b, _, _) => checkWellFormed(b)
       case _: Cel.Atom => ()
-    }
-
-    private def onVariables(f: Filter): Seq[Filter.OnVariable] = f match {
-      case v: Filter.OnVariable => Seq(v)
-      case Filter.And(l, r, _) => onVariables(l) ++ onVariables(r)
-      case Filter.Or(l, r, _) => onVariables(l) ++ onVariables(r)
-    }
-
-    private def checkColumns(e: Expr): Unit = e match {
-      case Expr.Column(name) => column(name)
-      case Expr.Literal(_, _) => ()
-      case Expr.Negate(x, _) => checkColumns(x)
-      case Expr.Not(x, _) => checkColumns(x)
-      case Expr.Arithmetic(_, l, r, _) => checkColumns(l); checkColumns(r)
-      case Expr.Comparison(_, l, r, _) => checkColumns(l); checkColumns(r)
-      case Expr.And(l, r, _) => checkColumns(l); checkColumns(r)
-      case Expr.Or(l, r, _) => checkColumns(l); checkColumns(r)
-      case Expr.InSet(x, vs, _, _) => checkColumns(x); vs.foreach(checkColumns)
-      case Expr.InRange(x, lo, hi, _, _) => checkColumns(x); checkColumns(lo); checkColumns(hi)
-      case Expr.Like(x, p, _, _, _) => checkColumns(x); checkColumns(p)
-      case Expr.IsNull(x, _, _) => checkColumns(x)
-      case Expr.Call(_, args, _) => args.foreach(checkColumns)
     }
 
     /** CEL's safety: an AS variable bound on both sides of a sequence would stand for two different events. */

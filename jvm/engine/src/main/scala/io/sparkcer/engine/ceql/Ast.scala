@@ -7,6 +7,14 @@ final case class Position(line: Int, column: Int, offset: Int) {
 
 object Position {
   val Unknown: Position = Position(0, 0, -1)
+  val Start: Position = Position(1, 1, 0)
+
+  /** The position of offset `to` in `text`, counted on from `from` (an earlier position in the same text). */
+  def advance(text: String, from: Position, to: Int): Position = {
+    var (line, column) = (from.line, from.column)
+    for (i <- from.offset until to) if (text.charAt(i) == '\n') { line += 1; column = 1 } else column += 1
+    Position(line, column, to)
+  }
 }
 
 /** A whole CEQL statement, as written (DESIGN §3). */
@@ -53,6 +61,19 @@ final case class OrderKey(column: Name, descending: Boolean)
 
 sealed trait Window { def pos: Position }
 object Window {
+  /** The clause written out: `WITHIN 5 EVENTS`, `WITHIN 1 HOURS 30 MINUTES`, `WITHIN 10 [ts]`. */
+  def describe(w: Window): String = w match {
+    case Events(n, _) => s"WITHIN $n EVENTS"
+    case Attribute(n, column, _) => s"WITHIN $n [${column.value}]"
+    case Duration(millis, _) =>
+      val units = Seq("DAYS" -> 86400000L, "HOURS" -> 3600000L, "MINUTES" -> 60000L, "SECONDS" -> 1000L,
+        "MILLISECONDS" -> 1L)
+      val parts = units.foldLeft((millis, Seq.empty[String])) { case ((left, out), (unit, ms)) =>
+        (left % ms, if (left / ms > 0) out :+ s"${left / ms} $unit" else out)
+      }._2
+      parts.mkString("WITHIN ", " ", "")
+  }
+
   /** `WITHIN n EVENTS`: last.position - first.position < n in the partition's substream. */
   final case class Events(count: Long, pos: Position) extends Window
   /** `WITHIN 1 HOURS 30 MINUTES`: a span of the stream order column, in milliseconds. */
@@ -69,7 +90,7 @@ object Consumption {
 }
 
 /** Complex Event Logic formulas (CORE's grammar, Figure 2 of the CORE paper, plus `:`, `:+` and NOT). */
-sealed trait Cel { def pos: Position }
+sealed trait Cel extends Positioned
 object Cel {
   /** `type` or `stream>type`: one event of that type (from that stream). */
   final case class Atom(stream: Option[Name], eventType: Name, pos: Position) extends Cel
@@ -88,52 +109,31 @@ object Cel {
 }
 
 /** The FILTER language: `var[predicate]` combined with AND / OR. */
-sealed trait Filter { def pos: Position }
+sealed trait Filter extends Positioned
 object Filter {
-  /** `var[predicate]`; `text` is the predicate as written, for engines that parse it themselves. */
-  final case class OnVariable(variable: Name, predicate: Expr, text: String, pos: Position) extends Filter
+  /** `var[predicate]`: the predicate is Spark SQL over the event's columns ([[Predicate]]). */
+  final case class OnVariable(variable: Name, predicate: Predicate, pos: Position) extends Filter {
+    /** The predicate as written. */
+    def text: String = predicate.text
+  }
   final case class And(left: Filter, right: Filter, pos: Position) extends Filter
   final case class Or(left: Filter, right: Filter, pos: Position) extends Filter
-}
 
-/** Predicate expressions over one event's columns. */
-sealed trait Expr { def pos: Position }
-object Expr {
-  final case class Column(name: Name) extends Expr { def pos: Position = name.pos }
-  /** A literal: java.lang.Long, java.lang.Double, String, java.lang.Boolean, or null. */
-  final case class Literal(value: Any, pos: Position) extends Expr
-  final case class Negate(operand: Expr, pos: Position) extends Expr
-  final case class Not(operand: Expr, pos: Position) extends Expr
-  final case class Arithmetic(op: ArithmeticOp, left: Expr, right: Expr, pos: Position) extends Expr
-  final case class Comparison(op: ComparisonOp, left: Expr, right: Expr, pos: Position) extends Expr
-  final case class And(left: Expr, right: Expr, pos: Position) extends Expr
-  final case class Or(left: Expr, right: Expr, pos: Position) extends Expr
-  /** `e IN {v, ...}` / `e IN (v, ...)`, or with NOT. */
-  final case class InSet(operand: Expr, values: Seq[Expr], negated: Boolean, pos: Position) extends Expr
-  /** `e IN RANGE(lo, hi)`, `e IN lo..hi` and `e BETWEEN lo AND hi`: lo <= e <= hi. */
-  final case class InRange(operand: Expr, low: Expr, high: Expr, negated: Boolean, pos: Position) extends Expr
-  /** `LIKE` with SQL wildcards (`%`, `_`), or `RLIKE` with a Java regular expression. */
-  final case class Like(operand: Expr, pattern: Expr, regex: Boolean, negated: Boolean, pos: Position) extends Expr
-  final case class IsNull(operand: Expr, negated: Boolean, pos: Position) extends Expr
-  /** `name(args...)`: a function; Spark evaluates any of its functions, the engine's interpreter a few. */
-  final case class Call(function: Name, arguments: Seq[Expr], pos: Position) extends Expr
-}
+  /** The `var[predicate]` parts of a filter, left to right. */
+  def onVariables(f: Filter): Seq[OnVariable] = f match {
+    case v: OnVariable => Seq(v)
+    case And(l, r, _) => onVariables(l) ++ onVariables(r)
+    case Or(l, r, _) => onVariables(l) ++ onVariables(r)
+  }
 
-sealed abstract class ArithmeticOp(val symbol: String)
-object ArithmeticOp {
-  case object Add extends ArithmeticOp("+")
-  case object Subtract extends ArithmeticOp("-")
-  case object Multiply extends ArithmeticOp("*")
-  case object Divide extends ArithmeticOp("/")
-  case object Remainder extends ArithmeticOp("%")
-}
-
-sealed abstract class ComparisonOp(val symbol: String)
-object ComparisonOp {
-  case object Eq extends ComparisonOp("=")
-  case object NotEq extends ComparisonOp("!=")
-  case object Lt extends ComparisonOp("<")
-  case object LtEq extends ComparisonOp("<=")
-  case object Gt extends ComparisonOp(">")
-  case object GtEq extends ComparisonOp(">=")
+  /** Every `var[predicate]` of a formula (NOT's included), left to right. */
+  def all(cel: Cel): Seq[OnVariable] = cel match {
+    case Cel.Filtered(body, f, _) => all(body) ++ onVariables(f)
+    case Cel.Not(_, f, _) => f.toSeq.flatMap(onVariables)
+    case Cel.Bind(b, _, _) => all(b)
+    case Cel.Sequence(a, b, _, _) => all(a) ++ all(b)
+    case Cel.Or(a, b, _) => all(a) ++ all(b)
+    case Cel.Iteration(b, _, _) => all(b)
+    case _: Cel.Atom => Nil
+  }
 }

@@ -10,22 +10,22 @@ import io.sparkcer.engine.ceql.TokenKind._
  * Hand-written recursive-descent parser for CEQL (DESIGN §3): one method per grammar rule.
  *
  * Positions: a node's `pos` is where its own text starts; for binary and postfix nodes (`;`, `:`, OR, AND,
- * AS, `+`, FILTER, comparisons, ...) that is the start of the left operand. Parentheses are not nodes, so
- * `(A ; B)+` has the position of `A`. A folded negative literal (`-5`) starts at the minus sign.
+ * AS, `+`, FILTER, ...) that is the start of the left operand. Parentheses are not nodes, so `(A ; B)+` has the
+ * position of `A`. The predicate inside `var[...]` is Spark SQL, which this parser only delimits
+ * ([[PredicateScanner]]); Spark parses it, or the runner's own [[io.sparkcer.engine.predicate.PredicateParser]].
  *
  * Errors: every test of the current token that fails records what it would have accepted; when nothing fits,
  * [[fail]] lists them all ("expected ';', ':', OR or FILTER, found 'BUYY'"). Postfix operators (AS, +, :+)
  * and the `.`/`>`/`(` continuations of names are accepted without being listed, to keep messages short.
  */
 object CeqlParser {
-  def parse(text: String): Query = { val p = new CeqlParser(text); p.complete(p.query()) }
+  def parse(text: String): Query = new CeqlParser(text).statement()
 
-  def parseExpression(text: String): Expr = { val p = new CeqlParser(text); p.complete(p.expr()) }
-
-  /** Words that cannot be bare identifiers (backquote them). Other keywords are contextual. */
-  val ReservedWords: Set[String] = Set("SELECT", "FROM", "WHERE", "PATTERN", "PARTITION", "ORDER", "BY", "WITHIN",
-    "CONSUME", "LIMIT", "AS", "OR", "AND", "NOT", "FILTER", "IN", "LIKE", "RLIKE", "IS", "NULL", "TRUE", "FALSE",
-    "BETWEEN")
+  /**
+   * How deep a pattern's formula may be (each operator is a level: `A ; B ; C` is two deep). The analysis and
+   * the compiler walk formulas recursively; this keeps them far from the end of a thread's stack.
+   */
+  val MaxDepth = 1000
 
   private val Clauses = Seq("PARTITION BY", "ORDER BY", "WITHIN", "CONSUME BY", "LIMIT")
   private val AClause = Clauses.mkString("a clause (", ", ", ")")
@@ -34,23 +34,18 @@ object CeqlParser {
     units.flatMap { case (u, ms) => Seq(u -> ms, u + "S" -> ms) }.toMap + ("MS" -> 1L)
   }
   private val ATimeUnit = "a time unit (DAYS, HOURS, MINUTES, SECONDS, MILLISECONDS)"
-  private val AnOperator = "an operator"
-  private val Comparisons: Map[String, ComparisonOp] = {
-    import ComparisonOp._
-    Map("=" -> Eq, "==" -> Eq, "!=" -> NotEq, "<>" -> NotEq, "<" -> Lt, "<=" -> LtEq, ">" -> Gt, ">=" -> GtEq)
-  }
-  private val NegatableOperators = Seq("IN", "BETWEEN", "LIKE", "RLIKE")
 }
 
-final class CeqlParser private (text: String) {
+final class CeqlParser private (text: String) extends TokenCursor(text, Position.Start, text.length) {
   import CeqlParser._
 
-  private val tokens = Lexer.tokenize(text)
-  private var index = 0
-  /** What the tests of the current token would have accepted, in the order they were made. */
-  private val expected = mutable.LinkedHashSet.empty[String]
-
   // ---- statement ----------------------------------------------------------------------------------------
+
+  private def statement(): Query = {
+    val query = complete(this.query())
+    SyntaxDepth.check(query.pattern, MaxDepth, text, "a pattern")
+    query
+  }
 
   private def query(): Query = {
     val select = acceptKw("SELECT")
@@ -154,7 +149,7 @@ final class CeqlParser private (text: String) {
       val found = total.bigDecimal.stripTrailingZeros.toPlainString
       val wanted = if (total > 0 && total.isWhole) s"at most ${Long.MaxValue}" else "a positive whole number of"
       throw error(s"expected $wanted milliseconds, found $found ms", first,
-        tokens(index - 1).end - first.pos.offset)
+        previous.end - first.pos.offset)
     }
   }
 
@@ -199,12 +194,12 @@ final class CeqlParser private (text: String) {
   }
 
   private def primary(): Cel =
-    if (isSym("(")) { advance(); closedBy(")")(cel()) }
+    if (isSym("(")) { val open = advance(); nested(open)(closedBy(")")(cel())) }
     else if (isKw("NOT")) {
       val not = advance()
       expectSym("(")
       val atom = this.atom()
-      val filter = if (acceptKw("FILTER")) Some(this.filter()) else None
+      val filter = if (acceptKw("FILTER")) Some(nested(not)(this.filter())) else None
       expectSym(")")
       Cel.Not(atom, filter, not.pos)
     } else {
@@ -214,10 +209,10 @@ final class CeqlParser private (text: String) {
 
   /** `type` or `stream>type`, where the stream may be qualified (`db.t>SELL`). */
   private def atom(): Cel.Atom = {
-    val start = index
+    val start = tokensRead
     val first = qualifiedName("an event type")
     if (isSym(">")) { advance(); Cel.Atom(Some(first), name("an event type"), first.pos) }
-    else if (index - start > 1) fail("'>'")
+    else if (tokensRead - start > 1) fail("'>'")
     else Cel.Atom(None, first, first.pos)
   }
 
@@ -227,143 +222,18 @@ final class CeqlParser private (text: String) {
 
   private def filterTerm(): Filter = chain(filterFactor(), keyword("AND"))((_, l, r) => Filter.And(l, r, l.pos))
 
+  /** `(filter)` or `var[predicate]`, where the predicate is Spark SQL, read by [[PredicateScanner]]. */
   private def filterFactor(): Filter =
-    if (isSym("(")) { advance(); closedBy(")")(filter()) }
+    if (isSym("(")) { val open = advance(); nested(open)(closedBy(")")(filter())) }
     else {
       val variable = name("a variable", "'('")
       val open = expectSym("[")
-      val predicate = expr()
-      val close = expectSym("]")
-      Filter.OnVariable(variable, predicate, text.substring(open.end, close.pos.offset).trim, variable.pos)
+      val (predicate, close) = PredicateScanner.scan(text, open, variable)
+      resumeAt(Position.advance(text, close.pos, close.end))
+      Filter.OnVariable(variable, predicate, variable.pos)
     }
-
-  // ---- predicates: OR < AND < NOT < comparison, IN, LIKE, IS, BETWEEN < + - < * / % < unary minus -------
-
-  private def expr(): Expr = chain(conjunction(), keyword("OR"))((_, l, r) => Expr.Or(l, r, l.pos))
-
-  private def conjunction(): Expr = chain(negation(), keyword("AND"))((_, l, r) => Expr.And(l, r, l.pos))
-
-  private def negation(): Expr =
-    if (isKw("NOT")) { val not = advance(); Expr.Not(negation(), not.pos) } else predicate()
-
-  private def predicate(): Expr = {
-    var e = additive()
-    var more = true
-    while (more) {
-      val left = e
-      val negated = isKw("NOT") && NegatableOperators.exists(isKw(_, peek))
-      if (negated) advance()
-      e = comparison() match {
-        case Some(op) => Expr.Comparison(op, left, additive(), left.pos)
-        case None if isKw("IN") => advance(); membership(left, negated)
-        case None if isKw("BETWEEN") =>
-          advance()
-          val low = additive()
-          expectKw("AND")
-          Expr.InRange(left, low, additive(), negated, left.pos)
-        case None if isKw("LIKE") || isKw("RLIKE") =>
-          val regex = isKw("RLIKE")
-          advance()
-          Expr.Like(left, additive(), regex, negated, left.pos)
-        case None if isKw("IS") =>
-          advance()
-          val not = acceptKw("NOT")
-          expectKw("NULL")
-          Expr.IsNull(left, not, left.pos)
-        case None => expected += AnOperator; more = false; left
-      }
-    }
-    e
-  }
-
-  private def comparison(): Option[ComparisonOp] = {
-    val op = if (tok.kind == Sym) Comparisons.get(tok.text) else None
-    if (op.isDefined) advance()
-    op
-  }
-
-  /** After IN: `{v, ...}`, `(v, ...)`, `RANGE(lo, hi)` or `lo..hi`. */
-  private def membership(operand: Expr, negated: Boolean): Expr =
-    if (isSym("{") || isSym("(")) {
-      val close = if (advance().text == "{") "}" else ")"
-      Expr.InSet(operand, closedBy(close)(commaList(expr())), negated, operand.pos)
-    } else if (isKw("RANGE") && isSym("(", peek)) {
-      advance(); advance()
-      val low = expr()
-      expectSym(",")
-      Expr.InRange(operand, low, closedBy(")")(expr()), negated, operand.pos)
-    } else {
-      expected ++= Seq("'{'", "'('", "RANGE")
-      val low = additive()
-      expectSym("..")
-      Expr.InRange(operand, low, additive(), negated, operand.pos)
-    }
-
-  private def additive(): Expr =
-    chain(multiplicative(), arithmetic(ArithmeticOp.Add, ArithmeticOp.Subtract))((op, l, r) =>
-      Expr.Arithmetic(op, l, r, l.pos))
-
-  private def multiplicative(): Expr =
-    chain(unary(), arithmetic(ArithmeticOp.Multiply, ArithmeticOp.Divide, ArithmeticOp.Remainder))((op, l, r) =>
-      Expr.Arithmetic(op, l, r, l.pos))
-
-  private def arithmetic(ops: ArithmeticOp*): Option[ArithmeticOp] = {
-    val op = ops.find(o => isSym(o.symbol))
-    if (op.isDefined) advance() else expected += AnOperator
-    op
-  }
-
-  /** `-` before a number literal is folded into it, so that -9223372036854775808 is a Long. */
-  private def unary(): Expr =
-    if (!isSym("-")) primaryExpr()
-    else {
-      val minus = advance()
-      if (tok.kind == IntLit || tok.kind == DecLit) number(advance(), Some(minus))
-      else Expr.Negate(unary(), minus.pos)
-    }
-
-  private def primaryExpr(): Expr = tok.kind match {
-    case IntLit | DecLit => number(advance(), None)
-    case StrLit => val t = advance(); Expr.Literal(t.value, t.pos)
-    case Ident if isKw("TRUE") || isKw("FALSE") =>
-      val t = advance()
-      Expr.Literal(java.lang.Boolean.valueOf(t.text.equalsIgnoreCase("TRUE")), t.pos)
-    case Ident if isKw("NULL") => Expr.Literal(null, advance().pos)
-    case Sym if isSym("(") => advance(); closedBy(")")(expr())
-    case _ =>
-      val function = name("an expression")
-      if (!isSym("(")) Expr.Column(function)
-      else {
-        advance()
-        val arguments = if (acceptSym(")")) Nil else closedBy(")")(commaList(expr()))
-        Expr.Call(function, arguments, function.pos)
-      }
-  }
-
-  private def number(t: Token, minus: Option[Token]): Expr.Literal = {
-    val source = minus.fold("")(_ => "-") + t.text
-    val pos = minus.getOrElse(t).pos
-    if (t.kind == IntLit) source.toLongOption match {
-      case Some(n) => Expr.Literal(java.lang.Long.valueOf(n), pos)
-      case None => throw error(s"expected an integer between ${Long.MinValue} and ${Long.MaxValue}, found '$source'", t)
-    } else {
-      val d = source.toDouble
-      if (d.isInfinite) throw error(s"expected a number within the range of a double, found '$source'", t)
-      Expr.Literal(java.lang.Double.valueOf(d), pos)
-    }
-  }
 
   // ---- shared pieces ------------------------------------------------------------------------------------
-
-  /** An identifier: a bare word that is not reserved, or a backquoted name. */
-  private def name(what: String*): Name = tok.kind match {
-    case QuotedIdent => val t = advance(); Name(t.value, t.pos)
-    case Ident if !ReservedWords(tok.text.toUpperCase(Locale.ROOT)) => val t = advance(); Name(t.text, t.pos)
-    case Ident =>
-      expected ++= what
-      throw error(s"${expectation()} (${tok.text} is a reserved word; write `${tok.text}` to use it as a name)")
-    case _ => fail(what: _*)
-  }
 
   /** `name(.name)*`, kept as one Name "db.t" at the position of its first part. */
   private def qualifiedName(what: String): Name = {
@@ -379,69 +249,4 @@ final class CeqlParser private (text: String) {
     val n = if (t.kind == IntLit) t.text.toLongOption.getOrElse(0L) else 0L
     if (n > 0) n else throw error(s"expected a positive integer, found '${t.text}'", t)
   }
-
-  private def commaList[A](item: => A): Seq[A] = {
-    val items = Seq.newBuilder[A]
-    items += item
-    while (acceptSym(",")) items += item
-    items.result()
-  }
-
-  private def closedBy[A](close: String)(body: => A): A = { val result = body; expectSym(close); result }
-
-  /** `operand (operator operand)*`, left-associative; `operator` consumes an operator or returns None. */
-  private def chain[A, Op](operand: => A, operator: => Option[Op])(combine: (Op, A, A) => A): A = {
-    var left = operand
-    var op = operator
-    while (op.isDefined) { left = combine(op.get, left, operand); op = operator }
-    left
-  }
-
-  private def keyword(k: String): Option[String] = if (acceptKw(k)) Some(k) else None
-  private def symbol(s: String): Option[String] = if (acceptSym(s)) Some(s) else None
-
-  // ---- tokens and errors --------------------------------------------------------------------------------
-
-  private def tok: Token = tokens(index)
-  private def peek: Token = tokens(math.min(index + 1, tokens.length - 1))
-
-  private def advance(): Token = {
-    val t = tok
-    if (t.kind != End) index += 1
-    expected.clear()
-    t
-  }
-
-  private def isSym(s: String, t: Token = tok): Boolean = t.kind == Sym && t.text == s
-  private def isKw(k: String, t: Token = tok): Boolean = t.kind == Ident && t.text.equalsIgnoreCase(k)
-  private def atSym(s: String): Boolean = isSym(s) || { expected += s"'$s'"; false }
-  private def atKw(k: String): Boolean = isKw(k) || { expected += k; false }
-  private def acceptSym(s: String): Boolean = atSym(s) && { advance(); true }
-  private def acceptKw(k: String): Boolean = atKw(k) && { advance(); true }
-  private def expectSym(s: String): Token = if (atSym(s)) advance() else fail()
-  private def expectKw(k: String): Token = if (atKw(k)) advance() else fail()
-
-  private def complete[A](result: A): A = if (tok.kind == End) result else fail("the end of the query")
-
-  private def fail(what: String*): Nothing = {
-    expected ++= what
-    throw error(expectation())
-  }
-
-  /** The one place that words "expected ... found ...". */
-  private def expectation(): String = {
-    val alternatives = expected.toSeq
-    val list =
-      if (alternatives.size < 2) alternatives.mkString
-      else s"${alternatives.init.mkString(", ")} or ${alternatives.last}"
-    val found = tok.kind match {
-      case End => "the end of the query"
-      case StrLit => s"the string ${tok.text}"
-      case _ => s"'${tok.text}'"
-    }
-    s"expected $list, found $found"
-  }
-
-  private def error(problem: String, at: Token = tok, length: Int = -1): CeqlException =
-    new CeqlException(problem, at.pos, text, if (length > 0) length else math.max(1, at.length))
 }

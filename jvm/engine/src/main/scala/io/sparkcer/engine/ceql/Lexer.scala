@@ -8,7 +8,10 @@ object TokenKind {
   case object QuotedIdent extends TokenKind
   case object IntLit extends TokenKind
   case object DecLit extends TokenKind
-  /** A string in '...', "..." or typographic quotes; its `value` has the quotes removed and doubled quotes undone. */
+  /**
+   * A string in '...', "..." or typographic quotes; its `value` has the quotes removed, doubled quotes undone and
+   * Spark's backslash escapes decoded.
+   */
   case object StrLit extends TokenKind
   case object Sym extends TokenKind
   /** After the last token; placed right after it, so that a caret under it follows the query's last word. */
@@ -21,24 +24,38 @@ final case class Token(kind: TokenKind, text: String, value: String, pos: Positi
   def end: Int = pos.offset + text.length
 }
 
-/** Splits CEQL text into tokens, skipping blanks, `-- line` and `/* block */` comments. */
 object Lexer {
-  def tokenize(text: String): Vector[Token] = new Lexer(text).tokens()
+  /** Every token of `text`, up to and including [[TokenKind.End]]. */
+  def tokenize(text: String, lenient: Boolean = false): Vector[Token] = {
+    val lexer = new Lexer(text, Position.Start, text.length, lenient)
+    Iterator.continually(lexer.next()).span(_.kind != TokenKind.End) match { case (ts, end) => ts.toVector :+ end.next() }
+  }
 
   private val TwoCharSymbols = Set("..", "==", "!=", "<>", "<=", ">=")
   private val OneCharSymbols = "()[]{},;:+-*/%=<>."
   private val CurlyQuotes = Set('\u2018', '\u2019')
+  /** Spark's one-letter string escapes (`\%` and `\_` stay escaped, for LIKE); any other `\c` stands for `c`. */
+  private val Escapes = Map('n' -> "\n", 't' -> "\t", 'r' -> "\r", 'b' -> "\b", 'Z' -> "\u001a", '%' -> "\\%",
+    '_' -> "\\_")
 }
 
-private final class Lexer(text: String) {
+/**
+ * Reads CEQL tokens on demand from `text`, starting at `start` and ending at offset `end`, skipping blanks,
+ * `-- line` and `/* block */` comments. On demand, because a predicate inside `var[...]` is Spark SQL, not
+ * CEQL: the parser reads it with [[PredicateScanner]] and resumes here after its closing bracket.
+ *
+ * @param lenient reads a character that is no CEQL symbol as a one-character symbol instead of failing: Spark
+ *                SQL has operators CEQL lacks (`||`, `->`, `::`, ...), and Spark judges them
+ */
+final class Lexer(text: String, start: Position, end: Int, lenient: Boolean) {
   import Lexer._
 
-  private var i = 0
-  private var line = 1
-  private var column = 1
+  private var i = start.offset
+  private var line = start.line
+  private var column = start.column
 
   private def here = Position(line, column, i)
-  private def has(k: Int = 0): Boolean = i + k < text.length
+  private def has(k: Int = 0): Boolean = i + k < end
   private def at(k: Int = 0): Char = if (has(k)) text.charAt(i + k) else '\u0000'
   private def bump(n: Int = 1): Unit = for (_ <- 0 until n) {
     if (text.charAt(i) == '\n') { line += 1; column = 1 }
@@ -50,13 +67,11 @@ private final class Lexer(text: String) {
   private def isIdentStart(c: Char) = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
   private def isIdentPart(c: Char) = isIdentStart(c) || isDigit(c)
 
-  def tokens(): Vector[Token] = {
-    val out = Vector.newBuilder[Token]
-    var end = here
+  /** The next token; [[TokenKind.End]] (right after the last token) once the text is used up, and again after. */
+  def next(): Token = {
+    val last = here
     skipBlanks()
-    while (has()) { out += token(); end = here; skipBlanks() }
-    out += Token(TokenKind.End, "", "", end)
-    out.result()
+    if (has()) token() else Token(TokenKind.End, "", "", last)
   }
 
   private def skipBlanks(): Unit = {
@@ -98,20 +113,24 @@ private final class Lexer(text: String) {
     make(kind, start)
   }
 
-  /** A quoted name or string; a doubled closing quote stands for itself. */
+  /**
+   * A quoted name or string; a doubled closing quote stands for itself. In strings a backslash escapes the next
+   * character, as in Spark SQL, so that a predicate's string ends where Spark's does.
+   */
   private def quoted(start: Position, closes: Char => Boolean, kind: TokenKind, what: String): Token = {
     val open = at()
     val value = new StringBuilder
     var closed = false
     bump()
     while (!closed) {
-      if (!has()) {
-        val lineEnd = text.indexOf('\n', start.offset) match { case -1 => text.length; case n => n }
+      if (!has() || (kind == TokenKind.StrLit && at() == '\\' && !has(1))) {
+        val lineEnd = text.indexOf('\n', start.offset) match { case -1 => end; case n => math.min(n, end) }
         fail(s"expected a closing $open to end the $what, found the end of the query", start, lineEnd - start.offset)
       }
       val c = at()
       bump()
-      if (closes(c) && at() == c) { value += c; bump() }
+      if (kind == TokenKind.StrLit && c == '\\') { value ++= Escapes.getOrElse(at(), at().toString); bump() }
+      else if (closes(c) && at() == c) { value += c; bump() }
       else if (closes(c)) closed = true
       else value += c
     }
@@ -122,7 +141,7 @@ private final class Lexer(text: String) {
   private def symbol(start: Position): Token = {
     val n =
       if (has(1) && TwoCharSymbols(text.substring(i, i + 2))) 2
-      else if (OneCharSymbols.indexOf(at()) >= 0) 1
+      else if (OneCharSymbols.indexOf(at()) >= 0 || lenient) 1
       else fail(s"expected a name, a number, a string or an operator, found '${at()}'", start, 1)
     bump(n)
     make(TokenKind.Sym, start)

@@ -2,7 +2,7 @@ package io.sparkcer.engine.predicate
 
 import java.util.regex.Pattern
 
-import io.sparkcer.engine.ceql.{ArithmeticOp, CeqlException, ComparisonOp, Expr}
+import io.sparkcer.engine.ceql.CeqlException
 
 /**
  * The engine's own evaluator of predicate expressions over rows (`Array[Any]`), with SQL's three-valued logic:

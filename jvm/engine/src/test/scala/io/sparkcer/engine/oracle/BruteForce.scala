@@ -6,6 +6,7 @@ import scala.collection.mutable
 
 import io.sparkcer.engine.{EngineOptions, Match}
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr, PredicateParser}
 
 /**
  * The test-side reference for CEQL: an exhaustive evaluator of the valuation semantics (CORE paper, Figure 2,
@@ -231,6 +232,8 @@ object BruteForce {
 
   final class Oracle(val query: Query, val columns: IndexedSeq[String], val options: EngineOptions = EngineOptions()) {
     private val index: Map[String, Int] = columns.zipWithIndex.toMap
+    /** Each predicate's text read once (the oracle evaluates it by its own rules, [[Predicates.holds]]). */
+    private val predicates = mutable.HashMap.empty[String, Expr]
     private def valueIn(row: Array[Any], column: String): Any = index.get(column).map(i => normalize(row(i))).orNull
 
     /** A row's type: its type column, or the stream's name when the stream has no such column (DESIGN §3). */
@@ -309,8 +312,9 @@ object BruteForce {
 
     /** `FILTER X[P]`: every position in μ(X) satisfies P (vacuously true when μ(X) is empty). */
     def satisfies(f: Filter, v: Val, sub: IndexedSeq[Array[Any]]): Boolean = f match {
-      case Filter.OnVariable(x, p, _, _) =>
-        bits(v.of(x.value)).forall(i => Predicates.holds(p, col => valueIn(sub(i), col)))
+      case Filter.OnVariable(x, p, _) =>
+        val e = predicates.getOrElseUpdate(p.text, PredicateParser.parse(p.text))
+        bits(v.of(x.value)).forall(i => Predicates.holds(e, col => valueIn(sub(i), col)))
       case Filter.And(a, b, _) => satisfies(a, v, sub) && satisfies(b, v, sub)
       case Filter.Or(a, b, _) => satisfies(a, v, sub) || satisfies(b, v, sub)
     }

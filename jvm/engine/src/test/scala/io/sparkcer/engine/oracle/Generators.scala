@@ -3,6 +3,7 @@ package io.sparkcer.engine.oracle
 import java.util.Random
 
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr}
 
 /** Builds query ASTs by hand (worked examples) without the parser. */
 object Dsl {
@@ -27,7 +28,10 @@ object Dsl {
     def filter(f: Filter): Cel = Cel.Filtered(c, f, P)
   }
 
-  def on(v: String)(p: Expr): Filter = Filter.OnVariable(name(v), p, Printer.expr(p), P)
+  def on(v: String)(p: Expr): Filter = {
+    val text = Printer.expr(p)
+    Filter.OnVariable(name(v), Predicate(text, text, P, Nil), P)
+  }
   implicit final class FilterOps(private val f: Filter) extends AnyVal {
     def and(o: Filter): Filter = Filter.And(f, o, P)
     def or(o: Filter): Filter = Filter.Or(f, o, P)
@@ -123,7 +127,7 @@ object Printer {
   }
 
   def filter(f: Filter): String = f match {
-    case Filter.OnVariable(v, p, _, _) => s"${v.value}[${expr(p)}]"
+    case Filter.OnVariable(v, p, _) => s"${v.value}[${p.text}]"
     case Filter.And(a, b, _) => s"(${filter(a)} AND ${filter(b)})"
     case Filter.Or(a, b, _) => s"(${filter(a)} OR ${filter(b)})"
   }
@@ -282,7 +286,7 @@ object Generators {
   }
 
   def filterVars(f: Filter): Set[String] = f match {
-    case Filter.OnVariable(v, _, _, _) => Set(v.value)
+    case Filter.OnVariable(v, _, _) => Set(v.value)
     case Filter.And(a, b, _) => filterVars(a) ++ filterVars(b)
     case Filter.Or(a, b, _) => filterVars(a) ++ filterVars(b)
   }

@@ -61,6 +61,16 @@ class RunnerSuite extends AnyFunSuite {
     assert(err.contains("^"))
   }
 
+  test("deep or unevaluable queries exit with 2 and a positioned message, never a stack overflow") {
+    val deep = file("deep.ceql", "SELECT * FROM S WHERE " + "(" * 500 + "SELL AS s" + ")" * 500 + " ; BUY AS b ORDER BY ts")
+    val (status, out, err) = run("--query", deep, "--csv", csv)
+    assert(status == 2 && out.isEmpty)
+    assert(err.startsWith("error: line 1, column 279: expected at most 256 levels of nesting"), err)
+    val spark = file("spark.ceql", "SELECT * FROM S WHERE SELL AS s FILTER s[cast(price AS int) > 100] ORDER BY ts")
+    val (sparkStatus, _, sparkErr) = run("--query", spark, "--csv", csv)
+    assert(sparkStatus == 2 && sparkErr.contains("the engine's runner evaluates comparisons"), sparkErr)
+  }
+
   test("bad arguments and unreadable input are reported, not thrown") {
     assert(run("--query", "x.ceql")._3.startsWith("missing --csv"))
     val query = file("q.ceql", "SELECT * FROM S WHERE SELL ORDER BY ts")

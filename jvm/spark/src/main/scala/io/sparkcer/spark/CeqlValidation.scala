@@ -1,0 +1,133 @@
+package io.sparkcer.spark
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.analysis.caseInsensitiveResolution
+import org.apache.spark.sql.catalyst.parser.{CatalystSqlParser, ParseException}
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.types.{DataType, StructType}
+
+import io.sparkcer.engine.EngineOptions
+import io.sparkcer.engine.analysis.{AnalyzedQuery, Analyzer}
+import io.sparkcer.engine.ceql._
+
+/**
+ * `spark_cer.validate` (DESIGN §5): checks a CEQL query without running it, with the one grammar and analysis
+ * that run it. The Python package asks through the session's JVM (the SQL function `cer_validate`, so classic
+ * and Spark Connect sessions alike), or, with no session at hand, through [[ValidationServer]] on the bundled
+ * jar. Either way there is no second parser of CEQL to keep in step with this one.
+ *
+ * The request and the answer are JSON, so that both channels carry them as one string:
+ *  - request: `{"query", "schema": StructType JSON or null, "columns": [names] or null, "time_column",
+ *    "type_column"}`;
+ *  - answer: `{"ok": true, "strategy", "streams", "variables", "outputs": [{"name", "single", "attributes"}],
+ *    "predicates": {var: [Spark SQL]}, "partition_by", "order_by": [[column, descending]], "within",
+ *    "consume_by", "limit"}`, or `{"ok": false, "kind": "syntax" | "analysis", "message", "problem", "line",
+ *    "column", "offset", "length"}`.
+ *
+ * With a session and a schema the query is analyzed as Spark would run it (predicates resolved and typed by
+ * Spark); otherwise predicates are parsed by Spark's parser and only their column names are checked, and
+ * without any columns, names are not checked at all.
+ */
+object CeqlValidation {
+  private val json = new ObjectMapper()
+
+  final case class Request(query: String, schema: Option[StructType], columns: Option[Seq[String]],
+      timeColumn: Option[String], typeColumn: Option[String])
+
+  def apply(request: String, session: Option[SparkSession]): String = {
+    val answer: Map[String, Any] = try describe(read(request), session) catch {
+      case Syntax(e) => failure("syntax", e)
+      case e: CeqlException => failure("analysis", e)
+      case e: AnalysisException =>
+        val kind = if (e.isInstanceOf[ParseException]) "syntax" else "analysis"
+        val place = e.getMessageParameters.asScala
+        if (place.contains("cerProblem")) Map("ok" -> false, "kind" -> kind, "message" -> e.getMessageParameters
+          .asScala.getOrElse("errorMessage", place.getOrElse("msg", e.getMessage)), "problem" -> place("cerProblem"),
+          "line" -> place("cerLine").toInt, "column" -> place("cerColumn").toInt, "offset" -> place("cerOffset").toInt,
+          "length" -> place("cerLength").toInt)
+        else Map("ok" -> false, "kind" -> kind, "message" -> e.getMessage, "problem" -> e.getMessage, "line" -> 0,
+          "column" -> 0, "offset" -> -1, "length" -> 1)
+      case NonFatal(e) =>
+        // A bug, not a problem of the query: said as such, and the caller (a long-lived server) goes on.
+        Map("ok" -> false, "kind" -> "internal", "message" -> s"spark-cer failed to validate the query: $e")
+    }
+    json.writeValueAsString(toJava(answer))
+  }
+
+  private def failure(kind: String, e: CeqlException): Map[String, Any] = Map("ok" -> false, "kind" -> kind,
+    "message" -> e.getMessage, "problem" -> e.problem, "line" -> e.pos.line, "column" -> e.pos.column,
+    "offset" -> e.pos.offset, "length" -> e.length)
+
+  private def read(request: String): Request = {
+    val node = json.readTree(request)
+    def text(field: String): Option[String] = Option(node.get(field)).filterNot(_.isNull).map(_.asText)
+    Request(
+      text("query").getOrElse(throw new IllegalArgumentException("a validation request needs a query")),
+      text("schema").map(s => DataType.fromJson(s).asInstanceOf[StructType]),
+      Option(node.get("columns")).filterNot(_.isNull).map(_.elements().asScala.map(_.asText).toSeq),
+      text("time_column"),
+      text("type_column"))
+  }
+
+  private def describe(r: Request, session: Option[SparkSession]): Map[String, Any] = {
+    val query = try CeqlParser.parse(r.query) catch { case e: CeqlException => throw Syntax(e) }
+    val analyzed = (r.schema, session) match {
+      case (Some(schema), Some(spark)) =>
+        val request = CerRequest(r.query, r.query, query, query.streams.map(_.value), r.typeColumn, r.timeColumn)
+        new CerAnalysis(spark, request, LocalRelation(DataTypeUtils.toAttributes(schema))).plan.pattern.analyzed
+      case _ => byNames(r, query, session)
+    }
+    val filters = Filter.all(query.pattern)
+    Map(
+      "ok" -> true,
+      "strategy" -> query.strategy.keyword,
+      "streams" -> query.streams.map(_.value),
+      "variables" -> Analyzer.boundVariables(query.pattern),
+      "outputs" -> analyzed.outputs.map(o =>
+        Map[String, Any]("name" -> o.name, "single" -> o.single, "attributes" -> o.attributes.map(analyzed.columns))),
+      "predicates" -> filters.groupBy(_.variable.value).map { case (v, fs) => v -> fs.map(_.predicate.sparkSql) },
+      "partition_by" -> query.partitionBy.map(_.head.value),
+      "order_by" -> query.orderBy.map(k => Seq[Any](k.column.value, k.descending)),
+      "within" -> query.within.map(Window.describe).orNull,
+      "consume_by" -> query.consumeBy.keyword,
+      "limit" -> query.limit.orNull)
+  }
+
+  /** The engine's analysis over column names (all those the query names, when none are given). */
+  private def byNames(r: Request, query: Query, session: Option[SparkSession]): AnalyzedQuery = {
+    val parser = session.map(_.sessionState.sqlParser).getOrElse(CatalystSqlParser)
+    val predicates = Filter.all(query.pattern).map { f =>
+      try SparkPredicate.parse(f, r.query, parser) catch { case e: CeqlException => throw Syntax(e) }
+    }
+    val known = r.columns.orElse(r.schema.map(_.fieldNames.toSeq))
+    known.foreach(columns => predicates.foreach(_.checkColumns(columns, caseInsensitiveResolution)))
+    val columns = known.getOrElse(namedColumns(query) ++ r.typeColumn ++ r.timeColumn)
+    Analyzer.analyze(query, r.query, columns.toIndexedSeq,
+      EngineOptions(r.typeColumn.getOrElse(CerConf.DefaultEventTypeColumn), None, r.timeColumn))
+  }
+
+  /** Every column a query names outside its predicates: standing in for a schema that is not given. */
+  private def namedColumns(query: Query): Seq[String] = {
+    val selected = query.selection match {
+      case Selection.Variables(items) => items.flatMap(_.attributes)
+      case _ => Nil
+    }
+    val window = query.within.collect { case Window.Attribute(_, column, _) => column }
+    (query.partitionBy.flatten ++ query.orderBy.map(_.column) ++ window ++ selected).map(_.value).distinct
+  }
+
+  /** A syntax error, told apart from analysis errors in the answer. */
+  private final case class Syntax(error: CeqlException) extends RuntimeException(error)
+
+  private def toJava(value: Any): Any = value match {
+    case m: Map[_, _] => m.map { case (k, v) => k -> toJava(v) }.asJava
+    case s: Seq[_] => s.map(toJava).asJava
+    case other => other
+  }
+}
