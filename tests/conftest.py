@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 from collections import Counter
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import pytest
 
@@ -30,18 +30,18 @@ STOCK_SCHEMA = "event_type string, id long, name string, volume long, price doub
 STOCK_ORDER = "ORDER BY stock_time, id DESC"
 
 
-def _jar_or_none() -> Optional[str]:
+@pytest.fixture(scope="session")
+def jar() -> str:
+    """The spark-cer jar; the tests that need one are skipped without it."""
     try:
         return spark_cer.jar_path()
     except FileNotFoundError:
-        return None
+        pytest.skip("no spark-cer jar: build it with `build/sbt spark/package` (or set SPARK_CER_JAR)")
 
 
 @pytest.fixture(scope="session")
-def spark():
+def spark(jar):
     """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI)."""
-    if _jar_or_none() is None:
-        pytest.skip("no spark-cer jar: build it with `build/sbt spark/package` (or set SPARK_CER_JAR)")
     session = spark_cer.session(
         app_name="spark-cer-tests",
         master="local[2]",
