@@ -11,6 +11,7 @@ import org.apache.spark.sql.classic
  */
 class CerSparkSessionExtensions extends SparkSessionExtensionsProvider {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    CerConf.register()
     extensions.injectParser((_, delegate) => new CerSqlParser(delegate))
     extensions.injectTableFunction(CerTableFunction.description)
     extensions.injectResolutionRule(session => ResolveCer(session.asInstanceOf[classic.SparkSession]))
