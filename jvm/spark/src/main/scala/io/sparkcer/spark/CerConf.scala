@@ -2,6 +2,8 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.internal.SQLConf
 
+import io.sparkcer.engine.eval.MatchBound
+
 /**
  * The SQL confs of spark-cer (DESIGN §3), declared as Spark declares its own: typed, documented, checked when set,
  * listed by `SET -v`. Read per query; settable with `SET` or `spark.conf.set`.
@@ -52,12 +54,25 @@ object CerConf {
     .checkValue(_ >= 1, "must be at least 1")
     .createOptional
 
+  val MAX_MATCHES_PER_EVENT = SQLConf.buildConf("spark.cer.maxMatchesPerEvent")
+    .doc("The most matches one event may complete: past it the query fails, saying what to write instead. Under " +
+      "SELECT ALL each combination of earlier events the pattern can pick is a match (exponentially many under an " +
+      "iteration + without a window), and the matches of one event are held in memory together; a window " +
+      "(WITHIN), SELECT LAST or MAX, or LIMIT n bound them.")
+    .version(Since)
+    .longConf
+    .checkValue(_ >= 1, "must be at least 1")
+    .createWithDefault(MatchBound.DefaultPerEvent)
+
   def eventTypeColumn(conf: SQLConf): String = conf.getConf(EVENT_TYPE_COLUMN)
 
   def timeColumn(conf: SQLConf): Option[String] = conf.getConf(TIME_COLUMN).filter(_.nonEmpty)
 
   def rangeSplitPartitions(conf: SQLConf, defaultParallelism: => Int): Int =
     conf.getConf(RANGE_SPLIT_PARTITIONS).getOrElse(defaultParallelism.max(1))
+
+  /** The engine's bound on the matches of one event, naming this conf as the way to raise it. */
+  def matchBound(conf: SQLConf): MatchBound = MatchBound(conf.getConf(MAX_MATCHES_PER_EVENT), MAX_MATCHES_PER_EVENT.key)
 
   /**
    * Does nothing but load this object, which registers the confs with Spark: the extension calls it, so that

@@ -13,6 +13,7 @@ import io.sparkcer.engine.ceql.{CeqlException, Position}
  *  - syntax: `_LEGACY_ERROR_TEMP_0064` ("<msg>."), the condition Spark's own parser uses for free-text
  *    validation errors; a [[ParseException]], i.e. `pyspark.errors.ParseException` in Python;
  *  - analysis: `_LEGACY_ERROR_TEMP_1332` ("<errorMessage>"); an [[AnalysisException]].
+ * Errors in a task are [[org.apache.spark.sql.cer.CerTaskErrors]].
  */
 object CerErrors {
   val ParseCondition = "_LEGACY_ERROR_TEMP_0064"

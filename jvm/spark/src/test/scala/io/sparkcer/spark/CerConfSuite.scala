@@ -12,7 +12,7 @@ class CerConfSuite extends AnyFunSuite with BeforeAndAfterAll {
   override def afterAll(): Unit = spark.stop()
 
   private val keys = Seq("spark.cer.eventTypeColumn", "spark.cer.timeColumn", "spark.cer.rangeSplit.enabled",
-    "spark.cer.rangeSplit.windowsPerRange", "spark.cer.rangeSplit.partitions")
+    "spark.cer.rangeSplit.windowsPerRange", "spark.cer.rangeSplit.partitions", "spark.cer.maxMatchesPerEvent")
 
   test("SET -v lists every conf with its default, its documentation and its version") {
     val listed = spark.sql("SET -v").collect().map(r => r.getString(0) -> r).toMap
