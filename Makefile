@@ -4,9 +4,11 @@
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
+# The tools, as variables so that tests/test_makefile.py can stand in stubs for them.
 SBT := build/sbt
 VENV := .venv
 PYTHON := $(VENV)/bin/python
+JAVA ?= java
 SCALA_SOURCES := build.sbt $(shell find jvm -path '*/src/main/*' -type f)
 SPARK_JAR := jvm/spark/target/scala-2.13/spark-cer_2.13-0.1.0-SNAPSHOT.jar
 BUNDLED_JAR := python/spark_cer/jars/spark-cer.jar
@@ -14,6 +16,9 @@ ENGINE_CLASSPATH := jvm/engine/target/engine-classpath.txt
 STOCKS ?= $(firstword $(wildcard ../shared/data/stocks.csv) data/stocks.csv.gz)
 QUERY ?= sql/stocks/s3.ceql
 CSV ?= $(STOCKS)
+# The line sbt's `export` prints, read from sbt's output (file $(1), else standard input): the last one
+# without a [level] prefix.
+exported_line = grep -v '^\[' $(1) | tail -n 1
 
 .PHONY: demo demo-stream test jvm-test python-test wheel engine-run bench bench-engine bench-stream clean
 
@@ -28,9 +33,9 @@ test: jvm-test python-test
 
 # Engine and Spark module tests, the benchmarks compiled, and the jar and runner classpath the Python tests use.
 jvm-test:
-	mkdir -p target
+	mkdir -p target $(dir $(ENGINE_CLASSPATH))
 	$(SBT) engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" | tee target/jvm-test.log
-	grep -v '^\[' target/jvm-test.log | tail -n 1 > $(ENGINE_CLASSPATH)
+	$(call exported_line,target/jvm-test.log) > $(ENGINE_CLASSPATH)
 	mkdir -p $(dir $(BUNDLED_JAR)) && cp $(SPARK_JAR) $(BUNDLED_JAR)
 
 python-test: $(VENV)/.installed $(ENGINE_CLASSPATH)
@@ -47,8 +52,10 @@ $(SPARK_JAR): $(SCALA_SOURCES)
 $(BUNDLED_JAR): $(SPARK_JAR)
 	mkdir -p $(dir $@) && cp $< $@
 
+# The folder is made first: the shell opens the redirection before sbt has created anything.
 $(ENGINE_CLASSPATH): $(SCALA_SOURCES)
-	$(SBT) engine/compile "export engine/runtime:fullClasspath" | grep -v '^\[' | tail -n 1 > $@.tmp
+	mkdir -p $(dir $@)
+	$(SBT) engine/compile "export engine/runtime:fullClasspath" | $(call exported_line) > $@.tmp
 	mv $@.tmp $@
 
 $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) $(shell find python/spark_cer -name '*.py')
@@ -58,7 +65,7 @@ $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) 
 
 # make engine-run QUERY=sql/stocks/s3.ceql CSV=../shared/data/stocks.csv [ARGS="--quiet"]
 engine-run: $(ENGINE_CLASSPATH)
-	java -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query $(QUERY) --csv $(CSV) $(ARGS)
+	$(JAVA) -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query $(QUERY) --csv $(CSV) $(ARGS)
 
 # spark-cer end to end against plain Spark SQL (self-joins) and the floor (read, shuffle, sort, count), with the
 # engine alone, on CORE's stock workload: bench/results/spark.md and its plots. ARGS="--quick" for a short run.

@@ -2,26 +2,27 @@ package io.sparkcer.engine
 
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
-import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, PatternEvaluator}
+import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, MatchBound, PatternEvaluator}
 import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser}
 
 /** Per-call settings a query does not state itself. */
 final case class EngineOptions(
     typeColumn: String = "event_type",
     streamColumn: Option[String] = None,
-    timeColumn: Option[String] = None)
+    timeColumn: Option[String] = None,
+    matchBound: MatchBound = MatchBound.Default)
 
 /** The engine on its own rows: compile a CEQL statement against a list of columns, then run it over rows in stream order. */
 object LocalEngine {
   def compile(query: String, columns: IndexedSeq[String], options: EngineOptions = EngineOptions()): LocalQuery = {
     val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options)
-    val compiled = new LocalQuery(new CompiledPattern(analyzed))
+    val compiled = new LocalQuery(new CompiledPattern(analyzed), options.matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled
   }
 }
 
-final class LocalQuery private[engine] (val pattern: CompiledPattern) {
+final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchBound: MatchBound) {
   private val analyzed = pattern.analyzed
 
   /** The selected variables, in output order. */
@@ -32,7 +33,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern) {
 
   /** Runs over rows already in stream order; a match is produced when its last event is read. Event.seq = row index. */
   def run(rows: Iterator[Array[Any]]): Iterator[Match] = {
-    val evaluator = new PatternEvaluator[Event](pattern, reader, grouped = false)
+    val evaluator = new PatternEvaluator[Event](pattern, reader, grouped = false, matchBound)
     metrics = evaluator.metrics
     evaluator.matches(rows.zip(Iterator.iterate(0L)(_ + 1)).map { case (values, index) => new Event(index, values) })
   }
@@ -64,6 +65,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern) {
       }.groupBy(_._1).map { case (t, gs) => t -> gs.map(_._2).toArray }
     val partitionKeys = analyzed.partitionKeys.map(_.toArray).toArray
     val windowColumn = analyzed.window.map(_.key).collect { case WindowKey.Column(i, _) => i }
+    val located = (analyzed.partitionKeys.flatten ++ analyzed.streamOrder.map(_._1)).distinct
 
     new EventReader[Event] {
       def classify(event: Event, symbol: Array[Long]): Unit = {
@@ -84,6 +86,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern) {
       }
       def hasWindowKey(event: Event): Boolean = windowColumn.forall(event.values(_) != null)
       def windowKey(event: Event): Long = LocalQuery.windowValue(event.values(windowColumn.get))
+      override def describe(event: Event): String = located.map(i => s"${columns(i)} = ${event.values(i)}").mkString(", ")
     }
   }
 }

@@ -28,7 +28,7 @@ class SavedStateSuite extends AnyFunSuite {
     evaluator.matches(events.iterator).map(m => Found(m.start.seq, m.end.seq, m.bindings.map(_.map(_.seq)))).toSeq
 
   private def roundTrip(q: LocalQuery, grouped: Boolean, saved: Option[Array[Byte]]): PatternEvaluator[Event] = {
-    val evaluator = new PatternEvaluator[Event](q.pattern, q.reader, grouped)
+    val evaluator = new PatternEvaluator[Event](q.pattern, q.reader, grouped, q.matchBound)
     saved.foreach(bytes => evaluator.load(new DataInputStream(new ByteArrayInputStream(bytes)), EventBytes))
     evaluator
   }
@@ -70,7 +70,7 @@ class SavedStateSuite extends AnyFunSuite {
       val text = Printer.query(query)
       val q = LocalEngine.compile(text, Generators.Columns)
       val events = Generators.stream(rnd, rnd.nextInt(40)).zipWithIndex.map { case (r, i) => new Event(i, r) }
-      val expected = matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false), events)
+      val expected = matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound), events)
 
       var saved: Option[Array[Byte]] = None
       val got = mutable.ArrayBuffer.empty[Found]
@@ -100,7 +100,7 @@ class SavedStateSuite extends AnyFunSuite {
         val text = Printer.query(query)
         val q = LocalEngine.compile(text, Generators.Columns)
         val events = Generators.stream(rnd, rnd.nextInt(40)).zipWithIndex.map { case (r, i) => new Event(i, r) }
-        val expected = matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false), events)
+        val expected = matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound), events)
 
         val states = mutable.HashMap.empty[IndexedSeq[Any], Array[Byte]]
         val got = mutable.ArrayBuffer.empty[Found]
@@ -131,7 +131,7 @@ class SavedStateSuite extends AnyFunSuite {
     val events = rows.zipWithIndex.map { case (r, i) => new Event(i, r) }
     for (strategy <- Seq("ALL", "STRICT", "NEXT", "LAST", "MAX")) {
       val q = LocalEngine.compile(s"SELECT $strategy * FROM S WHERE A ; B PARTITION BY k WITHIN 30 [ts]", columns)
-      val evaluator = new PatternEvaluator[Event](q.pattern, q.reader, grouped = true)
+      val evaluator = new PatternEvaluator[Event](q.pattern, q.reader, grouped = true, q.matchBound)
       assert(evaluator.matches(events.iterator).size > 0, strategy)
       assert(evaluator.expiresAt.contains(490L + 30L))
       evaluator.advanceTo(519L)

@@ -2,37 +2,81 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.internal.SQLConf
 
-/** The SQL confs of spark-cer (DESIGN §3): read per query, settable with `SET` or `spark.conf.set`. */
+import io.sparkcer.engine.eval.MatchBound
+
+/**
+ * The SQL confs of spark-cer (DESIGN §3), declared as Spark declares its own: typed, documented, checked when set,
+ * listed by `SET -v`. Read per query; settable with `SET` or `spark.conf.set`.
+ */
 object CerConf {
-  /** The column holding each row's event type. */
-  val EventTypeColumn = "spark.cer.eventTypeColumn"
-  val DefaultEventTypeColumn = "event_type"
-  /** The stream order when a query has neither ORDER BY nor `WITHIN n [column]`. */
-  val TimeColumn = "spark.cer.timeColumn"
+  private val Since = "0.1.0"
 
-  /** Whether a windowed query without PARTITION BY runs in parallel on ranges of the order column ([[RangeSplit]]). */
-  val RangeSplitEnabled = "spark.cer.rangeSplit.enabled"
-  /** The length of such a range, in windows: each range also reads one window before it. */
-  val RangeSplitWindowsPerRange = "spark.cer.rangeSplit.windowsPerRange"
+  val EVENT_TYPE_COLUMN = SQLConf.buildConf("spark.cer.eventTypeColumn")
+    .doc("The column holding each row's event type, for queries that do not name one (the type_column " +
+      "argument of cer, or type_column= of DataFrame.cer).")
+    .version(Since)
+    .stringConf
+    .createWithDefault("event_type")
+
+  /** The key of [[EVENT_TYPE_COLUMN]], as error messages name it. */
+  val EventTypeColumn: String = EVENT_TYPE_COLUMN.key
+
+  val TIME_COLUMN = SQLConf.buildConf("spark.cer.timeColumn")
+    .doc("The stream order of a query that has neither ORDER BY nor WITHIN n [column]; unset (or blank), such " +
+      "a query is refused.")
+    .version(Since)
+    .stringConf
+    .transform(_.trim)
+    .createOptional
+
+  val RANGE_SPLIT_ENABLED = SQLConf.buildConf("spark.cer.rangeSplit.enabled")
+    .doc("Whether a windowed query without PARTITION BY runs in parallel on ranges of its order column (EXPLAIN " +
+      "shows CerMatch in ranges of ...); the result is the single-task result either way.")
+    .version(Since)
+    .booleanConf
+    .createWithDefault(true)
+
+  val RANGE_SPLIT_WINDOWS_PER_RANGE = SQLConf.buildConf("spark.cer.rangeSplit.windowsPerRange")
+    .doc("The length of a range of the split stream, in windows; each range also reads the window before it.")
+    .version(Since)
+    .longConf
+    .checkValue(_ >= 1, "must be at least 1")
+    .createWithDefault(32)
+
   /**
-   * How many tasks share the ranges; by default one per core (Spark's default parallelism): the ranges are many
-   * and small, and a shuffle into `spark.sql.shuffle.partitions` mostly empty partitions costs more than it gives.
+   * By default one task per core (Spark's default parallelism): the ranges are many and small, and a shuffle into
+   * `spark.sql.shuffle.partitions` mostly empty partitions costs more than it gives.
    */
-  val RangeSplitPartitions = "spark.cer.rangeSplit.partitions"
+  val RANGE_SPLIT_PARTITIONS = SQLConf.buildConf("spark.cer.rangeSplit.partitions")
+    .doc("How many tasks share the ranges of a split stream; by default one per core (spark.default.parallelism).")
+    .version(Since)
+    .intConf
+    .checkValue(_ >= 1, "must be at least 1")
+    .createOptional
 
-  def eventTypeColumn(conf: SQLConf): String = conf.getConfString(EventTypeColumn, DefaultEventTypeColumn)
+  val MAX_MATCHES_PER_EVENT = SQLConf.buildConf("spark.cer.maxMatchesPerEvent")
+    .doc("The most matches one event may complete: past it the query fails, saying what to write instead. Under " +
+      "SELECT ALL each combination of earlier events the pattern can pick is a match (exponentially many under an " +
+      "iteration + without a window), and the matches of one event are held in memory together; a window " +
+      "(WITHIN), SELECT LAST or MAX, or LIMIT n bound them.")
+    .version(Since)
+    .longConf
+    .checkValue(_ >= 1, "must be at least 1")
+    .createWithDefault(MatchBound.DefaultPerEvent)
 
-  def timeColumn(conf: SQLConf): Option[String] =
-    Option(conf.getConfString(TimeColumn, null)).map(_.trim).filter(_.nonEmpty)
+  def eventTypeColumn(conf: SQLConf): String = conf.getConf(EVENT_TYPE_COLUMN)
 
-  def rangeSplitEnabled(conf: SQLConf): Boolean = conf.getConfString(RangeSplitEnabled, "true").trim.toBoolean
+  def timeColumn(conf: SQLConf): Option[String] = conf.getConf(TIME_COLUMN).filter(_.nonEmpty)
 
   def rangeSplitPartitions(conf: SQLConf, defaultParallelism: => Int): Int =
-    Option(conf.getConfString(RangeSplitPartitions, null)).map(_.trim.toInt).getOrElse(defaultParallelism).max(1)
+    conf.getConf(RANGE_SPLIT_PARTITIONS).getOrElse(defaultParallelism.max(1))
 
-  def rangeSplitWindowsPerRange(conf: SQLConf): Long = {
-    val n = conf.getConfString(RangeSplitWindowsPerRange, "32").trim.toLong
-    require(n >= 1, s"$RangeSplitWindowsPerRange must be at least 1, not $n")
-    n
-  }
+  /** The engine's bound on the matches of one event, naming this conf as the way to raise it. */
+  def matchBound(conf: SQLConf): MatchBound = MatchBound(conf.getConf(MAX_MATCHES_PER_EVENT), MAX_MATCHES_PER_EVENT.key)
+
+  /**
+   * Does nothing but load this object, which registers the confs with Spark: the extension calls it, so that
+   * `SET -v` and `spark.conf.get` know them from the session's start, before a query reads one.
+   */
+  def register(): Unit = ()
 }

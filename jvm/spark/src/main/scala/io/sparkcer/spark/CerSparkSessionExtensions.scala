@@ -1,5 +1,7 @@
 package io.sparkcer.spark
 
+import java.util.{Collections, WeakHashMap}
+
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.classic
 
@@ -10,11 +12,24 @@ import org.apache.spark.sql.classic
  * (it is registered as a `SparkSessionExtensionsProvider` service).
  */
 class CerSparkSessionExtensions extends SparkSessionExtensionsProvider {
-  override def apply(extensions: SparkSessionExtensions): Unit = {
+  override def apply(extensions: SparkSessionExtensions): Unit = if (CerSparkSessionExtensions.firstTime(extensions)) {
+    CerConf.register()
     extensions.injectParser((_, delegate) => new CerSqlParser(delegate))
     extensions.injectTableFunction(CerTableFunction.description)
     extensions.injectFunction(CerValidateFunction.description)
     extensions.injectResolutionRule(session => ResolveCer(session.asInstanceOf[classic.SparkSession]))
     extensions.injectPlannerStrategy(_ => CerStrategy)
   }
+}
+
+object CerSparkSessionExtensions {
+  /**
+   * The extension points spark-cer is injected into. Spark applies an extension once for its entry in
+   * `spark.sql.extensions` and once more when the ServiceLoader finds it as a provider; both are needed (the conf
+   * where the jar comes with `--jars`, the service where it is only on the classpath), and twice would nest the
+   * parser and register the table function again.
+   */
+  private val injected = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap[SparkSessionExtensions, java.lang.Boolean]))
+
+  private def firstTime(extensions: SparkSessionExtensions): Boolean = injected.add(extensions)
 }

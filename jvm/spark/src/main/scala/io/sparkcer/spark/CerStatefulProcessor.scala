@@ -62,7 +62,7 @@ final class CerStatefulProcessor(task: CerTask, inputSchema: StructType, outputS
     val evaluator = runtime.opened.evaluator
     if (engine.exists()) runtime.load(engine.get()) else evaluator.reset()
     java.util.Arrays.sort(ready, runtime.streamOrder)
-    val found = evaluator.matches(ready.iterator).map(m => runtime.toRow(runtime.opened.writer(m))).toVector
+    val found = runtime.opened.matches(ready.iterator).map(runtime.toRow).toVector
     evaluator.advanceTo(watermark)
 
     if (waiting.isEmpty) pending.clear() else pending.put(Array(runtime.encode(waiting)))

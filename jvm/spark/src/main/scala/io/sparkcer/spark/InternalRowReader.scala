@@ -10,12 +10,13 @@ import io.sparkcer.engine.eval.EventReader
  * How the engine reads Spark rows: guards are compiled predicates, the partition key is an UnsafeRow (copied
  * only when the key changes), the window key is the order column as a long.
  *
- * @param key     the PARTITION BY projection, or null without PARTITION BY
- * @param window  the ordinal and type of the order column, for windows over it
- * @param context the ordinal of the column marking context rows, when the stream is split in ranges
+ * @param key      the PARTITION BY projection, or null without PARTITION BY
+ * @param window   the ordinal and type of the order column, for windows over it
+ * @param context  the ordinal of the column marking context rows, when the stream is split in ranges
+ * @param location a row's partition and stream-order values, for error messages
  */
 final class InternalRowReader(guards: Array[BasePredicate], key: UnsafeProjection, window: Option[(Int, DataType)],
-    context: Option[Int] = None) extends EventReader[InternalRow] {
+    context: Option[Int], location: InternalRow => String) extends EventReader[InternalRow] {
 
   override def classify(row: InternalRow, symbol: Array[Long]): Unit = {
     var g = 0
@@ -51,6 +52,8 @@ final class InternalRowReader(guards: Array[BasePredicate], key: UnsafeProjectio
   private val contextOrdinal = context.getOrElse(-1)
 
   override def isContext(row: InternalRow): Boolean = contextOrdinal >= 0 && row.getBoolean(contextOrdinal)
+
+  override def describe(row: InternalRow): String = location(row)
 
   /** Timestamps are microseconds; integer order columns of time-span windows count milliseconds. */
   override val windowUnitsPerMilli: Long = window match {

@@ -27,7 +27,7 @@ object RangeSplit {
    */
   def apply(conf: SQLConf, analyzed: AnalyzedQuery, order: Seq[SortOrder], input: LogicalPlan): Option[(LogicalPlan, Seq[Attribute])] = {
     val query = analyzed.query
-    val eligible = CerConf.rangeSplitEnabled(conf) && !input.isStreaming && analyzed.partitionKeys.isEmpty &&
+    val eligible = conf.getConf(CerConf.RANGE_SPLIT_ENABLED) && !input.isStreaming && analyzed.partitionKeys.isEmpty &&
       Set[Strategy](Strategy.All, Strategy.Strict).contains(query.strategy) && query.limit.isEmpty &&
       query.consumeBy == Consumption.Nothing && order.head.direction == Ascending
     val column = order.head.child
@@ -42,7 +42,7 @@ object RangeSplit {
     }
     for {
       (value, window) <- key if eligible && window > 0
-      width <- multiply(window, CerConf.rangeSplitWindowsPerRange(conf))
+      width <- multiply(window, conf.getConf(CerConf.RANGE_SPLIT_WINDOWS_PER_RANGE))
     } yield {
       val range = AttributeReference("__cer_range", LongType)()
       val context = AttributeReference("__cer_context", BooleanType, nullable = false)()

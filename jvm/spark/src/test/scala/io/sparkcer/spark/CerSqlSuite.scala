@@ -114,9 +114,9 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
   test("the order may come from spark.cer.timeColumn; without any order the query is refused") {
     val e = intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL ; BUY"))
     assert(e.getMessage.contains("the stream has no order"), e.getMessage)
-    spark.conf.set(CerConf.TimeColumn, "ts")
+    spark.conf.set(CerConf.TIME_COLUMN.key, "ts")
     try assert(sql("SELECT * FROM stocks PATTERN SELL ; BUY PARTITION BY name").count() == 5)
-    finally spark.conf.unset(CerConf.TimeColumn)
+    finally spark.conf.unset(CerConf.TIME_COLUMN.key)
   }
 
   test("CONSUME BY ANY reads every key in one ordered pass") {

@@ -18,7 +18,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
 
   private lazy val spark: SparkSession = LocalSpark.session(
-    CerConf.RangeSplitPartitions -> "4",
+    CerConf.RANGE_SPLIT_PARTITIONS.key -> "4",
     // A few KB of test rows: without this, adaptive execution would merge the ranges' partitions into one.
     "spark.sql.adaptive.coalescePartitions.enabled" -> "false")
 
@@ -46,9 +46,9 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
   private def run(query: String, windowsPerRange: Option[Int]): (Seq[Row], Option[CerExec]) = {
     windowsPerRange match {
       case Some(n) =>
-        spark.conf.set(CerConf.RangeSplitEnabled, "true")
-        spark.conf.set(CerConf.RangeSplitWindowsPerRange, n.toString)
-      case None => spark.conf.set(CerConf.RangeSplitEnabled, "false")
+        spark.conf.set(CerConf.RANGE_SPLIT_ENABLED.key, "true")
+        spark.conf.set(CerConf.RANGE_SPLIT_WINDOWS_PER_RANGE.key, n.toString)
+      case None => spark.conf.set(CerConf.RANGE_SPLIT_ENABLED.key, "false")
     }
     try {
       val df = spark.sql(query)
@@ -57,8 +57,8 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
       assert(spark.sql(query).count() == rows.length)
       (rows, exec)
     } finally {
-      spark.conf.unset(CerConf.RangeSplitEnabled)
-      spark.conf.unset(CerConf.RangeSplitWindowsPerRange)
+      spark.conf.unset(CerConf.RANGE_SPLIT_ENABLED.key)
+      spark.conf.unset(CerConf.RANGE_SPLIT_WINDOWS_PER_RANGE.key)
     }
   }
 
@@ -77,7 +77,7 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
 
   test("the split runs in several tasks; context rows are read, not reported") {
     val query = queries.head
-    val df = { spark.conf.set(CerConf.RangeSplitWindowsPerRange, "4"); spark.sql(query) }
+    val df = { spark.conf.set(CerConf.RANGE_SPLIT_WINDOWS_PER_RANGE.key, "4"); spark.sql(query) }
     try {
       assert(df.rdd.getNumPartitions == 4)
       val plan = df.queryExecution.executedPlan.toString
@@ -90,7 +90,7 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
       val relevant = spark.sql("SELECT * FROM events WHERE event_type <> 'A' OR x > 50").count()
       val events = exec.metrics("numEvents").value
       assert(events > relevant && events < relevant * 1.5, s"$events events read, $relevant rows a guard accepts")
-    } finally spark.conf.unset(CerConf.RangeSplitWindowsPerRange)
+    } finally spark.conf.unset(CerConf.RANGE_SPLIT_WINDOWS_PER_RANGE.key)
   }
 
   test("queries whose matches depend on more than one window keep one task") {

@@ -27,6 +27,8 @@ trait EventReader[-E] {
    * whoever owns it (a task evaluating one range of the stream reads the window before its range this way).
    */
   def isContext(event: E): Boolean = false
+  /** Where the event is, as its user would find it (its partition and stream-order values), for error messages. */
+  def describe(event: E): String = String.valueOf(event)
 }
 
 /** Counters an operator reports (Spark's SQL metrics, the runner's summary). */
@@ -48,8 +50,10 @@ final class EvaluatorMetrics {
  *
  * @param grouped the events arrive one partition after another (Spark sorts by the PARTITION BY keys): a new key
  *                means the previous partition is finished, so only one partition is ever held.
+ * @param bound   the most matches one event may complete; past it, [[TooManyMatchesException]]
  */
-final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: EventReader[E], grouped: Boolean) {
+final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: EventReader[E], grouped: Boolean,
+    bound: MatchBound) {
   val metrics = new EvaluatorMetrics
   private val cea = pattern.newDeterministicCea()
   private val symbols = new io.sparkcer.engine.automaton.SymbolTable(pattern.nfa.symbolWords)
@@ -235,7 +239,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     sweepAt = metrics.events + math.max(1024, partitions.size)
   }
 
-  /** Turns enumerated complex events into matches, honouring LIMIT and de-duplicating when needed. */
+  /** Turns enumerated complex events into matches, honouring LIMIT and the bound, de-duplicating when needed. */
   private object sink extends MatchSink {
     private var partition: Partition = _
     private var end = 0L
@@ -292,12 +296,21 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
     def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
       if (!pattern.deduplicate || seen.add((start, boundPositions(size, positions, labels)))) {
+        if (accepted == bound.perEvent) throw tooMany()
         accepted += 1
         metrics.matches += 1
         emit(MatchOf(partition.key, partition.events(start), partition.events(end), boundEvents(size, positions, labels)))
       }
       accepted < pattern.limit
     }
+
+    private def tooMany(): TooManyMatchesException = new TooManyMatchesException(
+      s"the event at ${reader.describe(partition.events(end))} completes more than ${bound.perEvent} matches, the " +
+        s"bound ${bound.setting}. Under SELECT ALL each combination of earlier events the pattern can pick is a " +
+        "match of its own (exponentially many under an iteration +), and the matches of one event are held in " +
+        "memory together. Bound them with a window (WITHIN 100 EVENTS, WITHIN 10 SECONDS) or a shorter one, choose " +
+        "among them with SELECT LAST (one per event) or SELECT MAX (the maximal ones), or keep the first n with " +
+        s"LIMIT n; or raise ${bound.setting}.")
   }
 }
 

@@ -9,25 +9,31 @@ import scala.util.control.NonFatal
 import io.sparkcer.engine.{EngineOptions, Event, LocalEngine, Match}
 import io.sparkcer.engine.analysis.OutputVariable
 import io.sparkcer.engine.ceql.CeqlException
+import io.sparkcer.engine.eval.MatchBound
 import io.sparkcer.engine.predicate.Values
 
 /**
  * The engine's command-line runner: a CEQL query over a CSV file, one JSON line per match on stdout, and the
  * event count, match count and throughput on stderr. The stream order is the query's ORDER BY (or its WITHIN
- * column, or --time-column), sorted stably so that ties keep the file's row order.
+ * column, or --time-column), sorted stably so that ties keep the file's row order. One event may complete at most
+ * --max-matches-per-event matches ([[MatchBound]]); past that the run fails, saying what to write instead.
  *
  * {{{
- * engine-run --query sql/stocks/s3.ceql --csv stocks.csv [--time-column stock_time] [--type-column event_type] [--quiet]
+ * engine-run --query sql/stocks/s3.ceql --csv stocks.csv [--time-column stock_time] [--type-column event_type]
+ *   [--max-matches-per-event N] [--quiet]
  * }}}
  */
 object Main {
+  private val MaxMatchesFlag = "max-matches-per-event"
+
   def main(args: Array[String]): Unit = System.exit(run(args.toIndexedSeq, System.out, System.err))
 
   /** Runs the command line; returns the exit status (0 done, 1 failed, 2 a bad query or bad arguments). */
   def run(args: Seq[String], stdout: PrintStream, stderr: PrintStream): Int =
     parse(args.toList, Map.empty) match {
       case Left(problem) =>
-        stderr.println(s"$problem\nusage: engine-run --query FILE --csv FILE [--time-column COL] [--type-column COL] [--quiet] [--debug]")
+        stderr.println(s"$problem\nusage: engine-run --query FILE --csv FILE [--time-column COL] [--type-column COL] " +
+          s"[--$MaxMatchesFlag N] [--quiet] [--debug]")
         2
       case Right(options) =>
         try { execute(options, stdout, stderr); 0 }
@@ -45,7 +51,8 @@ object Main {
     val (columns, rows) = new CsvSource(new File(options("csv"))).read()
     val engineOptions = EngineOptions(
       typeColumn = options.getOrElse("type-column", "event_type"),
-      timeColumn = options.get("time-column"))
+      timeColumn = options.get("time-column"),
+      matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag"))
     val compiled = LocalEngine.compile(query, columns, engineOptions)
     val analyzed = compiled.pattern.analyzed
     val ordered = rows.sortWith((a, b) => compareRows(analyzed.streamOrder, a, b) < 0)
@@ -111,7 +118,10 @@ object Main {
 
   private def parse(args: List[String], acc: Map[String, String]): Either[String, Map[String, String]] = args match {
     case Nil =>
-      Seq("query", "csv").find(!acc.contains(_)).map(k => s"missing --$k").toLeft(acc)
+      Seq("query", "csv").find(!acc.contains(_)).map(k => s"missing --$k")
+        .orElse(acc.get(MaxMatchesFlag).filterNot(_.toLongOption.exists(_ >= 1))
+          .map(n => s"--$MaxMatchesFlag takes a whole number of at least 1, not '$n'"))
+        .toLeft(acc)
     case (flag @ ("--quiet" | "--debug")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
     case flag :: value :: rest if flag.startsWith("--") => parse(rest, acc + (flag.drop(2) -> value))
     case other => Left(s"unexpected argument: ${other.mkString(" ")}")

@@ -71,6 +71,17 @@ class RunnerSuite extends AnyFunSuite {
     assert(sparkStatus == 2 && sparkErr.contains("the engine's runner evaluates comparisons"), sparkErr)
   }
 
+  test("an event completing more matches than --max-matches-per-event fails the run, naming the flag") {
+    val query = file("q.ceql", "SELECT * FROM S WHERE (BUY AS b)+ ORDER BY ts")
+    val (status, _, err) = run("--query", query, "--csv", csv, "--max-matches-per-event", "2")
+    // The third BUY (ts 5) completes 4 matches: {5}, {2,5}, {3,5}, {2,3,5}.
+    assert(status == 1)
+    assert(err.startsWith("error: the event at ts = 5 completes more than 2 matches, the bound --max-matches-per-event."), err)
+    assert(run("--query", query, "--csv", csv, "--max-matches-per-event", "4")._1 == 0)
+    val (badStatus, _, badErr) = run("--query", query, "--csv", csv, "--max-matches-per-event", "0")
+    assert(badStatus == 2 && badErr.startsWith("--max-matches-per-event takes a whole number of at least 1, not '0'"))
+  }
+
   test("bad arguments and unreadable input are reported, not thrown") {
     assert(run("--query", "x.ceql")._3.startsWith("missing --csv"))
     val query = file("q.ceql", "SELECT * FROM S WHERE SELL ORDER BY ts")

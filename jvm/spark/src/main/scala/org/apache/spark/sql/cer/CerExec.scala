@@ -66,7 +66,7 @@ case class CerExec(
   override protected def doExecute(): RDD[InternalRow] = {
     val (numEvents, numOutputRows, numLeftOut, peakActiveStates, peakLiveNodes) = (longMetric("numEvents"),
       longMetric("numOutputRows"), longMetric("numLeftOut"), longMetric("peakActiveStates"), longMetric("peakLiveNodes"))
-    val task = CerTask(pattern, partitionKeys, order, guards, events, child.output, output, split)
+    val task = CerTask(pattern, partitionKeys, order, guards, events, child.output, output, split, CerConf.matchBound(conf))
 
     child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
       val opened = task.open(index)
@@ -86,7 +86,7 @@ case class CerExec(
         peakActiveStates.set(m.peakActiveStates.toDouble)
         peakLiveNodes.set(m.peakLiveNodes.toDouble)
       }
-      opened.evaluator.matches(task.inRanges(opened.evaluator, ordered)).map(opened.writer)
+      opened.matches(task.inRanges(opened.evaluator, ordered))
     }
   }
 

@@ -1,0 +1,47 @@
+"""
+spark.cer.maxMatchesPerEvent: an event completing more matches fails the query with an error that says where
+and what to write instead, raised as soon as the bound is passed (before the matches exhaust memory), and shown
+to the user as it is (not inside the job's failure and its stack traces).
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import SparkRuntimeException
+
+# Under ALL without a window, the k-th A completes 2^(k-1) matches: 2^59 at the 60th.
+UNBOUNDED = "SELECT * FROM runs WHERE (A AS a)+ ORDER BY pos"
+BOUND = "spark.cer.maxMatchesPerEvent"
+
+
+@pytest.fixture(scope="module")
+def runs(spark):
+    spark.range(60).selectExpr("'A' AS event_type", "id AS pos").createOrReplaceTempView("runs")
+
+
+def test_too_many_matches_at_one_event_is_a_readable_error(spark, runs):
+    with pytest.raises(SparkRuntimeException) as raised:
+        spark.sql(UNBOUNDED).collect()
+    message = raised.value.getMessage()
+    # The 21st event (pos 20) completes 2^20 = 1,048,576 matches, the first count above the default 1,000,000.
+    assert message.startswith(f"the event at pos = 20 completes more than 1000000 matches, the bound {BOUND}."), message
+    for remedy in ("WITHIN", "SELECT LAST", "LIMIT n", f"raise {BOUND}"):
+        assert remedy in message
+
+
+def test_the_conf_sets_the_bound(spark, runs):
+    # WITHIN 11 EVENTS: from the 11th event on, each completes 2^10 = 1024 matches.
+    windowed = "SELECT * FROM runs WHERE (A AS a)+ ORDER BY pos WITHIN 11 EVENTS"
+    spark.conf.set(BOUND, "1023")
+    try:
+        with pytest.raises(SparkRuntimeException, match="the event at pos = 10 completes more than 1023 matches"):
+            spark.sql(windowed).count()
+        spark.conf.set(BOUND, "1024")
+        assert spark.sql(windowed).count() == 2047 + 49 * 1024
+    finally:
+        spark.conf.unset(BOUND)
+
+
+def test_what_the_error_suggests_runs(spark, runs):
+    assert spark.sql("SELECT LAST * FROM runs WHERE (A AS a)+ ORDER BY pos").count() == 60
+    assert spark.sql(UNBOUNDED + " LIMIT 3").count() == 1 + 2 + 58 * 3
