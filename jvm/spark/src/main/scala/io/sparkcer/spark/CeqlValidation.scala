@@ -109,7 +109,7 @@ object CeqlValidation {
     known.foreach(columns => predicates.foreach(_.checkColumns(columns, caseInsensitiveResolution)))
     val columns = known.getOrElse(namedColumns(query) ++ r.typeColumn ++ r.timeColumn)
     Analyzer.analyze(query, r.query, columns.toIndexedSeq,
-      EngineOptions(r.typeColumn.getOrElse(CerConf.DefaultEventTypeColumn), None, r.timeColumn))
+      EngineOptions(r.typeColumn.getOrElse(CerConf.EVENT_TYPE_COLUMN.defaultValue.get), None, r.timeColumn))
   }
 
   /** Every column a query names outside its predicates: standing in for a schema that is not given. */
