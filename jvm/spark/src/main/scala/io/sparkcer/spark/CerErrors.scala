@@ -17,7 +17,7 @@ import io.sparkcer.engine.ceql.{CeqlException, Position}
  * (`cerProblem`, `cerLine`, `cerColumn`, `cerOffset`, `cerLength`), which the message template ignores and the
  * Python package reads (`getMessageParameters()`, on classic and Spark Connect sessions) to raise its own
  * `CeqlError`s.
- * Errors in a task are [[org.apache.spark.sql.cer.CerTaskErrors]].
+ * Errors in a task are [[org.apache.spark.sql.cer.SparkInternals.taskFailure]].
  */
 object CerErrors {
   val ParseCondition = "_LEGACY_ERROR_TEMP_0064"

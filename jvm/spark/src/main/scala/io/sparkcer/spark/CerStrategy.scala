@@ -1,7 +1,6 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.cer.CerExec
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 
 /** Plans [[CerMatch]] as [[CerExec]]; Spark's EnsureRequirements adds the shuffle and the sort it asks for. */

@@ -3,15 +3,15 @@ package io.sparkcer.spark
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, Expression, Literal, Predicate, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.catalyst.util.toPrettySQL
-import org.apache.spark.sql.cer.CerTaskErrors
+import org.apache.spark.sql.cer.SparkInternals
 
 import io.sparkcer.engine.analysis.WindowKey
 import io.sparkcer.engine.eval.{MatchBound, PatternEvaluator, TooManyMatchesException}
 
 /**
- * What every task of a CER operator runs, on batch input ([[org.apache.spark.sql.cer.CerExec]]) and on streams
- * ([[CerStatefulProcessor]]): the plan's pieces, serializable, over the rows of `input`; [[open]] makes one
- * task's evaluator and writer.
+ * What every task of a CER operator runs, on batch input ([[CerExec]]) and on streams ([[CerStatefulProcessor]]):
+ * the operator's fields ([[CerOperator]]), serializable, over the rows of `input`; [[open]] makes one task's
+ * evaluator and writer.
  *
  * @param bound the most matches one event may complete (`spark.cer.maxMatchesPerEvent`)
  */
@@ -21,10 +21,10 @@ final case class CerTask(
     order: Seq[SortOrder],
     guards: Seq[Expression],
     events: Seq[Seq[Attribute]],
-    input: Seq[Attribute],
     output: Seq[Attribute],
     split: Seq[Attribute],
-    bound: MatchBound) {
+    input: Seq[Attribute],
+    bound: MatchBound) extends CerOperator {
 
   /** The input ordinals of the stream order's columns; the first is the window's and the event time's column. */
   val orderOrdinals: Seq[Int] =
@@ -55,14 +55,14 @@ final case class CerTask(
     val key = if (partitionKeys.isEmpty) null else UnsafeProjection.create(partitionKeys, input)
     val orderType = order.head.dataType
     val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
-    val reader = new InternalRowReader(predicates, key, window, split.lift(1).map(ordinal), describe)
+    val reader = new InternalRowReader(predicates, key, window, split.lift(1).map(ordinal), whereabouts)
     val writer = new MatchWriter(partitionKeys.map(_.dataType).toArray, orderOrdinals.head, orderType,
       events.zip(pattern.analyzed.outputs.map(_.single)), input, output.map(_.dataType).toArray)
     CerTask.Opened(reader, new PatternEvaluator[InternalRow](pattern.compiled, reader, pattern.grouped, bound), writer)
   }
 
   /** A row's PARTITION BY and stream-order values, `name = value, ...`: where an error happened. */
-  private def describe: InternalRow => String = {
+  private def whereabouts: InternalRow => String = {
     val shown = (partitionKeys ++ order.map(_.child)).distinct
     val values = shown.map(BindReferences.bindReference(_, input))
     row => shown.zip(values).map { case (e, v) => s"${toPrettySQL(e)} = ${Literal(v.eval(row), v.dataType)}" }.mkString(", ")
@@ -73,11 +73,11 @@ object CerTask {
   final case class Opened(reader: InternalRowReader, evaluator: PatternEvaluator[InternalRow], writer: MatchWriter) {
     /**
      * The output rows of the matches over `rows` (in stream order). An event completing too many matches fails
-     * the task with an error Spark shows the user as it is ([[CerTaskErrors]]).
+     * the task with an error Spark shows the user as it is ([[SparkInternals.taskFailure]]).
      */
     def matches(rows: Iterator[InternalRow]): Iterator[InternalRow] = {
       val found = evaluator.matches(rows)
-      def surfaced[T](step: => T): T = try step catch { case e: TooManyMatchesException => throw CerTaskErrors.failed(e) }
+      def surfaced[T](step: => T): T = try step catch { case e: TooManyMatchesException => throw SparkInternals.taskFailure(e) }
       new Iterator[InternalRow] {
         def hasNext: Boolean = surfaced(found.hasNext)
         def next(): InternalRow = writer(surfaced(found.next()))

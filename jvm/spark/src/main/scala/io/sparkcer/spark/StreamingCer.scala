@@ -27,8 +27,7 @@ object StreamingCer {
     val input = m.child.output
     val inputSchema = DataTypeUtils.fromAttributes(input)
     val outputSchema = DataTypeUtils.fromAttributes(m.output)
-    val task = CerTask(m.pattern, m.partitionKeys, m.order, m.guards, m.events, input, m.output, split = Nil,
-      CerConf.matchBound(SQLConf.get))
+    val task = m.task(input, CerConf.matchBound(SQLConf.get))
     val matches = TransformWithState[Row, Row, Row](
       keys.map(_.toAttribute), input, new CerStatefulProcessor(task, inputSchema, outputSchema, MicrosPerMilli),
       TimeMode.EventTime(), OutputMode.Append(), Project(input ++ keys, m.child))(

@@ -3,7 +3,6 @@ package io.sparkcer.spark
 import java.sql.Timestamp
 
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.cer.CerExec
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite

@@ -1,20 +1,18 @@
-package org.apache.spark.sql.cer
+package io.sparkcer.spark
 
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, HashPartitioning, Partitioning, SinglePartition, UnknownPartitioning}
+import org.apache.spark.sql.cer.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-
-import io.sparkcer.spark.{CerConf, CerMatch, CerPattern, CerTask}
 
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys (or by the ranges of
  * a split stream) and sorted by them then stream order (or, without either or with CONSUME BY ANY, in one
- * partition in stream order), and runs the engine over each task's rows. Lives here for
- * `mapPartitionsWithIndexInternal`, which is `private[spark]`.
+ * partition in stream order), and runs the engine over each task's rows. Its fields are [[CerOperator]]'s.
  */
 case class CerExec(
     pattern: CerPattern,
@@ -25,7 +23,7 @@ case class CerExec(
     output: Seq[Attribute],
     split: Seq[Attribute],
     child: SparkPlan)
-    extends UnaryExecNode {
+    extends UnaryExecNode with CerOperator {
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numEvents" -> SQLMetrics.createMetric(sparkContext, "number of events read"),
@@ -35,10 +33,6 @@ case class CerExec(
     "peakLiveNodes" -> SQLMetrics.createAverageMetric(sparkContext, "peak tECS nodes per task"))
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
-
-  /** The keys a task's rows are clustered by: the PARTITION BY keys, or the ranges of a split stream. */
-  private val clusterKeys: Seq[Expression] =
-    if (pattern.grouped) partitionKeys else split.take(1)
 
   /** The ranges of a split stream are shared by one task per core; keys take Spark's shuffle partitions. */
   override def requiredChildDistribution: Seq[Distribution] =
@@ -60,15 +54,14 @@ case class CerExec(
   }
 
   override def nodeName: String = "CerMatch"
-  override def argString(maxFields: Int): String =
-    CerMatch.explain(pattern, partitionKeys, order, split, output, maxFields)
+  override def argString(maxFields: Int): String = explain(maxFields)
 
   override protected def doExecute(): RDD[InternalRow] = {
     val (numEvents, numOutputRows, numLeftOut, peakActiveStates, peakLiveNodes) = (longMetric("numEvents"),
       longMetric("numOutputRows"), longMetric("numLeftOut"), longMetric("peakActiveStates"), longMetric("peakLiveNodes"))
-    val task = CerTask(pattern, partitionKeys, order, guards, events, child.output, output, split, CerConf.matchBound(conf))
+    val task = this.task(child.output, CerConf.matchBound(conf))
 
-    child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
+    SparkInternals.mapPartitionsWithIndex(child.execute()) { (index, rows) =>
       val opened = task.open(index)
       // Rows with a NULL order key are left out and counted (the engine counts NULL partition and window keys);
       // the others are copied, since the engine keeps the events of the window.
