@@ -32,6 +32,8 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+import spark_cer
+
 from conftest import STOCK_SCHEMA, STOCKS, canonical
 import streaming_worker
 from streaming_worker import stock_batch, stock_stream
@@ -458,10 +460,13 @@ def test_state_stays_flat(spark, tmp_path) -> None:
 
 
 def expect_analysis_error(build: Callable[[], DataFrame], tmp_path: Path) -> str:
-    """The error raised while a streaming query is defined or started; the query never runs."""
+    """
+    The error raised while a streaming query is defined or started; the query never runs. `df.cer` raises it as a
+    CeqlAnalysisError, `spark.sql` as Spark's AnalysisException.
+    """
     query, checkpoint = None, tmp_path / ("checkpoint-" + uuid.uuid4().hex[:8])
     try:
-        with pytest.raises(AnalysisException) as info:
+        with pytest.raises((AnalysisException, spark_cer.CeqlAnalysisError)) as info:
             query = (
                 build().writeStream.format("memory").queryName("cer_err_" + uuid.uuid4().hex[:8])
                 .outputMode("append").option("checkpointLocation", str(checkpoint)).start()

@@ -222,7 +222,7 @@ class _ValidationServer:
         classpath = os.pathsep.join([jar_path(), os.path.join(spark_home, "jars", "*")])
         self._log: IO[bytes] = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
-            [java, "-Xss4m", "-cp", classpath, "io.sparkcer.spark.ValidationServer"],
+            [java, "-cp", classpath, "io.sparkcer.spark.ValidationServer"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,

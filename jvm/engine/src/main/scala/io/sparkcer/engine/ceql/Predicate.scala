@@ -80,7 +80,8 @@ object PredicateScanner {
     if (tokens.isEmpty) throw new CeqlException(s"expected a predicate in ${variable.value}[...], found ']'", t.pos, query)
 
     val start = tokens.head.pos.offset
-    val edits = rewrites(tokens.toIndexedSeq, depths.toIndexedSeq, partner).sortBy(_.offset).map(e => e.copy(offset = e.offset - start))
+    val edits = rewrites(tokens.toIndexedSeq, depths.toIndexedSeq, partner).sortBy(_.offset)
+      .map(e => e.copy(offset = e.offset - start))
     val text = query.substring(start, tokens.last.end)
     val sparkSql = new StringBuilder
     var at = 0
@@ -89,17 +90,17 @@ object PredicateScanner {
     (Predicate(text, sparkSql.toString, tokens.head.pos, edits.toSeq), t)
   }
 
-  /** CORE's forms among the predicate's tokens, as edits at query offsets. */
+  /** CORE's forms among the predicate's tokens (whose brackets all balance), as edits at query offsets. */
   private def rewrites(tokens: IndexedSeq[Token], depths: IndexedSeq[Int], partner: collection.Map[Int, Int])
       : mutable.ArrayBuffer[Predicate.Edit] = {
     val edits = mutable.ArrayBuffer.empty[Predicate.Edit]
     def replace(t: Token, replacement: String): Unit = edits += Predicate.Edit(t.pos.offset, t.length, replacement)
     def at(i: Int): Token = if (i < tokens.length) tokens(i) else Token(End, "", "", Position.Unknown)
     for ((t, i) <- tokens.zipWithIndex) t.kind match {
-      case Ident if isKw("IN", t) && isSym("{", at(i + 1)) && partner.contains(i + 1) =>
+      case Ident if isKw("IN", t) && isSym("{", at(i + 1)) =>
         replace(at(i + 1), "(")
         replace(tokens(partner(i + 1)), ")")
-      case Ident if isKw("IN", t) && isKw("RANGE", at(i + 1)) && isSym("(", at(i + 2)) && partner.contains(i + 2) =>
+      case Ident if isKw("IN", t) && isKw("RANGE", at(i + 1)) && isSym("(", at(i + 2)) =>
         val (open, close) = (i + 2, partner(i + 2))
         val commas = (open + 1 until close).filter(k => isSym(",", tokens(k)) && depths(k) == depths(open) + 1)
         if (commas.size == 1) {
