@@ -77,10 +77,23 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
    */
   private val forgettable = Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(pattern.strategy)
   private val evictable = columnWindow && !grouped && partitioned && forgettable
+  /**
+   * How often CONSUME BY ANY discarded the partial matches of every partition. A partition whose run is older
+   * starts afresh when it is next used: discarding them all at once took a pass over every partition for each
+   * match, quadratic in the number of keys.
+   */
+  private var discards = 0L
 
   /** @param witness the event that opened the partition: a restored state finds the partition key from it */
   private final class Partition(val key: IndexedSeq[Any], val witness: E) {
-    var run: Run = pattern.newRun(cea)
+    private var current: Run = pattern.newRun(cea)
+    private var discardsSeen = discards
+    /** The partial matches, none if CONSUME BY ANY discarded them since this partition's last event. */
+    def run: Run = {
+      if (discardsSeen != discards) restart()
+      current
+    }
+    def restart(): Unit = { current = pattern.newRun(cea); discardsSeen = discards }
     val events = new EventRing[E]
     var position = -1L
     var lastKey = Long.MinValue
@@ -227,10 +240,8 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   private def consume(partition: Partition): Unit = pattern.consumption match {
     case Consumption.Nothing => ()
-    case Consumption.Partition => partition.run = pattern.newRun(cea)
-    case Consumption.Any =>
-      partition.run = pattern.newRun(cea)
-      partitions.valuesIterator.foreach(p => p.run = pattern.newRun(cea))
+    case Consumption.Partition => partition.restart()
+    case Consumption.Any => discards += 1
   }
 
   /** Partitions whose last event is out of the window can complete no match: forget them. */
