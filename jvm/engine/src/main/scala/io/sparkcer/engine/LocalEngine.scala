@@ -5,18 +5,19 @@ import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
 import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, MatchBound, PatternEvaluator}
 import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser}
 
-/** Per-call settings a query does not state itself. */
+/** Per-call settings of the analysis that a query does not state itself. */
 final case class EngineOptions(
     typeColumn: String = "event_type",
     streamColumn: Option[String] = None,
-    timeColumn: Option[String] = None,
-    matchBound: MatchBound = MatchBound.Default)
+    timeColumn: Option[String] = None)
 
 /** The engine on its own rows: compile a CEQL statement against a list of columns, then run it over rows in stream order. */
 object LocalEngine {
-  def compile(query: String, columns: IndexedSeq[String], options: EngineOptions = EngineOptions()): LocalQuery = {
+  /** @param matchBound the most matches one event may complete (an evaluation setting: the analysis never reads it) */
+  def compile(query: String, columns: IndexedSeq[String], options: EngineOptions = EngineOptions(),
+      matchBound: MatchBound = MatchBound.Default): LocalQuery = {
     val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options)
-    val compiled = new LocalQuery(new CompiledPattern(analyzed), options.matchBound)
+    val compiled = new LocalQuery(new CompiledPattern(analyzed), matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled
   }

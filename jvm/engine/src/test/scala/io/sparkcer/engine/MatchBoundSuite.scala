@@ -17,7 +17,7 @@ class MatchBoundSuite extends AnyFunSuite {
 
   private def count(query: String, n: Int, bound: MatchBound = MatchBound.Default): Long = {
     var matches = 0L
-    LocalEngine.compile(query, columns, EngineOptions(matchBound = bound)).run(events(n)).foreach(_ => matches += 1)
+    LocalEngine.compile(query, columns, matchBound = bound).run(events(n)).foreach(_ => matches += 1)
     matches
   }
 
@@ -29,8 +29,8 @@ class MatchBoundSuite extends AnyFunSuite {
     assert((System.nanoTime() - started) / 1e9 < 20, "the bound should stop the evaluation early")
     // The 21st event (pos 20) completes 2^20 = 1,048,576 matches, the first count above 1,000,000.
     assert(error.getMessage.startsWith("the event at pos = 20 completes more than 1000000 matches, the bound " +
-      "EngineOptions.matchBound."), error.getMessage)
-    for (remedy <- Seq("WITHIN", "SELECT LAST", "SELECT MAX", "LIMIT n", "raise EngineOptions.matchBound"))
+      "matchBound (LocalEngine.compile)."), error.getMessage)
+    for (remedy <- Seq("WITHIN", "SELECT LAST", "SELECT MAX", "LIMIT n", "raise matchBound (LocalEngine.compile)"))
       assert(error.getMessage.contains(remedy), s"'$remedy' in: ${error.getMessage}")
   }
 

@@ -17,8 +17,8 @@ object MatchBound {
    * event, Q4 486,000 and Q7 919,000 (without LIMIT); at the bound, `(A AS a)+` holds about 200 MB of matches.
    */
   val DefaultPerEvent = 1000000L
-  /** For the engine's own API, where the bound is [[io.sparkcer.engine.EngineOptions]]' `matchBound`. */
-  val Default: MatchBound = MatchBound(DefaultPerEvent, "EngineOptions.matchBound")
+  /** For the engine's own API, where the bound is an argument of [[io.sparkcer.engine.LocalEngine.compile]]. */
+  val Default: MatchBound = MatchBound(DefaultPerEvent, "matchBound (LocalEngine.compile)")
 }
 
 /** One event completed more matches than its [[MatchBound]] allows. */

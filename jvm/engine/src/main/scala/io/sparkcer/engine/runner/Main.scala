@@ -51,9 +51,9 @@ object Main {
     val (columns, rows) = new CsvSource(new File(options("csv"))).read()
     val engineOptions = EngineOptions(
       typeColumn = options.getOrElse("type-column", "event_type"),
-      timeColumn = options.get("time-column"),
-      matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag"))
-    val compiled = LocalEngine.compile(query, columns, engineOptions)
+      timeColumn = options.get("time-column"))
+    val matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag")
+    val compiled = LocalEngine.compile(query, columns, engineOptions, matchBound)
     val analyzed = compiled.pattern.analyzed
     val ordered = rows.sortWith((a, b) => compareRows(analyzed.streamOrder, a, b) < 0)
 
