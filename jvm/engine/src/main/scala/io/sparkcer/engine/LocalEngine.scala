@@ -15,7 +15,8 @@ final case class EngineOptions(
 /** The engine on its own rows: compile a CEQL statement against a list of columns, then run it over rows in stream order. */
 object LocalEngine {
   def compile(query: String, columns: IndexedSeq[String], options: EngineOptions = EngineOptions()): LocalQuery = {
-    val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options)
+    val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options.typeColumn, options.streamColumn,
+      options.timeColumn)
     val compiled = new LocalQuery(new CompiledPattern(analyzed), options.matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled

@@ -6,7 +6,6 @@ import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, 
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types._
 
-import io.sparkcer.engine.EngineOptions
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey, WindowSpec}
 import io.sparkcer.engine.ceql.{CeqlException, Filter, Position, Window}
 
@@ -28,7 +27,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val needsTime = query.orderBy.isEmpty && !query.within.exists(_.isInstanceOf[Window.Attribute])
     val timeColumn = request.timeColumn.orElse(CerConf.timeColumn(conf)).filter(_ => needsTime)
     val analyzed = engine(Analyzer.analyze(query, text, columns.map(_.name),
-      EngineOptions(typeColumn, request.streamColumn, timeColumn)))
+      typeColumn, request.streamColumn, timeColumn))
     val pattern = CerPattern(analyzed, request.source)
     val nfa = engine(pattern.compiled.nfa)
 

@@ -17,7 +17,7 @@ object MatchBound {
    * event, Q4 486,000 and Q7 919,000 (without LIMIT); at the bound, `(A AS a)+` holds about 200 MB of matches.
    */
   val DefaultPerEvent = 1000000L
-  /** For the engine's own API, where the bound is [[io.sparkcer.engine.EngineOptions]]' `matchBound`. */
+  /** For the engine's own API (`LocalEngine`), whose option `EngineOptions.matchBound` sets the bound. */
   val Default: MatchBound = MatchBound(DefaultPerEvent, "EngineOptions.matchBound")
 }
 

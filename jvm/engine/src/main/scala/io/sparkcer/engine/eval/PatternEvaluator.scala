@@ -5,7 +5,6 @@ import java.io.{DataInput, DataOutput}
 import scala.collection.immutable.ArraySeq
 import scala.collection.mutable
 
-import io.sparkcer.engine.MatchOf
 import io.sparkcer.engine.analysis.WindowKey
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.tecs.{Enumerator, MatchSink}
