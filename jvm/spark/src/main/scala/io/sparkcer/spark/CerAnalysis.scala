@@ -69,7 +69,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       if (pattern.compiled.ignoresUnguardedEvents && guards.forall(_.deterministic) && !input.isStreaming)
         Where(guards.reduce(Or), input)
       else input
-    val (child, split) = RangeSplit(conf, analyzed, order, relevant).getOrElse((relevant, Nil))
+    val (child, split) = RangeSplit(conf, pattern.compiled, order, relevant).getOrElse((relevant, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
     val keyOutput = analyzed.partitionKeys.zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()

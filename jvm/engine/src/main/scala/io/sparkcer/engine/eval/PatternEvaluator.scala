@@ -6,7 +6,7 @@ import scala.collection.immutable.ArraySeq
 import scala.collection.mutable
 
 import io.sparkcer.engine.analysis.WindowKey
-import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.ceql.Consumption
 import io.sparkcer.engine.tecs.{Enumerator, MatchSink}
 
 /** How a caller reads an event of type E. */
@@ -70,11 +70,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private val partitions = mutable.HashMap.empty[IndexedSeq[Any], Partition]
   private var single: Partition = _
   private var sweepAt = 1024L
-  /**
-   * A partition whose events all left the window can be forgotten only when nothing outside the window matters:
-   * not under NEXT, LAST or MAX, whose choice among the matches ending at an event looks at runs of any age.
-   */
-  private val forgettable = Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(pattern.strategy)
+  private val forgettable = pattern.forgetsIdlePartitions
   private val evictable = columnWindow && !grouped && partitioned && forgettable
 
   /** @param witness the event that opened the partition: a restored state finds the partition key from it */
