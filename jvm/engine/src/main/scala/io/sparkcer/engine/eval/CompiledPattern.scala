@@ -3,6 +3,7 @@ package io.sparkcer.engine.eval
 import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, Nfa, NfaCompiler, SubsetCea}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.tecs.Enumerator
 
 /**
  * A query ready to evaluate, independent of how events are represented: its automaton, its guards (which the
@@ -62,11 +63,11 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
 
   // ---- Evaluation ----------------------------------------------------------------------------------------------
 
-  /** A fresh evaluation state for one partition, sharing `cea`'s lazily built transition table. */
-  def newRun(cea: => DeterministicCea): Run = strategy match {
-    case Strategy.Next => new PriorityRun(nfa, lastFirst = false)
-    case Strategy.Last => new PriorityRun(nfa, lastFirst = true)
-    case _ => new CeaRun(cea)
+  /** A fresh evaluation state for one partition, sharing `cea`'s lazily built transition table and `enumerator`. */
+  def newRun(cea: => DeterministicCea, enumerator: Enumerator): Run = strategy match {
+    case Strategy.Next => new PriorityRun(nfa, lastFirst = false, enumerator)
+    case Strategy.Last => new PriorityRun(nfa, lastFirst = true, enumerator)
+    case _ => new CeaRun(cea, enumerator)
   }
 
   /** The deterministic automaton a task builds as it goes; one per task, shared by its partitions. */

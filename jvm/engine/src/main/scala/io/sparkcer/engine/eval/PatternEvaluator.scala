@@ -75,7 +75,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   /** @param witness the event that opened the partition: a restored state finds the partition key from it */
   private final class Partition(val key: IndexedSeq[Any], val witness: E) {
-    var run: Run = pattern.newRun(cea)
+    var run: Run = pattern.newRun(cea, enumerator)
     val events = new EventRing[E]
     var position = -1L
     var lastKey = Long.MinValue
@@ -113,19 +113,15 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     partition.events.expire(threshold)
     partition.events.append(position, event, key)
 
-    val symbol = symbols.intern(words)
-    partition.run.advance(position, symbol, words, key, threshold)
+    val sink = if (reader.isContext(event)) null else this.sink.reset(partition, position, emit)
+    val found = partition.run.read(position, symbols.intern(words), words, key, threshold, sink)
     metrics.peakActiveStates = math.max(metrics.peakActiveStates, partition.run.activeStates)
     metrics.peakLiveNodes = math.max(metrics.peakLiveNodes, partition.run.tecs.liveNodes)
     metrics.peakBufferedEvents = math.max(metrics.peakBufferedEvents, partition.events.size)
     metrics.peakPartitions = math.max(metrics.peakPartitions, partitions.size)
     metrics.maxOutputDepth = math.max(metrics.maxOutputDepth, partition.run.tecs.maxOutputDepth)
 
-    if (!reader.isContext(event)) {
-      sink.reset(partition, position, emit)
-      val found = partition.run.emit(position, threshold, enumerator, sink)
-      if (found > 0) consume(partition)
-    }
+    if (found > 0) consume(partition)
     if (evictable && metrics.events >= sweepAt) evictIdle(threshold)
   }
 
@@ -222,10 +218,10 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   private def consume(partition: Partition): Unit = pattern.consumption match {
     case Consumption.Nothing => ()
-    case Consumption.Partition => partition.run = pattern.newRun(cea)
+    case Consumption.Partition => partition.run = pattern.newRun(cea, enumerator)
     case Consumption.Any =>
-      partition.run = pattern.newRun(cea)
-      partitions.valuesIterator.foreach(p => p.run = pattern.newRun(cea))
+      partition.run = pattern.newRun(cea, enumerator)
+      partitions.valuesIterator.foreach(p => p.run = pattern.newRun(cea, enumerator))
   }
 
   /** Partitions whose last event is out of the window can complete no match: forget them. */
@@ -283,10 +279,11 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
       bound.map(_.result()).toSeq
     }
 
-    def reset(partition: Partition, end: Long, emit: MatchOf[E] => Unit): Unit = {
+    def reset(partition: Partition, end: Long, emit: MatchOf[E] => Unit): MatchSink = {
       this.partition = partition; this.end = end; this.emit = emit
       accepted = 0
       if (seen.nonEmpty) seen.clear()
+      this
     }
 
     def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
