@@ -2,7 +2,7 @@ package io.sparkcer.engine
 
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
-import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, MatchBound, PatternEvaluator}
+import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, MatchBound}
 import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser}
 
 /** Per-call settings a query does not state itself. */
@@ -34,7 +34,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
 
   /** Runs over rows already in stream order; a match is produced when its last event is read. Event.seq = row index. */
   def run(rows: Iterator[Array[Any]]): Iterator[Match] = {
-    val evaluator = new PatternEvaluator[Event](pattern, reader, grouped = false, matchBound)
+    val evaluator = pattern.newEvaluator(reader, grouped = false, matchBound)
     metrics = evaluator.metrics
     evaluator.matches(rows.zip(Iterator.iterate(0L)(_ + 1)).map { case (values, index) => new Event(index, values) })
   }

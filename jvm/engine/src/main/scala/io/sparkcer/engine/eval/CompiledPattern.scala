@@ -1,9 +1,8 @@
 package io.sparkcer.engine.eval
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
-import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, Nfa, NfaCompiler, SubsetCea}
+import io.sparkcer.engine.automaton.{Nfa, NfaCompiler}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
-import io.sparkcer.engine.tecs.Enumerator
 
 /**
  * A query ready to evaluate, independent of how events are represented: its automaton, its guards (which the
@@ -63,18 +62,14 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
 
   // ---- Evaluation ----------------------------------------------------------------------------------------------
 
-  /** A fresh evaluation state for one partition, sharing `cea`'s lazily built transition table and `enumerator`. */
-  def newRun(cea: => DeterministicCea, enumerator: Enumerator): Run = strategy match {
-    case Strategy.Next => new PriorityRun(nfa, lastFirst = false, enumerator)
-    case Strategy.Last => new PriorityRun(nfa, lastFirst = true, enumerator)
-    case _ => new CeaRun(cea, enumerator)
-  }
-
-  /** The deterministic automaton a task builds as it goes; one per task, shared by its partitions. */
-  def newDeterministicCea(): DeterministicCea = strategy match {
-    case Strategy.Max => new MaxCea(nfa)
-    case _ => new SubsetCea(nfa)
-  }
+  /**
+   * An evaluator of this pattern over events of type E, the one every caller uses: CORE's, on tECS.
+   *
+   * @param grouped the events arrive one partition after another (allowed when [[readsPartitionsApart]])
+   * @param bound   the most matches one event may complete; past it, [[TooManyMatchesException]]
+   */
+  def newEvaluator[E <: AnyRef](reader: EventReader[E], grouped: Boolean, bound: MatchBound): Evaluator[E] =
+    new PatternEvaluator[E](this, reader, grouped, bound)
 
   def describe: String =
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
