@@ -2,7 +2,7 @@ package io.sparkcer.engine
 
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
-import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, MatchBound, PatternEvaluator}
+import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, MatchBound}
 import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser}
 
 /** Per-call settings of the analysis that a query does not state itself. */
@@ -16,7 +16,8 @@ object LocalEngine {
   /** @param matchBound the most matches one event may complete (an evaluation setting: the analysis never reads it) */
   def compile(query: String, columns: IndexedSeq[String], options: EngineOptions = EngineOptions(),
       matchBound: MatchBound = MatchBound.Default): LocalQuery = {
-    val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options)
+    val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options.typeColumn, options.streamColumn,
+      options.timeColumn)
     val compiled = new LocalQuery(new CompiledPattern(analyzed), matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled
@@ -34,7 +35,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
 
   /** Runs over rows already in stream order; a match is produced when its last event is read. Event.seq = row index. */
   def run(rows: Iterator[Array[Any]]): Iterator[Match] = {
-    val evaluator = new PatternEvaluator[Event](pattern, reader, grouped = false, matchBound)
+    val evaluator = pattern.newEvaluator(reader, grouped = false, matchBound)
     metrics = evaluator.metrics
     evaluator.matches(rows.zip(Iterator.iterate(0L)(_ + 1)).map { case (values, index) => new Event(index, values) })
   }

@@ -2,5 +2,5 @@ package io.sparkcer
 
 package object engine {
   /** A match over the engine's own rows. */
-  type Match = MatchOf[Event]
+  type Match = eval.MatchOf[Event]
 }

@@ -12,7 +12,6 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import io.sparkcer.engine.EngineOptions
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Analyzer}
 import io.sparkcer.engine.ceql._
 
@@ -109,7 +108,7 @@ object CeqlValidation {
     known.foreach(columns => predicates.foreach(_.checkColumns(columns, caseInsensitiveResolution)))
     val columns = known.getOrElse(namedColumns(query) ++ r.typeColumn ++ r.timeColumn)
     Analyzer.analyze(query, r.query, columns.toIndexedSeq,
-      EngineOptions(r.typeColumn.getOrElse(CerConf.EVENT_TYPE_COLUMN.defaultValue.get), None, r.timeColumn))
+      r.typeColumn.getOrElse(CerConf.EVENT_TYPE_COLUMN.defaultValue.get), None, r.timeColumn)
   }
 
   /** Every column a query names outside its predicates: standing in for a schema that is not given. */

@@ -6,7 +6,6 @@ import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, 
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types._
 
-import io.sparkcer.engine.EngineOptions
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey, WindowSpec}
 import io.sparkcer.engine.ceql.{CeqlException, Filter, Position, Window}
 
@@ -28,7 +27,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val needsTime = query.orderBy.isEmpty && !query.within.exists(_.isInstanceOf[Window.Attribute])
     val timeColumn = request.timeColumn.orElse(CerConf.timeColumn(conf)).filter(_ => needsTime)
     val analyzed = engine(Analyzer.analyze(query, text, columns.map(_.name),
-      EngineOptions(typeColumn, request.streamColumn, timeColumn)))
+      typeColumn, request.streamColumn, timeColumn))
     val pattern = CerPattern(analyzed, request.source)
     val nfa = engine(pattern.compiled.nfa)
 
@@ -70,7 +69,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       if (pattern.compiled.ignoresUnguardedEvents && guards.forall(_.deterministic) && !input.isStreaming)
         Where(guards.reduce(Or), input)
       else input
-    val (child, split) = RangeSplit(conf, analyzed, order, relevant).getOrElse((relevant, Nil))
+    val (child, split) = RangeSplit(conf, pattern.compiled, order, relevant).getOrElse((relevant, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
     val keyOutput = analyzed.partitionKeys.zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()

@@ -1,7 +1,6 @@
 package io.sparkcer.spark
 
 import io.sparkcer.engine.analysis.AnalyzedQuery
-import io.sparkcer.engine.ceql.Consumption
 import io.sparkcer.engine.eval.CompiledPattern
 
 /**
@@ -12,8 +11,8 @@ import io.sparkcer.engine.eval.CompiledPattern
 final case class CerPattern(analyzed: AnalyzedQuery, source: String) {
   @transient lazy val compiled: CompiledPattern = new CompiledPattern(analyzed)
 
-  /** With PARTITION BY each task reads one key after another; CONSUME BY ANY needs one pass over all keys. */
-  def grouped: Boolean = analyzed.partitionKeys.nonEmpty && analyzed.query.consumeBy != Consumption.Any
+  /** Each task reads one key after another where the engine allows it ([[CompiledPattern.readsPartitionsApart]]). */
+  def grouped: Boolean = compiled.readsPartitionsApart
 
   def describe: String = {
     val q = analyzed.query

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.cer.SparkInternals
 
 import io.sparkcer.engine.analysis.WindowKey
-import io.sparkcer.engine.eval.{MatchBound, PatternEvaluator, TooManyMatchesException}
+import io.sparkcer.engine.eval.{Evaluator, MatchBound, TooManyMatchesException}
 
 /**
  * What every task of a CER operator runs, on batch input ([[CerExec]]) and on streams ([[CerStatefulProcessor]]):
@@ -36,7 +36,7 @@ final case class CerTask(
   private def ordinal(a: Attribute): Int = input.indexWhere(_.exprId == a.exprId)
 
   /** The rows of one task, in order; with a range split the evaluator starts afresh at each range. */
-  def inRanges(evaluator: PatternEvaluator[InternalRow], rows: Iterator[InternalRow]): Iterator[InternalRow] =
+  def inRanges(evaluator: Evaluator[InternalRow], rows: Iterator[InternalRow]): Iterator[InternalRow] =
     if (split.isEmpty) rows
     else {
       val range = ordinal(split.head)
@@ -58,7 +58,7 @@ final case class CerTask(
     val reader = new InternalRowReader(predicates, key, window, split.lift(1).map(ordinal), whereabouts)
     val writer = new MatchWriter(partitionKeys.map(_.dataType).toArray, orderOrdinals.head, orderType,
       events.zip(pattern.analyzed.outputs.map(_.single)), input, output.map(_.dataType).toArray)
-    CerTask.Opened(reader, new PatternEvaluator[InternalRow](pattern.compiled, reader, pattern.grouped, bound), writer)
+    CerTask.Opened(reader, pattern.compiled.newEvaluator(reader, pattern.grouped, bound), writer)
   }
 
   /** A row's PARTITION BY and stream-order values, `name = value, ...`: where an error happened. */
@@ -70,7 +70,7 @@ final case class CerTask(
 }
 
 object CerTask {
-  final case class Opened(reader: InternalRowReader, evaluator: PatternEvaluator[InternalRow], writer: MatchWriter) {
+  final case class Opened(reader: InternalRowReader, evaluator: Evaluator[InternalRow], writer: MatchWriter) {
     /**
      * The output rows of the matches over `rows` (in stream order). An event completing too many matches fails
      * the task with an error Spark shows the user as it is ([[SparkInternals.taskFailure]]).

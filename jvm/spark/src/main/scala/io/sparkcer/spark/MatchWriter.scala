@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types.DataType
 
-import io.sparkcer.engine.MatchOf
+import io.sparkcer.engine.eval.MatchOf
 
 /**
  * Writes a match as an output row (DESIGN §4): the partition key, the order column at the first and last

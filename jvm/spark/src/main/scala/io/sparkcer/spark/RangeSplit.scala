@@ -5,8 +5,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{Expand, Filter, LogicalPlan}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{BooleanType, ByteType, IntegerType, LongType, ShortType, TimestampType}
 
-import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
-import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.analysis.WindowKey
+import io.sparkcer.engine.eval.CompiledPattern
 
 /**
  * How a query without PARTITION BY still uses every core: the stream is cut into ranges of the order column, and
@@ -20,16 +20,14 @@ import io.sparkcer.engine.ceql.{Consumption, Strategy}
 object RangeSplit {
   /**
    * The input with every row in its range and, when it lies within a window of the next range, a context copy in
-   * that one, with the two added columns; or None when the query cannot be split. Only where the matches ending
-   * at an event depend on the events of one window alone: ALL and STRICT (ANY and LIMIT keep the first matches in
-   * enumeration order, NEXT, LAST and MAX compare with matches of any age), no consumption, and a window on an
-   * ascending integer or timestamp order column.
+   * that one, with the two added columns; or None when the query cannot be split: where the engine does not allow
+   * it ([[CompiledPattern.readsRangesApart]]), on a stream, with PARTITION BY (whose keys already spread the work),
+   * or without an ascending integer or timestamp order column.
    */
-  def apply(conf: SQLConf, analyzed: AnalyzedQuery, order: Seq[SortOrder], input: LogicalPlan): Option[(LogicalPlan, Seq[Attribute])] = {
-    val query = analyzed.query
+  def apply(conf: SQLConf, pattern: CompiledPattern, order: Seq[SortOrder], input: LogicalPlan): Option[(LogicalPlan, Seq[Attribute])] = {
+    val analyzed = pattern.analyzed
     val eligible = conf.getConf(CerConf.RANGE_SPLIT_ENABLED) && !input.isStreaming && analyzed.partitionKeys.isEmpty &&
-      Set[Strategy](Strategy.All, Strategy.Strict).contains(query.strategy) && query.limit.isEmpty &&
-      query.consumeBy == Consumption.Nothing && order.head.direction == Ascending
+      pattern.readsRangesApart && order.head.direction == Ascending
     val column = order.head.child
     val key: Option[(Expression, Long)] = (analyzed.window, column.dataType) match {
       case (Some(w), TimestampType) => w.key match {

@@ -1,6 +1,5 @@
 package io.sparkcer.engine.analysis
 
-import io.sparkcer.engine.EngineOptions
 import io.sparkcer.engine.ceql._
 
 /** A selected variable: struct-valued when it binds exactly one event in every match, else an array. */
@@ -37,8 +36,14 @@ final case class AnalyzedQuery(
  */
 object Analyzer {
 
-  def analyze(query: Query, text: String, columns: IndexedSeq[String], options: EngineOptions): AnalyzedQuery =
-    new Analysis(query, text, columns, options).run()
+  /**
+   * @param typeColumn   the column holding each row's event type, if the input has it
+   * @param streamColumn the column holding each row's stream name, when several streams were merged into one
+   * @param timeColumn   the stream order when the query states none (ORDER BY, WITHIN n [attr])
+   */
+  def analyze(query: Query, text: String, columns: IndexedSeq[String], typeColumn: String,
+      streamColumn: Option[String], timeColumn: Option[String]): AnalyzedQuery =
+    new Analysis(query, text, columns, typeColumn, streamColumn, timeColumnName = timeColumn).run()
 
   /** The index of a column named in the query (case-insensitive); an unknown one is an error naming them all. */
   def column(name: Name, columns: IndexedSeq[String], text: String): Int = {
@@ -69,7 +74,8 @@ object Analyzer {
     case Cel.Filtered(body, _, _) => asVariables(body)
   }
 
-  private final class Analysis(query: Query, text: String, columns: IndexedSeq[String], options: EngineOptions) {
+  private final class Analysis(query: Query, text: String, columns: IndexedSeq[String], typeColumn: String,
+      streamColumn: Option[String], timeColumnName: Option[String]) {
     private def fail(problem: String, pos: Position, length: Int = 1): Nothing =
       throw new CeqlException(problem, pos, text, length)
 
@@ -96,8 +102,8 @@ object Analyzer {
         query.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
         streamOrder,
         window,
-        columns.indexWhere(_.equalsIgnoreCase(options.typeColumn)) match { case -1 => None; case i => Some(i) },
-        options.streamColumn.map(optionColumn(_, "stream column")))
+        columns.indexWhere(_.equalsIgnoreCase(typeColumn)) match { case -1 => None; case i => Some(i) },
+        streamColumn.map(optionColumn(_, "stream column")))
     }
 
     private def checkStreams(cel: Cel): Unit = {
@@ -189,7 +195,7 @@ object Analyzer {
       }
     }
 
-    private lazy val timeColumn = options.timeColumn.map(optionColumn(_, "time column"))
+    private lazy val timeColumn = timeColumnName.map(optionColumn(_, "time column"))
 
     /** The window; also refuses a stream without any order (`timeColumn` is then the only one left). */
     private def window(orderKeys: IndexedSeq[(Int, Boolean)]): Option[WindowSpec] = {

@@ -3,12 +3,17 @@ package io.sparkcer.engine.automaton
 import scala.collection.mutable
 
 /**
- * What one event does to the runs of one deterministic state. `pass` is the state reached without marking the
- * event (-1: none); from the pre-start state it is the next pre-start state. `start` (pre-start only) is the
- * state of runs that begin at this event without marking it (a leading NOT, or an event no output variable
- * selects). Marking moves are parallel arrays: label l (0: no selected variable) leads to `markTargets`.
+ * What one event does to the runs of one deterministic state p (Δ(p, t, ∘) and Δ(p, t, •) of CORE's Algorithm 1).
+ * `unmarked` is the state reached without marking the event (-1: none); from the pre-start state, the state of
+ * runs that begin at this event without marking it (a leading NOT, or an event no output variable selects).
+ * Marking moves are parallel arrays: label l (0: no selected variable) leads to `markTargets`. `nextPreStart` is
+ * where the pre-start state itself goes (-1 from any other state): it changes under MAX, which remembers what the
+ * runs not yet started have skipped.
  */
-final class Moves(val pass: Int, val start: Int, val markLabels: Array[Int], val markTargets: Array[Int])
+final class Moves(val unmarked: Int, val markLabels: Array[Int], val markTargets: Array[Int], val nextPreStart: Int) {
+  /** Whether the event moves no run on: then a run cannot begin at it either. */
+  def isEmpty: Boolean = unmarked < 0 && markTargets.length == 0
+}
 
 /**
  * The I/O-deterministic automaton that CORE's Algorithm 1 runs, built lazily as the stream asks for it (CORE
@@ -101,10 +106,10 @@ final class SubsetCea(nfa: Nfa) extends DeterministicCea(nfa) {
     val marks = labelsMarkedFrom(key, symbol).filter(_ != 0).map(l => l -> intern(sorted(step(key, symbol)(_.label == l))))
     val onward = intern(sorted(unlabelled))
     new Moves(
-      pass = if (preStart) initial else onward,
-      start = if (preStart) onward else -1,
+      unmarked = onward,
       markLabels = marks.map(_._1).toArray,
-      markTargets = marks.map(_._2).toArray)
+      markTargets = marks.map(_._2).toArray,
+      nextPreStart = if (preStart) initial else -1)
   }
 }
 
@@ -142,13 +147,13 @@ final class MaxCea(nfa: Nfa) extends DeterministicCea(nfa) {
     val largerIfSkipped = marked(t) ++ skipped(t) ++ marked(s) ++ marked(e)
     val equalIfSkipped = skipped(e)
     val continuing = skipped(s)
-    val (pass, start) =
+    val (nextPreStart, unmarked) =
       if (preStart) {
         val started = continuing - Nfa.Initial
         (intern(triple(Set(Nfa.Initial), equalIfSkipped ++ started, largerIfSkipped)),
           intern(triple(started, equalIfSkipped + Nfa.Initial, largerIfSkipped)))
-      } else (intern(triple(continuing, equalIfSkipped, largerIfSkipped)), -1)
-    new Moves(pass, start, marks.map(_._1).toArray, marks.map(_._2).toArray)
+      } else (-1, intern(triple(continuing, equalIfSkipped, largerIfSkipped)))
+    new Moves(unmarked, marks.map(_._1).toArray, marks.map(_._2).toArray, nextPreStart)
   }
 
   private def split(key: Array[Int]): (Array[Int], Array[Int], Array[Int]) = {

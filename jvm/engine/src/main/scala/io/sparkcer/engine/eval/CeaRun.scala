@@ -2,66 +2,78 @@ package io.sparkcer.engine.eval
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.automaton.DeterministicCea
+import io.sparkcer.engine.automaton.{DeterministicCea, Moves}
 import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
 
 /**
  * CORE's Algorithm 1 for one partition: the active states of the deterministic automaton, each with the
- * union-list of the partial matches that reached it. Runs that have not started yet live in a single pre-start
- * state (processed first, so union-lists fill in decreasing order of maximum start, as the algorithm requires).
- * Each active state passes its partial matches on as one merged node, so a union-list never holds more entries
- * than there are active states. Per event the work is one cached transition lookup and a few tECS operations
- * per active state: independent of the window and of how many partial matches there are.
+ * union-list of the partial matches that reached it (the paper's ordered hash table T, here `States`).
+ * Runs that have not started yet live in a single pre-start state (the paper's q0), processed first, so that
+ * union-lists fill in decreasing order of maximum start, as the algorithm requires. Each active state passes its
+ * partial matches on as one merged node, so a union-list never holds more entries than there are active states.
+ * Per event the work is one cached transition lookup and a few tECS operations per active state: independent of
+ * the window and of how many partial matches there are.
+ *
+ * Where this departs from the paper's text: the window is a threshold on window keys (a run that started at or
+ * below it is out), which also frees the tECS nodes no live run can reach; a run begins only at an event that
+ * moves it (the paper makes a bottom node for every event); and ExecTrans adds the unmarked move before the marking
+ * ones (the paper: marking first), which fixes the order of the next event's active states, so the enumeration
+ * order that ANY and LIMIT pick from.
+ *
+ * @param enumerator the task's enumerator, shared by its partitions (Algorithm 2 of the paper)
  */
-final class CeaRun(cea: DeterministicCea) extends Run {
+final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
   val tecs = new Tecs()
   private var preStart = cea.initial
-  private var current = new States
-  private var next = new States
+  private var current = new States // T: the active states after the last event read
+  private var next = new States    // T': those after the event being read
 
   def activeStates: Int = current.count
 
-  def advance(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long): Unit = {
+  /** The loop body of Algorithm 1 (lines 5-12) for the event at `position`, j in the paper. */
+  def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     tecs.reclaim(threshold)
     tecs.beginEvent(key)
     next.reset(cea.stateCount)
 
+    // Lines 7-8: a run may begin at this event, from a bottom node of its own.
     val begin = cea.moves(preStart, symbol, bits)
-    if (begin.start >= 0 || begin.markTargets.nonEmpty) {
-      val bottom = tecs.newBottom(position, key)
-      if (begin.start >= 0) next.list(begin.start).insert(tecs, bottom, key, threshold)
-      var k = 0
-      while (k < begin.markTargets.length) {
-        val label = begin.markLabels(k)
-        val node = if (label == 0) bottom else tecs.extend(bottom, position, label)
-        next.list(begin.markTargets(k)).insert(tecs, node, key, threshold)
-        k += 1
-      }
-    }
-    preStart = begin.pass
+    if (!begin.isEmpty) execTrans(begin, tecs.newBottom(position, key), key, position, threshold)
+    preStart = begin.nextPreStart
 
+    // Lines 9-10: every active state moves its partial matches on, in the order the states were first reached.
     var i = 0
     while (i < current.count) {
       val partial = current.lists(i)
       partial.expire(threshold)
-      if (!partial.isEmpty) {
-        val m = cea.moves(current.states(i), symbol, bits)
-        val merged = current.merged(i, tecs, threshold)
-        if (m.pass >= 0) next.list(m.pass).insert(tecs, merged, partial.maxStart, threshold)
-        var k = 0
-        while (k < m.markTargets.length) {
-          val label = m.markLabels(k)
-          val node = if (label == 0) merged else tecs.extend(merged, position, label)
-          next.list(m.markTargets(k)).insert(tecs, node, partial.maxStart, threshold)
-          k += 1
-        }
-      }
+      if (!partial.isEmpty)
+        execTrans(cea.moves(current.states(i), symbol, bits), current.merged(i, tecs, threshold), partial.maxStart,
+          position, threshold)
       i += 1
     }
-    val swap = current; current = next; next = swap
+
+    val swap = current; current = next; next = swap // line 11
+    if (sink == null) 0 else output(threshold, sink) // line 12, unless the event is only context
   }
 
-  def emit(position: Long, threshold: Long, enumerator: Enumerator, sink: MatchSink): Int = {
+  /**
+   * ExecTrans (lines 13-21): `node` stands for every partial match of one state, `maxStart` its latest start; the
+   * event moves them to the target of each of the state's moves, extended by the event where the move marks it
+   * with a selected variable. Add (lines 22-27) is `States.list`, which opens a target's union-list on first use.
+   */
+  private def execTrans(moves: Moves, node: Int, maxStart: Long, position: Long, threshold: Long): Unit = {
+    if (moves.unmarked >= 0) next.list(moves.unmarked).insert(tecs, node, maxStart, threshold)
+    var k = 0
+    while (k < moves.markTargets.length) {
+      val label = moves.markLabels(k)
+      val marked = if (label == 0) node else tecs.extend(node, position, label)
+      next.list(moves.markTargets(k)).insert(tecs, marked, maxStart, threshold)
+      k += 1
+    }
+  }
+
+  /** Output (lines 29-33): enumerates the complex events of every final state; returns how many were accepted. */
+  private def output(threshold: Long, sink: MatchSink): Int = {
     var total = 0
     var i = 0
     var open = true

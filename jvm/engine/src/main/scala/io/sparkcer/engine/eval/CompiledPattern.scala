@@ -1,20 +1,31 @@
 package io.sparkcer.engine.eval
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
-import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, Nfa, NfaCompiler, SubsetCea}
+import io.sparkcer.engine.automaton.{Nfa, NfaCompiler}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 
 /**
  * A query ready to evaluate, independent of how events are represented: its automaton, its guards (which the
- * caller evaluates, with the engine's interpreter or with Spark's compiled expressions) and its clauses.
+ * caller evaluates, with the engine's interpreter or with Spark's compiled expressions), its clauses, and what they
+ * allow an evaluator and its caller to do without changing a match. Every such rule is stated here, once.
  */
 final class CompiledPattern(val analyzed: AnalyzedQuery) {
   val strategy: Strategy = analyzed.query.strategy
   val nfa: Nfa = NfaCompiler.compile(
     analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
   val consumption: Consumption = analyzed.query.consumeBy
-  /** At most this many matches per completing event. */
+
+  // ---- What the strategy, the consumption and the window allow ----------------------------------------------
+
+  /** At most this many matches per completing event: one under ANY (the first the enumeration yields), n with LIMIT n. */
   val limit: Long = if (strategy == Strategy.Any) 1L else analyzed.query.limit.getOrElse(Long.MaxValue)
+
+  /**
+   * Whether to de-duplicate the rows of one event: different runs can project onto the same row only under MAX,
+   * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row).
+   */
+  val deduplicate: Boolean = strategy == Strategy.Max
+
   /**
    * Whether events that satisfy no guard may be left out of the stream without changing any match: the
    * automaton only skips them ([[Nfa.skipsUnguardedEvents]]), no window counts them, and no ANY or LIMIT picks
@@ -23,21 +34,42 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
    */
   val ignoresUnguardedEvents: Boolean = nfa.skipsUnguardedEvents && strategy != Strategy.Any &&
     analyzed.query.limit.isEmpty && !analyzed.window.exists(_.key == WindowKey.Position)
-  /** Different runs can project onto the same row only under MAX, whose runs keep unselected marks apart. */
-  val deduplicate: Boolean = strategy == Strategy.Max
 
-  /** A fresh evaluation state for one partition, sharing `cea`'s lazily built transition table. */
-  def newRun(cea: => DeterministicCea): Run = strategy match {
-    case Strategy.Next => new PriorityRun(nfa, lastFirst = false)
-    case Strategy.Last => new PriorityRun(nfa, lastFirst = true)
-    case _ => new CeaRun(cea)
-  }
+  /**
+   * Whether a partition whose events have all left a column window may be forgotten whole (evicted when idle,
+   * dropped at a watermark): only when nothing outside the window matters, so not under NEXT, LAST or MAX, whose
+   * choice among the matches ending at an event looks at runs of any age.
+   */
+  val forgetsIdlePartitions: Boolean = Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(strategy)
 
-  /** The deterministic automaton a task builds as it goes; one per task, shared by its partitions. */
-  def newDeterministicCea(): DeterministicCea = strategy match {
-    case Strategy.Max => new MaxCea(nfa)
-    case _ => new SubsetCea(nfa)
-  }
+  /**
+   * Whether the partitions may be evaluated one after another, each on its own (Spark sorts by the PARTITION BY
+   * keys and reads one key at a time): not under CONSUME BY ANY, where a match in one partition discards the
+   * partial matches of all the others, which needs every key in one stream order.
+   */
+  val readsPartitionsApart: Boolean = analyzed.partitionKeys.nonEmpty && consumption != Consumption.Any
+
+  /**
+   * Whether the stream may be cut into ranges of the window's column, each evaluated on its own after reading the
+   * window before it as context: only where the matches ending at an event depend on the events of one window
+   * alone. So ALL and STRICT (ANY and LIMIT keep the first matches in an enumeration order that older events
+   * shape; NEXT, LAST and MAX compare with runs of any age), no consumption (a match discards what came before it,
+   * possibly in an earlier range), and a window on a column (WITHIN n EVENTS counts from the partition's start).
+   */
+  val readsRangesApart: Boolean = (strategy == Strategy.All || strategy == Strategy.Strict) &&
+    analyzed.query.limit.isEmpty && consumption == Consumption.Nothing &&
+    analyzed.window.exists(_.key.isInstanceOf[WindowKey.Column])
+
+  // ---- Evaluation ----------------------------------------------------------------------------------------------
+
+  /**
+   * An evaluator of this pattern over events of type E, the one every caller uses: CORE's, on tECS.
+   *
+   * @param grouped the events arrive one partition after another (allowed when [[readsPartitionsApart]])
+   * @param bound   the most matches one event may complete; past it, [[TooManyMatchesException]]
+   */
+  def newEvaluator[E <: AnyRef](reader: EventReader[E], grouped: Boolean, bound: MatchBound): Evaluator[E] =
+    new PatternEvaluator[E](this, reader, grouped, bound)
 
   def describe: String =
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +

@@ -16,7 +16,7 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
  * A run whose start has left the window keeps its place in the order (the strategy chooses before the window
  * filters) but carries no node any more, so nothing outside the window is kept.
  */
-final class PriorityRun(nfa: Nfa, lastFirst: Boolean) extends Run {
+final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator) extends Run {
   import PriorityRun._
 
   val tecs = new Tecs()
@@ -31,7 +31,12 @@ final class PriorityRun(nfa: Nfa, lastFirst: Boolean) extends Run {
 
   def activeStates: Int = order.map(_.length).sum
 
-  def advance(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long): Unit = {
+  def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
+    advance(position, bits, key, threshold)
+    if (sink == null) 0 else output(threshold, sink)
+  }
+
+  private def advance(position: Long, bits: Array[Long], key: Long, threshold: Long): Unit = {
     tecs.reclaim(threshold)
     tecs.beginEvent(key)
     stamp += 1
@@ -88,7 +93,8 @@ final class PriorityRun(nfa: Nfa, lastFirst: Boolean) extends Run {
     order = Array.fill(in.readInt())(Array.fill(in.readInt())(in.readInt()))
   }
 
-  def emit(position: Long, threshold: Long, enumerator: Enumerator, sink: MatchSink): Int =
+  /** The maximum under the order is the complex event of the highest group that holds a final state. */
+  private def output(threshold: Long, sink: MatchSink): Int =
     order.iterator.flatMap(_.find(nfa.finals)).nextOption() match {
       case Some(f) if node(f) >= 0 && nodeKey(f) > threshold => enumerator.enumerate(tecs, node(f), threshold, sink)
       case _ => 0

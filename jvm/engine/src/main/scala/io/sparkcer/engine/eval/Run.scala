@@ -2,16 +2,22 @@ package io.sparkcer.engine.eval
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
+import io.sparkcer.engine.tecs.{MatchSink, Tecs}
 
-/** The evaluation state of one partition: its partial matches, updated event by event. */
+/**
+ * The evaluation state of one partition: its partial matches, updated event by event ([[CeaRun]]: CORE's
+ * Algorithm 1; [[PriorityRun]]: NEXT and LAST).
+ */
 trait Run {
   def tecs: Tecs
-  /** Reads the event at `position`: its interned symbol, that symbol's guard bits, its window key, and key - window. */
-  def advance(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long): Unit
-  /** Enumerates the matches completed by the last event read; returns how many were accepted. */
-  def emit(position: Long, threshold: Long, enumerator: Enumerator, sink: MatchSink): Int
-  /** Active deterministic states (a metric). */
+  /**
+   * Reads the event at `position`: its interned symbol, that symbol's guard bits, its window key, and key - window
+   * (a run that started at or below it is out). Then enumerates the matches the event completes into `sink`, or
+   * none when `sink` is null (an event read as context, whose matches someone else reports). Returns how many
+   * matches the sink accepted.
+   */
+  def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int
+  /** Active states (a metric). */
   def activeStates: Int
   /** Drops the partial matches that started at or below `threshold`, as the next event's own threshold would. */
   def expire(threshold: Long): Unit

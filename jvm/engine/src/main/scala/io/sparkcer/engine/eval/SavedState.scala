@@ -1,0 +1,39 @@
+package io.sparkcer.engine.eval
+
+import java.io.{DataInput, DataOutput}
+
+/**
+ * The layout of an evaluator's state as a live stream keeps it between micro-batches, possibly read back by
+ * another process: per partition, the event that opened it, where its substream has got to, its events and its
+ * run.
+ */
+object SavedState {
+  /** The layout version; a change makes old checkpoints fail loudly, not silently. */
+  final val Format = 1
+
+  def save[E <: AnyRef](partitions: Partitions[E], out: DataOutput, codec: EventCodec[E]): Unit = {
+    out.writeInt(Format)
+    out.writeInt(partitions.count)
+    partitions.held.foreach { p =>
+      codec.write(p.witness, out)
+      out.writeLong(p.position)
+      out.writeLong(p.lastKey)
+      p.events.save(out, codec)
+      p.run.save(out)
+    }
+  }
+
+  /** Replaces the partitions with those [[save]] wrote, for the same query. */
+  def load[E <: AnyRef](partitions: Partitions[E], in: DataInput, codec: EventCodec[E]): Unit = {
+    partitions.clear()
+    val format = in.readInt()
+    require(format == Format, s"saved state format $format, expected $Format")
+    for (_ <- 0 until in.readInt()) {
+      val p = partitions.restore(codec.read(in))
+      p.position = in.readLong()
+      p.lastKey = in.readLong()
+      p.events.load(in, codec)
+      p.run.load(in)
+    }
+  }
+}
