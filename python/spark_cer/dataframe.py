@@ -33,7 +33,9 @@ def _order_key(key: str) -> str:
     return _name(key)
 
 
-def _table_argument(partition_by: Optional[Union[str, Sequence[str]]], order_by: Optional[Union[str, Sequence[str]]]) -> str:
+def _table_argument(
+    partition_by: Optional[Union[str, Sequence[str]]], order_by: Optional[Union[str, Sequence[str]]]
+) -> str:
     """``TABLE(df)`` with the partitioning and the order Spark's table arguments take."""
     text = "TABLE({cer_input})"
     if partition_by is not None:
@@ -127,15 +129,14 @@ def cer(
     """
     if not isinstance(query, str):
         raise TypeError(f"query must be a string, not {type(query).__name__}")
-    # Strings become SQL string literals (escaped by PySpark's formatter), the DataFrame a view; an argument left
-    # out before one that is given is NULL, which the table function reads as "the default".
-    arguments = {"cer_query": query, "cer_type_column": type_column, "cer_time_column": time_column}
-    given = [k for k, v in arguments.items() if v is not None or k == "cer_query"]
-    last = max(list(arguments).index(k) for k in given)
-    placeholders = "".join(", {" + k + "}" if arguments[k] is not None else ", NULL" for k in list(arguments)[: last + 1])
-    sql = "SELECT * FROM cer(" + _table_argument(partition_by, order_by) + placeholders + ")"
+    # Strings become SQL string literals (escaped by PySpark's formatter), the DataFrame a view; a column not given
+    # is NULL, which the table function reads as "the default".
+    columns = {"cer_type_column": type_column, "cer_time_column": time_column}
+    given = {k: v for k, v in columns.items() if v is not None}
+    arguments = "".join(", {" + k + "}" if k in given else ", NULL" for k in columns)
+    sql = "SELECT * FROM cer(" + _table_argument(partition_by, order_by) + ", {cer_query}" + arguments + ")"
     try:
-        matches = df.sparkSession.sql(sql, cer_input=df, **{k: v for k, v in arguments.items() if v is not None})
+        matches = df.sparkSession.sql(sql, cer_input=df, cer_query=query, **given)
         matches.schema  # analyzes the query now on Spark Connect too, so that errors surface here
     except Exception as e:
         error = from_spark_error(e, query)

@@ -40,18 +40,16 @@ object CeqlValidation {
       timeColumn: Option[String], typeColumn: Option[String])
 
   def apply(request: String, session: Option[SparkSession]): String = {
-    val answer: Map[String, Any] = try describe(read(request), session) catch {
-      case Syntax(e) => failure("syntax", e)
-      case e: CeqlException => failure("analysis", e)
-      case e: AnalysisException =>
-        val kind = if (e.isInstanceOf[ParseException]) "syntax" else "analysis"
-        val place = e.getMessageParameters.asScala
-        if (place.contains("cerProblem")) Map("ok" -> false, "kind" -> kind, "message" -> e.getMessageParameters
-          .asScala.getOrElse("errorMessage", place.getOrElse("msg", e.getMessage)), "problem" -> place("cerProblem"),
-          "line" -> place("cerLine").toInt, "column" -> place("cerColumn").toInt, "offset" -> place("cerOffset").toInt,
-          "length" -> place("cerLength").toInt)
-        else Map("ok" -> false, "kind" -> kind, "message" -> e.getMessage, "problem" -> e.getMessage, "line" -> 0,
-          "column" -> 0, "offset" -> -1, "length" -> 1)
+    val answer: Map[String, Any] = try {
+      val r = read(request)
+      try describe(r, session) catch {
+        case Syntax(e) => failure("syntax", e)
+        case e: CeqlException => failure("analysis", e)
+        case e: AnalysisException =>
+          val placed = CerErrors.placeOf(e, r.query).getOrElse(new CeqlException(e.getMessage, Position.Unknown, r.query))
+          failure(if (e.isInstanceOf[ParseException]) "syntax" else "analysis", placed)
+      }
+    } catch {
       case NonFatal(e) =>
         // A bug, not a problem of the query: said as such, and the caller (a long-lived server) goes on.
         Map("ok" -> false, "kind" -> "internal", "message" -> s"spark-cer failed to validate the query: $e")

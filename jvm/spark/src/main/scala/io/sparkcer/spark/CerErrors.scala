@@ -1,5 +1,7 @@
 package io.sparkcer.spark
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
@@ -36,6 +38,15 @@ object CerErrors {
   /** An analysis error pointing into the query text. */
   def analysis(problem: String, pos: Position, text: String, length: Int = 1): AnalysisException =
     analysis(new CeqlException(problem, pos, text, length))
+
+  /** The problem and its place in `query` that an error of ours carries ([[place]]); None for Spark's own errors. */
+  def placeOf(e: AnalysisException, query: String): Option[CeqlException] = {
+    val p = e.getMessageParameters.asScala
+    p.get("cerProblem").map { problem =>
+      val pos = Position(p("cerLine").toInt, p("cerColumn").toInt, p("cerOffset").toInt)
+      new CeqlException(problem, pos, query, p("cerLength").toInt)
+    }
+  }
 
   /** The message parameters that carry a problem's place in the query. */
   def place(e: CeqlException): Map[String, String] = Map(

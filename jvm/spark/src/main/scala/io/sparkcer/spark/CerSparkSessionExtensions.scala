@@ -6,8 +6,8 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
 import org.apache.spark.sql.classic
 
 /**
- * spark-cer's SQL extension: the CEQL statement parser, the `cer` table function, the `cer_validate` function, the analyzer rule that turns
- * a query into [[CerMatch]], and the planner strategy. Enable with
+ * spark-cer's SQL extension: the CEQL statement parser, the `cer` table function, the `cer_validate` function,
+ * the analyzer rule that turns a query into [[CerMatch]], and the planner strategy. Enable with
  * `spark.sql.extensions=io.sparkcer.spark.CerSparkSessionExtensions`, or just put the jar on the classpath
  * (it is registered as a `SparkSessionExtensionsProvider` service).
  */
@@ -29,7 +29,8 @@ object CerSparkSessionExtensions {
    * where the jar comes with `--jars`, the service where it is only on the classpath), and twice would nest the
    * parser and register the table function again.
    */
-  private val injected = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap[SparkSessionExtensions, java.lang.Boolean]))
+  private val injected =
+    Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap[SparkSessionExtensions, java.lang.Boolean]))
 
   private def firstTime(extensions: SparkSessionExtensions): Boolean = injected.add(extensions)
 }
