@@ -2,7 +2,8 @@ package io.sparkcer.engine.automaton
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.{Cel, CeqlException, Filter}
+import io.sparkcer.engine.analysis.Relations
+import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Filter, Predicate}
 
 /**
  * Compiles a CEL formula into a complex event automaton without ε-transitions, in the manner of Glushkov's
@@ -12,7 +13,12 @@ import io.sparkcer.engine.ceql.{Cel, CeqlException, Filter}
  *
  * Filters are pushed onto atoms first: `φ FILTER x[P]` keeps a valuation iff every event bound to x satisfies
  * P (CORE's "for all" reading), which is exactly P on every atom of φ that binds x. An OR of filters splits the
- * formula into two alternatives; the determinized automaton reports a match satisfying both only once.
+ * formula into two alternatives; the determinized automaton reports a match satisfying both only once. NOT is
+ * pushed down to the leaves (De Morgan), where it negates the predicate.
+ *
+ * A condition relating events is not a guard: it is recorded as a [[Scope]] (the atoms of the sub-pattern it
+ * filters), and each link that enters a scope from outside it (a new iteration, or a sequence reaching it) resets
+ * the scope's registers. Register placement itself is the RMA construction's ([[io.sparkcer.engine.rma.Placement]]).
  */
 object NfaCompiler {
 
@@ -24,15 +30,27 @@ object NfaCompiler {
     new Builder(outputs, strict, query).build(pattern)
 
   private final case class Fragment(first: Seq[Int], last: Seq[Int])
-  private final case class PendingFilter(filter: Filter.OnVariable, bindingsAbove: Int)
-  private final case class AtomInfo(guard: Int, negated: Boolean, label: Int, node: Cel)
+  private final case class PendingFilter(predicate: EventPredicate, bindingsAbove: Int)
+  private final case class AtomInfo(guard: Int, negated: Boolean, label: Int, node: Cel, variables: List[String])
+  /** A filter in normal form (NOT pushed to the leaves): the leaf, and whether it is negated. */
+  private object Leaf {
+    def apply(leaf: Filter, negated: Boolean): Filter = if (negated) Filter.Not(leaf, leaf.pos) else leaf
+    def unapply(f: Filter): Option[(Filter, Boolean)] = f match {
+      case Filter.Not(leaf @ (_: Filter.OnVariable | _: Filter.Relation), _) => Some(leaf -> true)
+      case leaf @ (_: Filter.OnVariable | _: Filter.Relation) => Some(leaf -> false)
+      case _ => None
+    }
+  }
 
   private final class Builder(outputs: IndexedSeq[String], strict: Boolean, query: String) {
     private val outputIndex = outputs.zipWithIndex.toMap
     private val atoms = mutable.ArrayBuffer.empty[AtomInfo]
-    // follow(a)(b) = true when b may only come right after a (`:`), false when a gap is allowed.
-    private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[Int, Boolean]]
-    private val guards = mutable.LinkedHashMap.empty[(Option[String], String, Seq[String]), (Int, Guard)]
+    // follow(a)((b, resets)) = true when b may only come right after a (`:`), false when a gap is allowed;
+    // `resets` are the scopes the link enters from outside.
+    private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[(Int, Seq[Int]), Boolean]]
+    private val conditions = mutable.LinkedHashMap.empty[Condition, Int]
+    private val scopes = mutable.ArrayBuffer.empty[Scope]
+    private val guards = mutable.LinkedHashMap.empty[(Option[String], String, Seq[(Boolean, String)]), (Int, Guard)]
     private val labels = mutable.LinkedHashMap[Seq[Int], Int](Seq.empty[Int] -> 0)
 
     def build(pattern: Cel): Nfa = {
@@ -46,20 +64,42 @@ object NfaCompiler {
       automaton(fragment)
     }
 
-    /** `φ FILTER (f OR g)` is `(φ FILTER f) OR (φ FILTER g)`, and `φ FILTER (f AND g)` is `(φ FILTER f) FILTER g`. */
+    /**
+     * `φ FILTER (f OR g)` is `(φ FILTER f) OR (φ FILTER g)`, `φ FILTER (f AND g)` is `(φ FILTER f) FILTER g`, and
+     * NOT is pushed down to the leaves: the filters that remain each have one [[Leaf]].
+     */
     private def expandFilters(cel: Cel): Cel = cel match {
       case Cel.Filtered(body, filter, pos) =>
-        def apply(target: Cel, f: Filter): Cel = f match {
-          case Filter.And(l, r, _) => apply(apply(target, l), r)
-          case Filter.Or(l, r, p) => Cel.Or(apply(target, l), apply(target, r), p)
-          case single: Filter.OnVariable => Cel.Filtered(target, single, pos)
+        def apply(target: Cel, f: Filter, negated: Boolean): Cel = f match {
+          case Filter.And(l, r, _) if !negated => apply(apply(target, l, negated), r, negated)
+          case Filter.Or(l, r, _) if negated => apply(apply(target, l, negated), r, negated)
+          case Filter.And(l, r, p) => Cel.Or(apply(target, l, negated), apply(target, r, negated), p)
+          case Filter.Or(l, r, p) => Cel.Or(apply(target, l, negated), apply(target, r, negated), p)
+          case Filter.Not(o, _) => apply(target, o, !negated)
+          case leaf => Cel.Filtered(target, Leaf(leaf, negated), pos)
         }
-        apply(expandFilters(body), filter)
+        apply(expandFilters(body), filter, negated = false)
       case Cel.Bind(body, v, pos) => Cel.Bind(expandFilters(body), v, pos)
       case Cel.Sequence(a, b, c, pos) => Cel.Sequence(expandFilters(a), expandFilters(b), c, pos)
       case Cel.Or(a, b, pos) => Cel.Or(expandFilters(a), expandFilters(b), pos)
+      case Cel.And(a, b, pos) => Cel.And(expandFilters(a), expandFilters(b), pos)
       case Cel.Iteration(body, c, pos) => Cel.Iteration(expandFilters(body), c, pos)
       case atom @ (_: Cel.Atom | _: Cel.Not) => atom
+    }
+
+    /** A condition over one event (`s.volume > 5`) is the guard `s[volume > 5]`: its `s.` qualifiers dropped for Spark. */
+    private def asEventPredicate(c: Condition): Filter.OnVariable = {
+      val p = c.predicate
+      val qualifiers = c.references.map { r =>
+        Predicate.Edit(r.variable.pos.offset - p.pos.offset, query.indexOf('.', r.variable.pos.offset) + 1 -
+          r.variable.pos.offset, "")
+      }
+      val edits = (p.edits ++ qualifiers).sortBy(_.offset)
+      val sparkSql = new StringBuilder
+      var done = 0
+      for (e <- edits) { sparkSql ++= p.text.substring(done, e.offset) ++= e.replacement; done = e.offset + e.length }
+      sparkSql ++= p.text.substring(done)
+      Filter.OnVariable(c.references.head.variable, Predicate(p.text, sparkSql.toString, p.pos, edits), p.pos)
     }
 
     /** `bindings` are the AS variables around the current node, innermost first. */
@@ -67,16 +107,32 @@ object NfaCompiler {
       case atom: Cel.Atom =>
         val variables = atom.eventType.value :: bindings
         val applicable = filters.collect {
-          case PendingFilter(f, above) if variables.dropRight(above).contains(f.variable.value) => f
+          case PendingFilter(f, above) if variables.dropRight(above).contains(f.filter.variable.value) => f
         }
         val label = labelOf(variables.flatMap(outputIndex.get).distinct.sorted)
-        single(AtomInfo(guardOf(atom, applicable), negated = false, label, atom))
+        single(AtomInfo(guardOf(atom, applicable), negated = false, label, atom, variables))
       case not @ Cel.Not(atom, filter, _) =>
-        single(AtomInfo(guardOf(atom, filter.toSeq.flatMap(onVariables)), negated = true, -1, not))
+        val predicates = filter.toSeq.flatMap(f => conjuncts(f)).map {
+          case f: Filter.OnVariable => EventPredicate(f, negated = false)
+          case Filter.Relation(c, _) => EventPredicate(asEventPredicate(c), negated = false)
+          case other => throw new IllegalStateException(s"not a leaf: $other")
+        }
+        single(AtomInfo(guardOf(atom, predicates), negated = true, -1, not, Nil))
       case Cel.Bind(body, variable, _) =>
         visit(body, variable.value :: bindings, filters)
-      case Cel.Filtered(body, filter: Filter.OnVariable, _) =>
-        visit(body, bindings, PendingFilter(filter, bindings.length) :: filters)
+      case Cel.Filtered(body, Leaf(f: Filter.OnVariable, negated), _) =>
+        visit(body, bindings, PendingFilter(EventPredicate(f, negated), bindings.length) :: filters)
+      case Cel.Filtered(body, Leaf(Filter.Relation(c, _), negated), _) if !Relations.relates(c) =>
+        visit(body, bindings, PendingFilter(EventPredicate(asEventPredicate(c), negated), bindings.length) :: filters)
+      case Cel.Filtered(body, Leaf(Filter.Relation(c, pos), negated), _) =>
+        val before = atoms.length
+        val fragment = visit(body, bindings, filters)
+        val inside = (before + 1 to atoms.length).toSet
+        val above = bindings.length
+        val condition = if (negated) negate(c) else c
+        scopes += Scope(conditions.getOrElseUpdate(condition, conditions.size), body, inside,
+          inside.map(a => a -> atoms(a - 1).variables.dropRight(above).distinct).toMap, fragment.first.toSet)
+        fragment
       case Cel.Filtered(_, other, _) =>
         throw new IllegalStateException(s"filter not expanded: $other")
       case Cel.Sequence(first, second, contiguous, _) =>
@@ -86,17 +142,31 @@ object NfaCompiler {
       case Cel.Or(left, right, _) =>
         val (a, b) = (visit(left, bindings, filters), visit(right, bindings, filters))
         Fragment(a.first ++ b.first, a.last ++ b.last)
+      case Cel.And(_, _, pos) =>
+        throw new CeqlException("AND between patterns is not supported yet; write the orders you accept with OR, " +
+          "e.g. (A ; B) OR (B ; A)", pos, query)
       case Cel.Iteration(body, contiguous, _) =>
         val a = visit(body, bindings, filters)
         link(a.last, a.first, contiguous)
         a
     }
 
-    private def onVariables(f: Filter): Seq[Filter.OnVariable] = f match {
-      case v: Filter.OnVariable => Seq(v)
-      case Filter.And(l, r, _) => onVariables(l) ++ onVariables(r)
+    /** The filter of NOT(type FILTER ...): a conjunction of predicates over that one event. */
+    private def conjuncts(f: Filter): Seq[Filter] = f match {
+      case Filter.And(l, r, _) => conjuncts(l) ++ conjuncts(r)
       case Filter.Or(_, _, pos) =>
         throw new CeqlException("OR is not supported inside NOT(...); negate each alternative separately", pos, query)
+      case Filter.Not(_, pos) =>
+        throw new CeqlException("NOT is not supported inside NOT(...); negate the predicate itself, e.g. price <= 5",
+          pos, query)
+      case leaf => Seq(leaf)
+    }
+
+    /** `NOT (condition)`: the Spark text wrapped, positions kept (the wrapping maps to the condition's start). */
+    private def negate(c: Condition): Condition = {
+      val p = c.predicate
+      val edits = Predicate.Edit(0, 0, "NOT (") +: p.edits :+ Predicate.Edit(p.text.length, 0, ")")
+      c.copy(predicate = p.copy(sparkSql = s"NOT (${p.sparkSql})", edits = edits))
     }
 
     private def single(info: AtomInfo): Fragment = {
@@ -106,15 +176,21 @@ object NfaCompiler {
       Fragment(Seq(id), Seq(id))
     }
 
+    /**
+     * Links each of `from` to each of `to`. A scope already visited that `b` begins is entered from outside it by this
+     * link (it was built inside an operand of this node), so the link resets that scope's registers.
+     */
     private def link(from: Seq[Int], to: Seq[Int], contiguous: Boolean): Unit =
       for (a <- from; b <- to) {
         val edges = follow(a - 1)
-        edges(b) = edges.getOrElse(b, true) && contiguous // a gap-allowing edge subsumes a contiguous one
+        val edge = (b, scopes.indices.filter(s => scopes(s).first.contains(b)))
+        edges(edge) = edges.getOrElse(edge, true) && contiguous // a gap-allowing edge subsumes a contiguous one
       }
 
-    private def guardOf(atom: Cel.Atom, predicates: Seq[Filter.OnVariable]): Int = {
-      val distinct = predicates.groupBy(_.text.trim).values.map(_.head).toSeq.sortBy(_.text.trim)
-      val key = (atom.stream.map(_.value), atom.eventType.value, distinct.map(_.text.trim))
+    private def guardOf(atom: Cel.Atom, predicates: Seq[EventPredicate]): Int = {
+      def identity(p: EventPredicate) = (p.negated, p.filter.predicate.sparkSql.trim)
+      val distinct = predicates.groupBy(identity).values.map(_.head).toSeq.sortBy(p => identity(p).toString)
+      val key = (atom.stream.map(_.value), atom.eventType.value, distinct.map(identity))
       guards.getOrElseUpdate(key, (guards.size, Guard(key._1, key._2, distinct)))._1
     }
 
@@ -126,28 +202,37 @@ object NfaCompiler {
         .map { case (a, i) => a -> (n + 1 + i) }
       val stateCount = n + 1 + waiting.size
       val transitions = Array.fill(stateCount)(mutable.ArrayBuffer.empty[Transition])
-      def enter(b: Int): Option[Transition] = {
+      def enter(b: Int, resets: Seq[Int]): Option[Transition] = {
         val info = atoms(b - 1)
         if (info.negated && strict) None
-        else Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b))
+        else {
+          if (info.negated && resets.nonEmpty)
+            throw new CeqlException("a filtered part of an iteration that relates events cannot begin with NOT(...); " +
+              "begin it with the event NOT precedes, or move the FILTER outside the iteration", info.node.pos, query)
+          Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b, resets = resets))
+        }
       }
       transitions(Nfa.Initial) += Transition(-1, negated = false, -1, Nfa.Initial)
-      transitions(Nfa.Initial) ++= pattern.first.flatMap(enter)
+      transitions(Nfa.Initial) ++= pattern.first.flatMap(enter(_, Nil))
       for (a <- 1 to n) {
-        transitions(a) ++= follow(a - 1).keys.flatMap(enter)
+        transitions(a) ++= follow(a - 1).keys.flatMap { case (b, resets) => enter(b, resets) }
         waiting.get(a).foreach { w =>
           val skip = Transition(-1, negated = false, -1, w)
           transitions(a) += skip
           transitions(w) += skip
-          transitions(w) ++= follow(a - 1).collect { case (b, false) => b }.flatMap(enter)
+          transitions(w) ++= follow(a - 1).collect { case ((b, resets), false) => enter(b, resets) }.flatten
         }
       }
       val finals = Array.tabulate(stateCount)(s => pattern.last.contains(s))
+      val atomOf = IndexedSeq(-1) ++ (1 to n) ++ waiting.toSeq.sortBy(_._2).map(_._1)
       new Nfa(
         transitions.map(_.toIndexedSeq).toIndexedSeq,
         finals.toIndexedSeq,
         guards.values.map(_._2).toIndexedSeq,
-        labels.keys.map(_.toIndexedSeq).toIndexedSeq)
+        labels.keys.map(_.toIndexedSeq).toIndexedSeq,
+        conditions.keys.toIndexedSeq,
+        scopes.toIndexedSeq,
+        atomOf)
     }
   }
 }

@@ -3,6 +3,7 @@ package io.sparkcer.engine.eval
 import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.rma.{Placement, RegisterProgram}
 
 /**
  * A query ready to evaluate, independent of how events are represented: its automaton, its guards (which the
@@ -11,8 +12,13 @@ import io.sparkcer.engine.ceql.{Consumption, Strategy}
  */
 final class CompiledPattern(val analyzed: AnalyzedQuery) {
   val strategy: Strategy = analyzed.query.strategy
-  val nfa: Nfa = NfaCompiler.compile(
+  private val compiled: Nfa = NfaCompiler.compile(
     analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
+  private val placed = if (compiled.hasRegisters) Some(Placement.place(compiled)) else None
+  /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it has any. */
+  val nfa: Nfa = placed.fold(compiled)(_.nfa)
+  /** The registers of a pattern with conditions relating events (RMA), None without. */
+  val registers: Option[RegisterProgram] = placed.map(_.program)
   val consumption: Consumption = analyzed.query.consumeBy
 
   // ---- What the strategy, the consumption and the window allow ----------------------------------------------
@@ -22,9 +28,11 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
 
   /**
    * Whether to de-duplicate the rows of one event: different runs can project onto the same row only under MAX,
-   * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row).
+   * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row), and with
+   * registers, which keep runs apart by the events of unselected variables, and by the alternative of an OR of
+   * conditions each took.
    */
-  val deduplicate: Boolean = strategy == Strategy.Max
+  val deduplicate: Boolean = strategy == Strategy.Max || registers.isDefined
 
   /**
    * Whether events that satisfy no guard may be left out of the stream without changing any match: the
@@ -73,6 +81,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
 
   def describe: String =
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
+      registers.fold("")(r => s", ${nfa.conditions.length} conditions relating events checked on ${r.checks.length} " +
+        s"transitions with ${r.singles + r.lists + r.accumulators.length} registers (RMA)") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
         case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"

@@ -4,6 +4,7 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
 import io.sparkcer.engine.tecs.Enumerator
 
 /**
@@ -29,15 +30,22 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case _ => new SubsetCea(pattern.nfa)
   }
 
-  /** A run with no partial match: NEXT and LAST keep a priority order on the NFA, the others run the CEA. */
-  private def newRun(): Run = pattern.strategy match {
+  // Conditions relating events: the CEA runs with registers (RMA), shared by the runs of every partition.
+  private lazy val registers = pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader))
+
+  /**
+   * A run with no partial match over a partition's events: NEXT and LAST keep a priority order on the NFA, a pattern
+   * with conditions relating events runs with registers, the others run the CEA.
+   */
+  private def newRun(events: EventRing[E]): Run = pattern.strategy match {
+    case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator)
     case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator)
     case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator)
     case _ => new CeaRun(cea, enumerator)
   }
 
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)
-  private val partitions = new Partitions[E](reader, pattern.analyzed.partitionKeys.nonEmpty, grouped, () => newRun(),
+  private val partitions = new Partitions[E](reader, pattern.analyzed.partitionKeys.nonEmpty, grouped, newRun,
     evictsIdle = window.onColumn && pattern.forgetsIdlePartitions)
   private val watermark = new Watermark(partitions, window, pattern.forgetsIdlePartitions)
   private val reporter = new MatchReporter(pattern, reader, bound, metrics)
