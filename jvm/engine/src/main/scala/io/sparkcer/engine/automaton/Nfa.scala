@@ -25,12 +25,15 @@ final case class Guard(stream: Option[String], eventType: String, predicates: Se
  * events that fail the guard (CORE's NOT). `label` is the output label of a marking transition, -1 for a
  * transition that reads an event without adding it to the match.
  *
- * Conditions relating events add two things ([[io.sparkcer.engine.rma]]): `checks`, further bits of the symbol
- * that must all be set (a condition placed on this transition held), and `resets`, the register scopes the
- * transition enters afresh (a new iteration of a filtered sub-pattern).
+ * Conditions relating events add three things ([[io.sparkcer.engine.rma]]): `checks`, further bits of the symbol
+ * that must all be set (a condition placed on this transition held); `resets`, the register scopes the transition
+ * enters afresh (a new iteration of a filtered sub-pattern); and `from`, the atom a transition that reads an event
+ * into an atom leaves (-1: none, the match begins), which under AND is not the atom of its source state.
  */
 final case class Transition(guard: Int, negated: Boolean, label: Int, target: Int, checks: Seq[Int] = Nil,
-    resets: Seq[Int] = Nil) {
+    resets: Seq[Int] = Nil, from: Int = -1) {
+  /** Whether the transition reads the event into an atom (marking it, or as a NOT), rather than skipping it. */
+  def reads: Boolean = marks || negated
   def marks: Boolean = label >= 0
   def enabledBy(symbol: Array[Long]): Boolean =
     (guard < 0 || ((((symbol(guard >>> 6) >>> (guard & 63)) & 1L) != 0L) != negated)) &&
@@ -74,7 +77,7 @@ final class Nfa(
     def guarded(q: Int) = transitions(q).filter(_.guard >= 0).toSet
     !transitions.exists(_.exists(_.negated)) && transitions.indices.forall { q =>
       transitions(q).isEmpty || (transitions(q).filter(_.guard < 0) match {
-        case Seq(Transition(_, _, -1, w, _, _)) =>
+        case Seq(Transition(_, _, -1, w, _, _, _)) =>
           guarded(w) == guarded(q) && transitions(w).filter(_.guard < 0) == Seq(Transition(-1, negated = false, -1, w))
         case _ => false
       })

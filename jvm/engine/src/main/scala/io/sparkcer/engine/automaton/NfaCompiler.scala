@@ -29,7 +29,22 @@ object NfaCompiler {
   def compile(pattern: Cel, outputs: IndexedSeq[String], strict: Boolean, query: String): Nfa =
     new Builder(outputs, strict, query).build(pattern)
 
-  private final case class Fragment(first: Seq[Int], last: Seq[Int])
+  /** What a sub-formula compiles to: the atoms a match of it may begin and end with. */
+  private sealed trait Shape { def first: Seq[Int]; def last: Seq[Int] }
+  private final case class Fragment(first: Seq[Int], last: Seq[Int]) extends Shape
+  /** `φ AND ψ`: two automata run side by side ([[Component]]), each reading every event, at most one of them into a match. */
+  private final case class Conjunction(left: Shape, right: Shape) extends Shape {
+    def first: Seq[Int] = left.first ++ right.first
+    def last: Seq[Int] = left.last ++ right.last
+  }
+
+  /**
+   * An automaton over some of the atoms, as one operand of AND sees it: state 0 is its initial state (an any-event
+   * loop, before it begins), `last` the states where a match of it ends, and `done` the state it waits in once it has
+   * ended (an any-event loop), or -1 without one.
+   */
+  private final class Component(val transitions: IndexedSeq[Seq[Transition]], val last: Set[Int],
+      val atomOf: IndexedSeq[Int], val done: Int)
   private final case class PendingFilter(predicate: EventPredicate, bindingsAbove: Int)
   private final case class AtomInfo(guard: Int, negated: Boolean, label: Int, node: Cel, variables: List[String])
   /** A filter in normal form (NOT pushed to the leaves): the leaf, and whether it is negated. */
@@ -61,7 +76,10 @@ object NfaCompiler {
             "follow the NOT with the event it should precede, e.g. NOT(B) ; C",
           a.node.pos, query)
       }
-      automaton(fragment)
+      fragment match {
+        case f: Fragment => automaton(f)
+        case c: Conjunction => conjunction(c)
+      }
     }
 
     /**
@@ -103,7 +121,7 @@ object NfaCompiler {
     }
 
     /** `bindings` are the AS variables around the current node, innermost first. */
-    private def visit(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Fragment = cel match {
+    private def visit(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Shape = cel match {
       case atom: Cel.Atom =>
         val variables = atom.eventType.value :: bindings
         val applicable = filters.collect {
@@ -136,20 +154,28 @@ object NfaCompiler {
       case Cel.Filtered(_, other, _) =>
         throw new IllegalStateException(s"filter not expanded: $other")
       case Cel.Sequence(first, second, contiguous, _) =>
-        val (a, b) = (visit(first, bindings, filters), visit(second, bindings, filters))
+        val (a, b) = (plain(first, bindings, filters), plain(second, bindings, filters))
         link(a.last, b.first, contiguous)
         Fragment(a.first, b.last)
       case Cel.Or(left, right, _) =>
-        val (a, b) = (visit(left, bindings, filters), visit(right, bindings, filters))
+        val (a, b) = (plain(left, bindings, filters), plain(right, bindings, filters))
         Fragment(a.first ++ b.first, a.last ++ b.last)
-      case Cel.And(_, _, pos) =>
-        throw new CeqlException("AND between patterns is not supported yet; write the orders you accept with OR, " +
-          "e.g. (A ; B) OR (B ; A)", pos, query)
+      case Cel.And(left, right, _) =>
+        Conjunction(visit(left, bindings, filters), visit(right, bindings, filters))
       case Cel.Iteration(body, contiguous, _) =>
-        val a = visit(body, bindings, filters)
+        val a = plain(body, bindings, filters)
         link(a.last, a.first, contiguous)
         a
     }
+
+    /** An operand of `;`, `:`, OR or `+`, which cannot be a conjunction: AND runs its operands side by side, whole. */
+    private def plain(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Fragment =
+      visit(cel, bindings, filters) match {
+        case f: Fragment => f
+        case _: Conjunction => throw new CeqlException("AND is supported as the whole pattern (with FILTER and AS " +
+          "around it), not inside ';', ':', OR or '+'; write the conjunction as the pattern, e.g. " +
+          "(A AS a ; B AS b) AND C AS c", cel.pos, query)
+      }
 
     /** The filter of NOT(type FILTER ...): a conjunction of predicates over that one event. */
     private def conjuncts(f: Filter): Seq[Filter] = f match {
@@ -196,43 +222,117 @@ object NfaCompiler {
 
     private def labelOf(variables: Seq[Int]): Int = labels.getOrElseUpdate(variables, labels.size)
 
-    private def automaton(pattern: Fragment): Nfa = {
-      val n = atoms.length
-      val waiting = (1 to n).filter(a => !strict && follow(a - 1).exists(!_._2)).zipWithIndex.toMap
-        .map { case (a, i) => a -> (n + 1 + i) }
-      val stateCount = n + 1 + waiting.size
-      val transitions = Array.fill(stateCount)(mutable.ArrayBuffer.empty[Transition])
-      def enter(b: Int, resets: Seq[Int]): Option[Transition] = {
-        val info = atoms(b - 1)
-        if (info.negated && strict) None
-        else {
-          if (info.negated && resets.nonEmpty)
-            throw new CeqlException("a filtered part of an iteration that relates events cannot begin with NOT(...); " +
-              "begin it with the event NOT precedes, or move the FILTER outside the iteration", info.node.pos, query)
-          Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b, resets = resets))
+    /** CORE's automaton of the whole pattern: the component of every atom, which ends where the pattern does. */
+    private def automaton(pattern: Fragment): Nfa = nfa(component(pattern, 1 to atoms.length, withDone = false))
+
+    /**
+     * `φ AND ψ` as the whole pattern: the product of the operands' automata, in which each event is read by both, into
+     * the match by at most one of them (the operands' matches are disjoint), and which ends when one operand ends
+     * with the other already done.
+     */
+    private def conjunction(c: Conjunction): Nfa = nfa(product(operand(c.left), operand(c.right), withDone = false))
+
+    private def operand(shape: Shape): Component = shape match {
+      case f: Fragment =>
+        val reached = mutable.LinkedHashSet.empty[Int]
+        val pending = mutable.Stack(f.first: _*)
+        while (pending.nonEmpty) {
+          val a = pending.pop()
+          if (reached.add(a)) pending.pushAll(follow(a - 1).keys.map(_._1))
         }
+        component(f, reached.toSeq.sorted, withDone = true)
+      case c: Conjunction => product(operand(c.left), operand(c.right), withDone = true)
+    }
+
+    /** A transition that reads atom b's event, leaving atom `from`; None where STRICT forbids it. */
+    private def enter(from: Int, b: Int, resets: Seq[Int]): Option[Transition] = {
+      val info = atoms(b - 1)
+      if (info.negated && strict) None
+      else {
+        if (info.negated && resets.nonEmpty)
+          throw new CeqlException("a filtered part of an iteration that relates events cannot begin with NOT(...); " +
+            "begin it with the event NOT precedes, or move the FILTER outside the iteration", info.node.pos, query)
+        Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b, resets = resets, from = from))
       }
+    }
+
+    /**
+     * The Glushkov automaton of a fragment over its atoms: state 0 is the initial state, then one state per atom
+     * ("this atom has just been read"), then a waiting state per atom that may be followed after a gap, whose
+     * any-event loop is the only place where events are skipped; then, `withDone`, the state it waits in once ended.
+     * Over every atom, states are the atoms' own numbers.
+     */
+    private def component(pattern: Fragment, over: Seq[Int], withDone: Boolean): Component = {
+      val local = over.zipWithIndex.map { case (a, i) => a -> (i + 1) }.toMap
+      val waiting = over.filter(a => !strict && follow(a - 1).exists(!_._2)).zipWithIndex.toMap
+        .map { case (a, i) => a -> (over.length + 1 + i) }
+      val done = if (withDone) over.length + 1 + waiting.size else -1
+      val stateCount = over.length + 1 + waiting.size + (if (withDone) 1 else 0)
+      val transitions = Array.fill(stateCount)(mutable.ArrayBuffer.empty[Transition])
+      def enterLocal(from: Int, b: Int, resets: Seq[Int]) = enter(from, b, resets).map(t => t.copy(target = local(b)))
       transitions(Nfa.Initial) += Transition(-1, negated = false, -1, Nfa.Initial)
-      transitions(Nfa.Initial) ++= pattern.first.flatMap(enter(_, Nil))
-      for (a <- 1 to n) {
-        transitions(a) ++= follow(a - 1).keys.flatMap { case (b, resets) => enter(b, resets) }
+      transitions(Nfa.Initial) ++= pattern.first.flatMap(enterLocal(-1, _, Nil))
+      for (a <- over) {
+        transitions(local(a)) ++= follow(a - 1).keys.flatMap { case (b, resets) => enterLocal(a, b, resets) }
         waiting.get(a).foreach { w =>
           val skip = Transition(-1, negated = false, -1, w)
-          transitions(a) += skip
+          transitions(local(a)) += skip
           transitions(w) += skip
-          transitions(w) ++= follow(a - 1).collect { case ((b, resets), false) => enter(b, resets) }.flatten
+          transitions(w) ++= follow(a - 1).collect { case ((b, resets), false) => enterLocal(a, b, resets) }.flatten
         }
       }
-      val finals = Array.tabulate(stateCount)(s => pattern.last.contains(s))
-      val atomOf = IndexedSeq(-1) ++ (1 to n) ++ waiting.toSeq.sortBy(_._2).map(_._1)
-      new Nfa(
-        transitions.map(_.toIndexedSeq).toIndexedSeq,
-        finals.toIndexedSeq,
-        guards.values.map(_._2).toIndexedSeq,
-        labels.keys.map(_.toIndexedSeq).toIndexedSeq,
-        conditions.keys.toIndexedSeq,
-        scopes.toIndexedSeq,
-        atomOf)
+      if (withDone) {
+        pattern.last.foreach(a => transitions(local(a)) += Transition(-1, negated = false, -1, done))
+        transitions(done) += Transition(-1, negated = false, -1, done)
+      }
+      val atomOf = IndexedSeq(-1) ++ over ++ waiting.toSeq.sortBy(_._2).map(_._1) ++ (if (withDone) Seq(-1) else Nil)
+      new Component(transitions.map(_.toSeq).toIndexedSeq, pattern.last.map(local).toSet, atomOf, done)
     }
+
+    /**
+     * The product of two components, built from its initial state as far as it reaches: a state is the pair of their
+     * states and which of them read the last event into an atom (0: neither), so that it knows that atom.
+     */
+    private def product(left: Component, right: Component, withDone: Boolean): Component = {
+      val ids = mutable.LinkedHashMap[(Int, Int, Int), Int]((0, 0, 0) -> 0)
+      val transitions = mutable.ArrayBuffer.empty[Seq[Transition]]
+      def id(state: (Int, Int, Int)): Int = ids.getOrElseUpdate(state, ids.size)
+      var next = 0
+      while (next < ids.size) {
+        val (l, r, _) = ids.keysIterator.drop(next).next()
+        transitions += (for (a <- left.transitions(l); b <- right.transitions(r) if !(a.reads && b.reads)) yield {
+          if (a.reads) a.copy(target = id((a.target, b.target, 1)))
+          else if (b.reads) b.copy(target = id((a.target, b.target, 2)))
+          else Transition(-1, negated = false, -1, id((a.target, b.target, 0)))
+        }).distinct
+        next += 1
+      }
+      val states = ids.keys.toIndexedSeq
+      val last = states.indices.filter { i =>
+        val (l, r, mover) = states(i)
+        (mover == 1 && left.last(l) && r == right.done) || (mover == 2 && right.last(r) && l == left.done)
+      }.toSet
+      val atomOf = states.map {
+        case (l, _, 1) => left.atomOf(l)
+        case (_, r, 2) => right.atomOf(r)
+        case _ => -1
+      }
+      if (!withDone) new Component(transitions.toIndexedSeq, last, atomOf, -1)
+      else {
+        val done = states.length
+        val skip = Transition(-1, negated = false, -1, done)
+        val ended = transitions.indices.map(q => if (last(q)) transitions(q) :+ skip else transitions(q))
+        new Component(ended :+ Seq(skip), last, atomOf :+ -1, done)
+      }
+    }
+
+    private def nfa(c: Component): Nfa = new Nfa(
+      c.transitions.map(_.toIndexedSeq),
+      c.transitions.indices.map(c.last),
+      guards.values.map(_._2).toIndexedSeq,
+      labels.keys.map(_.toIndexedSeq).toIndexedSeq,
+      conditions.keys.toIndexedSeq,
+      scopes.toIndexedSeq,
+      c.atomOf)
   }
 }

@@ -61,12 +61,12 @@ object Placement {
       val n = nfa.stateCount
       // Final atoms inside a scope with aggregates get a final copy, where the aggregates are checked as the match ends.
       val copies = (0 until n).filter(q => nfa.finals(q) && nfa.scopes.indices.exists(s => aggregates(s) &&
-        nfa.scopes(s).atoms.contains(q))).zipWithIndex.map { case (q, i) => q -> (n + i) }.toMap
+        nfa.scopes(s).atoms.contains(nfa.atomOf(q)))).zipWithIndex.map { case (q, i) => q -> (n + i) }.toMap
       // Every transition with the state it leads to (a final copy, or its own target) and the checks it carries.
       val placed: IndexedSeq[IndexedSeq[(Transition, Int, Seq[Check])]] = (0 until n).map { q =>
         nfa.transitions(q).flatMap { t =>
-          val checks = checksOn(nfa.atomOf(q), t)
-          (t, t.target, checks) +: copies.get(t.target).toSeq.map(copy => (t, copy, checks ++ endChecks(t.target)))
+          val checks = checksOn(t)
+          (t, t.target, checks) +: copies.get(t.target).toSeq.map(copy => (t, copy, checks ++ endChecks(nfa.atomOf(t.target))))
         }
       } ++ copies.map(_ => IndexedSeq.empty)
       val live = liveness(placed)
@@ -118,7 +118,7 @@ object Placement {
      * it enters afresh, write the event where a check ahead reads it, and drop what no check ahead reads.
      */
     private def labelOf(t: Transition, live: RegisterSet): Int = {
-      val b = t.target
+      val b = nfa.atomOf(t.target)
       val write = mutable.ArrayBuffer.empty[Int]
       val append = mutable.ArrayBuffer.empty[Int]
       val accumulate = mutable.ArrayBuffer.empty[Int]
@@ -140,12 +140,11 @@ object Placement {
     private def checkBit(check: Check): Int = nfa.guards.length + checks.getOrElseUpdate(check, checks.size)
 
     /**
-     * The checks on a transition from a state of atom `from` (-1: the initial state): the conditions of the scopes
-     * whose variables it binds, and the aggregates of the scopes it leaves.
+     * The checks on a transition that reads an event into atom b, leaving atom `from` (-1: none): the conditions of
+     * the scopes whose variables it binds, and the aggregates of the scopes it leaves. A skip carries none.
      */
-    private def checksOn(from: Int, t: Transition): Seq[Check] = {
-      val b = t.target
-      val to = nfa.atomOf(b) // a skip leads to the waiting state of the atom it stays at
+    private def checksOn(t: Transition): Seq[Check] = if (!t.reads) Nil else {
+      val (from, b) = (t.from, nfa.atomOf(t.target))
       val binding = for {
         ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
         if scope.atoms.contains(b) && !aggregates(s)
@@ -169,7 +168,7 @@ object Placement {
       }
       val leaving = for {
         ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
-        if aggregates(s) && scope.atoms.contains(from) && !scope.atoms.contains(to)
+        if aggregates(s) && scope.atoms.contains(from) && !scope.atoms.contains(b)
       } yield aggregateCheck(scope.condition, alloc, afterWrites = false)
       binding.flatten ++ leaving
     }
