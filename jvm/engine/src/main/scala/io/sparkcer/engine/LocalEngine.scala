@@ -37,7 +37,9 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
   def run(rows: Iterator[Array[Any]]): Iterator[Match] = {
     val evaluator = pattern.newEvaluator(reader, grouped = false, matchBound)
     metrics = evaluator.metrics
+    val declared = analyzed.declaredKeys
     evaluator.matches(rows.zip(Iterator.iterate(0L)(_ + 1)).map { case (values, index) => new Event(index, values) })
+      .map(m => if (m.partition.length == declared) m else m.copy(partition = m.partition.take(declared)))
   }
 
   private[engine] lazy val reader: EventReader[Event] = {

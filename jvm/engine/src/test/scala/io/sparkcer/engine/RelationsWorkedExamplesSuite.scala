@@ -66,9 +66,17 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     assert(windowed == Set(set(0, 3), set(1, 3), set(0, 1, 3), set(0, 4), set(1, 4), set(0, 1, 4)))
   }
 
+  test("RMA-T2 runs as a partition: x.id = y.id ties every event of a match to one id") {
+    val compiled = LocalEngine.compile(phi1, rmaColumns).pattern
+    assert(compiled.registers.isEmpty && compiled.analyzed.partitionKeys == IndexedSeq(IndexedSeq(1)))
+    assert(compiled.describe.contains("partitioned by id (from x.id = y.id"))
+    assert(compiled.analyzed.declaredKeys == 0, "the derived key is not an output column")
+  }
+
   test("RMA-T5: Expression (4), one register written by both x-transitions") {
+    // WITHIN n EVENTS counts the events of the whole stream, so the equality is not read as a partition here.
     val query = "SELECT * FROM S WHERE ((T AS x FILTER x.value < -40) OR (T AS x FILTER x.value > 50)) ; T AS y " +
-      "FILTER y.id = x.id ORDER BY ts"
+      "FILTER y.id = x.id WITHIN 3 EVENTS ORDER BY ts"
     assert(matches(query).isEmpty)
     val rows = IndexedSeq(Array[Any]("T", L(7), L(55), L(0)), Array[Any]("H", L(7), L(10), L(1)),
       Array[Any]("T", L(7), L(20), L(2)))

@@ -27,7 +27,14 @@ final case class AnalyzedQuery(
     streamOrder: IndexedSeq[(Int, Boolean)],
     window: Option[WindowSpec],
     typeColumn: Option[Int],
-    streamColumn: Option[Int])
+    streamColumn: Option[Int],
+    /** How many of the partition keys are the query's own, which the output shows (derived ones follow them). */
+    declaredKeys: Int,
+    /**
+     * Equalities across every variable, run as partition keys ([[EqualityPartition]]): `query` is then the query
+     * with them read as PARTITION BY.
+     */
+    derivedPartition: Option[EqualityPartition.Derived])
 
 /**
  * Semantic analysis: resolves columns and variables, and rejects what CEQL cannot mean, saying what to write
@@ -100,13 +107,17 @@ object Analyzer {
       val streamOrder =
         if (orderKeys.nonEmpty) orderKeys
         else IndexedSeq(window.collect { case WindowSpec(_, WindowKey.Column(i, false)) => i }.getOrElse(timeColumn.get) -> false)
+      val derived = EqualityPartition.derive(query, columns)
+      val evaluated = derived.fold(query)(_.query)
       AnalyzedQuery(
-        query, text, columns, outputs,
-        query.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
+        evaluated, text, columns, outputs,
+        evaluated.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
         streamOrder,
         window,
         columns.indexWhere(_.equalsIgnoreCase(typeColumn)) match { case -1 => None; case i => Some(i) },
-        streamColumn.map(optionColumn(_, "stream column")))
+        streamColumn.map(optionColumn(_, "stream column")),
+        query.partitionBy.length,
+        derived)
     }
 
     private def checkStreams(cel: Cel): Unit = {

@@ -81,6 +81,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
 
   def describe: String =
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
+      analyzed.derivedPartition.fold("")(d => s", partitioned by ${d.attributes.mkString(", ")} (from " +
+        s"${d.equalities.mkString(" AND ")}: equal across every event)") +
       registers.fold("")(r => s", ${nfa.conditions.length} conditions relating events checked on ${r.checks.length} " +
         s"transitions with ${r.singles + r.lists + r.accumulators.length} registers (RMA)") +
       analyzed.window.fold("")(w => w.key match {

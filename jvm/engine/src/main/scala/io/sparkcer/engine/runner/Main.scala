@@ -66,7 +66,8 @@ object Main {
       matches += 1
       if (!quiet) {
         line.setLength(0)
-        render(m, columns, analyzed.partitionKeys.map(_.head), analyzed.streamOrder.head._1, analyzed.outputs, line)
+        render(m, columns, analyzed.partitionKeys.take(analyzed.declaredKeys).map(_.head), analyzed.streamOrder.head._1,
+          analyzed.outputs, line)
         out.write(line.toString); out.newLine()
       }
     }
