@@ -9,7 +9,9 @@ import io.sparkcer.engine.predicate.{ConditionInterpreter, Expr, ExprInterpreter
 final case class EngineOptions(
     typeColumn: String = "event_type",
     streamColumn: Option[String] = None,
-    timeColumn: Option[String] = None)
+    timeColumn: Option[String] = None,
+    /** Whether chains of single events with conditions are evaluated lazily (CompiledPattern's `lazyChains`). */
+    lazyChains: Boolean = true)
 
 /** The engine on its own rows: compile a CEQL statement against a list of columns, then run it over rows in stream order. */
 object LocalEngine {
@@ -18,7 +20,7 @@ object LocalEngine {
       matchBound: MatchBound = MatchBound.Default): LocalQuery = {
     val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options.typeColumn, options.streamColumn,
       options.timeColumn)
-    val compiled = new LocalQuery(new CompiledPattern(analyzed), matchBound)
+    val compiled = new LocalQuery(new CompiledPattern(analyzed, options.lazyChains), matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled
   }

@@ -41,6 +41,13 @@ final case class Transition(guard: Int, negated: Boolean, label: Int, target: In
 }
 
 /**
+ * One atom of the pattern, which the automaton's states and transitions refer to by its number (from 1): the guard an
+ * event must pass (or fail, under NOT), the label of the event it binds, and the variables it binds (its type and the
+ * AS names around it).
+ */
+final case class AtomSpec(guard: Int, negated: Boolean, label: Int, variables: Seq[String])
+
+/**
  * Where a condition relating events applies: the atoms of the sub-pattern it filters (its scope), with the variables
  * each of them binds within it, and the atoms a match of the scope may begin with.
  *
@@ -61,7 +68,8 @@ final class Nfa(
     val labels: IndexedSeq[IndexedSeq[Int]],
     val conditions: IndexedSeq[Condition] = IndexedSeq.empty,
     val scopes: IndexedSeq[Scope] = IndexedSeq.empty,
-    val atomOf: IndexedSeq[Int] = IndexedSeq.empty) {
+    val atomOf: IndexedSeq[Int] = IndexedSeq.empty,
+    val atoms: IndexedSeq[AtomSpec] = IndexedSeq.empty) {
   def stateCount: Int = transitions.length
   def symbolWords: Int = math.max(1, (guards.length + 63) >>> 6)
   /** Whether conditions relate events: the pattern then runs with registers ([[io.sparkcer.engine.rma]]). */

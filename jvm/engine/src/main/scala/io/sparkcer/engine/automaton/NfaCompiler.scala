@@ -37,6 +37,11 @@ object NfaCompiler {
     def first: Seq[Int] = left.first ++ right.first
     def last: Seq[Int] = left.last ++ right.last
   }
+  /** `φ OR ψ` where one of them holds a conjunction: the union of their automata. */
+  private final case class Union(left: Shape, right: Shape) extends Shape {
+    def first: Seq[Int] = left.first ++ right.first
+    def last: Seq[Int] = left.last ++ right.last
+  }
 
   /**
    * An automaton over some of the atoms, as one operand of AND sees it: state 0 is its initial state (an any-event
@@ -78,7 +83,7 @@ object NfaCompiler {
       }
       fragment match {
         case f: Fragment => automaton(f)
-        case c: Conjunction => conjunction(c)
+        case other => nfa(operand(other, withDone = false))
       }
     }
 
@@ -158,8 +163,10 @@ object NfaCompiler {
         link(a.last, b.first, contiguous)
         Fragment(a.first, b.last)
       case Cel.Or(left, right, _) =>
-        val (a, b) = (plain(left, bindings, filters), plain(right, bindings, filters))
-        Fragment(a.first ++ b.first, a.last ++ b.last)
+        (visit(left, bindings, filters), visit(right, bindings, filters)) match {
+          case (a: Fragment, b: Fragment) => Fragment(a.first ++ b.first, a.last ++ b.last)
+          case (a, b) => Union(a, b)
+        }
       case Cel.And(left, right, _) =>
         Conjunction(visit(left, bindings, filters), visit(right, bindings, filters))
       case Cel.Iteration(body, contiguous, _) =>
@@ -168,13 +175,13 @@ object NfaCompiler {
         a
     }
 
-    /** An operand of `;`, `:`, OR or `+`, which cannot be a conjunction: AND runs its operands side by side, whole. */
+    /** An operand of `;`, `:` or `+`, which cannot hold a conjunction: AND runs its operands side by side, whole. */
     private def plain(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Fragment =
       visit(cel, bindings, filters) match {
         case f: Fragment => f
-        case _: Conjunction => throw new CeqlException("AND is supported as the whole pattern (with FILTER and AS " +
-          "around it), not inside ';', ':', OR or '+'; write the conjunction as the pattern, e.g. " +
-          "(A AS a ; B AS b) AND C AS c", cel.pos, query)
+        case _ => throw new CeqlException("AND is supported as the whole pattern (with FILTER, AS and OR around it), " +
+          "not inside ';', ':' or '+'; write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c",
+          cel.pos, query)
       }
 
     /** The filter of NOT(type FILTER ...): a conjunction of predicates over that one event. */
@@ -226,13 +233,12 @@ object NfaCompiler {
     private def automaton(pattern: Fragment): Nfa = nfa(component(pattern, 1 to atoms.length, withDone = false))
 
     /**
-     * `φ AND ψ` as the whole pattern: the product of the operands' automata, in which each event is read by both, into
-     * the match by at most one of them (the operands' matches are disjoint), and which ends when one operand ends
-     * with the other already done.
+     * The automaton of a shape with conjunctions (the whole pattern, or an operand of one): for `φ AND ψ` the product
+     * of the operands' automata, in which each event is read by both, into the match by at most one of them (the
+     * operands' matches are disjoint), and which ends when one operand ends with the other already done; for an OR
+     * around one, the union of the alternatives' automata.
      */
-    private def conjunction(c: Conjunction): Nfa = nfa(product(operand(c.left), operand(c.right), withDone = false))
-
-    private def operand(shape: Shape): Component = shape match {
+    private def operand(shape: Shape, withDone: Boolean): Component = shape match {
       case f: Fragment =>
         val reached = mutable.LinkedHashSet.empty[Int]
         val pending = mutable.Stack(f.first: _*)
@@ -240,8 +246,9 @@ object NfaCompiler {
           val a = pending.pop()
           if (reached.add(a)) pending.pushAll(follow(a - 1).keys.map(_._1))
         }
-        component(f, reached.toSeq.sorted, withDone = true)
-      case c: Conjunction => product(operand(c.left), operand(c.right), withDone = true)
+        component(f, reached.toSeq.sorted, withDone)
+      case Conjunction(l, r) => product(operand(l, withDone = true), operand(r, withDone = true), withDone)
+      case Union(l, r) => union(operand(l, withDone), operand(r, withDone))
     }
 
     /** A transition that reads atom b's event, leaving atom `from`; None where STRICT forbids it. */
@@ -326,6 +333,20 @@ object NfaCompiler {
       }
     }
 
+    /** Two components side by side from one initial state; their done states are one. */
+    private def union(left: Component, right: Component): Component = {
+      val offset = left.transitions.length - 1
+      def shift(s: Int): Int = if (s == 0) 0 else if (s == right.done) left.done else s + offset
+      def moved(ts: Seq[Transition], to: Int => Int) = ts.map(t => t.copy(target = to(t.target)))
+      val keep = (1 until right.transitions.length).filter(_ != right.done)
+      val initial = left.transitions(0) ++ moved(right.transitions(0), shift).filter(_.target != 0)
+      val transitions = (initial +: left.transitions.tail) ++ keep.map(s => moved(right.transitions(s), shift))
+      val index = (Seq(0) ++ left.transitions.indices.tail ++ keep.map(shift)).zipWithIndex.toMap
+      def renumber(t: Transition) = t.copy(target = index(t.target))
+      new Component(transitions.map(_.map(renumber)), left.last ++ right.last.map(s => index(shift(s))),
+        left.atomOf ++ keep.map(right.atomOf), left.done)
+    }
+
     private def nfa(c: Component): Nfa = new Nfa(
       c.transitions.map(_.toIndexedSeq),
       c.transitions.indices.map(c.last),
@@ -333,6 +354,7 @@ object NfaCompiler {
       labels.keys.map(_.toIndexedSeq).toIndexedSeq,
       conditions.keys.toIndexedSeq,
       scopes.toIndexedSeq,
-      c.atomOf)
+      c.atomOf,
+      atoms.map(a => AtomSpec(a.guard, a.negated, a.label, a.variables)).toIndexedSeq)
   }
 }

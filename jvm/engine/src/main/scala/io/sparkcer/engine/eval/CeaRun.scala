@@ -23,7 +23,9 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
  * @param enumerator the task's enumerator, shared by its partitions (Algorithm 2 of the paper)
  */
 final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
-  val tecs = new Tecs()
+  private val tecs = new Tecs()
+  def liveNodes: Int = tecs.liveNodes
+  def maxOutputDepth: Int = tecs.maxOutputDepth
   private var preStart = cea.initial
   private var current = new States // T: the active states after the last event read
   private var next = new States    // T': those after the event being read

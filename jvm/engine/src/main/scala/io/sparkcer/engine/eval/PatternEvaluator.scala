@@ -4,6 +4,7 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.chain.ChainRun
 import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
 import io.sparkcer.engine.tecs.Enumerator
 
@@ -34,10 +35,12 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private lazy val registers = pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader))
 
   /**
-   * A run with no partial match over a partition's events: NEXT and LAST keep a priority order on the NFA, a pattern
-   * with conditions relating events runs with registers, the others run the CEA.
+   * A run with no partial match over a partition's events: a chain with conditions keeps events for a lazy search,
+   * another pattern with conditions runs with registers, NEXT and LAST keep a priority order on the NFA, the others
+   * run the CEA.
    */
   private def newRun(events: EventRing[E]): Run = pattern.strategy match {
+    case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events)
     case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator)
     case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator)
     case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator)
@@ -93,10 +96,10 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   private def record(partition: Partition[E]): Unit = {
     metrics.peakActiveStates = math.max(metrics.peakActiveStates, partition.run.activeStates)
-    metrics.peakLiveNodes = math.max(metrics.peakLiveNodes, partition.run.tecs.liveNodes)
+    metrics.peakLiveNodes = math.max(metrics.peakLiveNodes, partition.run.liveNodes)
     metrics.peakBufferedEvents = math.max(metrics.peakBufferedEvents, partition.events.size)
     metrics.peakPartitions = math.max(metrics.peakPartitions, partitions.count)
-    metrics.maxOutputDepth = math.max(metrics.maxOutputDepth, partition.run.tecs.maxOutputDepth)
+    metrics.maxOutputDepth = math.max(metrics.maxOutputDepth, partition.run.maxOutputDepth)
   }
 
   /** Once an event has completed matches, CONSUME BY discards the partial matches of its partition, or of all. */

@@ -79,7 +79,7 @@ object Placement {
       val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq,
         labels.keys.toIndexedSeq.map(_._2), checks.keys.toIndexedSeq, nfa.guards.length)
       Placed(new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1), nfa.conditions, nfa.scopes,
-        nfa.atomOf ++ copies.keys.toSeq.sortBy(copies)), program)
+        nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms), program)
     }
 
     /**

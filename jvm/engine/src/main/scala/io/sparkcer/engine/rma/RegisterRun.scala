@@ -18,7 +18,9 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
 final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventRing[E], enumerator: Enumerator)
     extends Run {
   private val cea = machine.cea
-  val tecs = new Tecs()
+  private val tecs = new Tecs()
+  def liveNodes: Int = tecs.liveNodes
+  def maxOutputDepth: Int = tecs.maxOutputDepth
   private var current = new RunTable
   private var next = new RunTable
 
