@@ -114,8 +114,7 @@ object NfaCompiler {
     private def asEventPredicate(c: Condition): Filter.OnVariable = {
       val p = c.predicate
       val qualifiers = c.references.map { r =>
-        Predicate.Edit(r.variable.pos.offset - p.pos.offset, query.indexOf('.', r.variable.pos.offset) + 1 -
-          r.variable.pos.offset, "")
+        Predicate.Edit(r.variable.pos.offset - p.pos.offset, r.attributeAt - r.variable.pos.offset, "")
       }
       val edits = (p.edits ++ qualifiers).sortBy(_.offset)
       val sparkSql = new StringBuilder

@@ -25,8 +25,11 @@ final case class Condition(predicate: Predicate, references: Seq[Reference], slo
   def pos: Position = predicate.pos
 }
 
-/** `var.attr`: the attribute `attribute` (a column, possibly a nested field path) of the event bound to `variable`. */
-final case class Reference(variable: Name, attribute: String)
+/**
+ * `var.attr`: the attribute `attribute` (a column, possibly a nested field path) of the event bound to `variable`;
+ * `attributeAt` is the query offset where the attribute starts, after the qualifier `var.`.
+ */
+final case class Reference(variable: Name, attribute: String, attributeAt: Int)
 
 /**
  * An aggregate or `prev` call in a condition: `function(argument)`, where the argument is an expression over the
@@ -98,7 +101,7 @@ object ConditionScanner {
         var end = i + 3
         while (SqlText.isSym(".", s.at(end)) && isName(s.at(end + 1))) end += 2
         val path = (i + 2 until end by 2).map(k => tokens(k).value).mkString(".")
-        Some(Reference(Name(tokens(i).value, tokens(i).pos), path) -> end)
+        Some(Reference(Name(tokens(i).value, tokens(i).pos), path, tokens(i + 2).pos.offset) -> end)
       } else None
 
     def references(from: Int, until: Int): Seq[Reference] = {

@@ -32,7 +32,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   }
 
   // Conditions relating events: the CEA runs with registers (RMA), shared by the runs of every partition.
-  private lazy val registers = pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader))
+  private lazy val registers = pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader, bound))
 
   /**
    * A run with no partial match over a partition's events: a chain with conditions keeps events for a lazy search,

@@ -3,7 +3,7 @@ package io.sparkcer.engine.rma
 import scala.collection.mutable
 
 import io.sparkcer.engine.automaton.{DeterministicCea, SymbolTable}
-import io.sparkcer.engine.eval.{EventReader, EventRing}
+import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatchesException}
 
 /**
  * What the register runs of one evaluator share: the deterministic automaton, built lazily as in CORE (RMA's
@@ -15,7 +15,7 @@ import io.sparkcer.engine.eval.{EventReader, EventRing}
  * evaluated only where a transition that carries it can be taken.
  */
 final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program: RegisterProgram,
-    reader: EventReader[E]) {
+    reader: EventReader[E], val bound: MatchBound) {
   private val symbols = new SymbolTable(program.words)
   /** The bits of the symbol [[symbol]] computed last. */
   val bits = new Array[Long](program.words)
@@ -27,6 +27,14 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
   private val checksOf = mutable.ArrayBuffer.empty[Array[(Int, Array[(Int, Boolean)])]]
 
   def addsToMatch(label: Int): Boolean = outputs(label)
+
+  /** Past the bound on the runs of a partition: what to write instead, where it happened. */
+  def tooManyRuns(event: E): TooManyMatchesException = new TooManyMatchesException(
+    s"the event at ${reader.describe(event)} leaves more than ${bound.perEvent} partial matches that its conditions " +
+      s"keep apart (each keeps other events in its registers), the bound ${bound.setting}. A condition that relates " +
+      "each event of a repeating variable to another event keeps every subset of its events; a shorter window bounds " +
+      "them, and an aggregate keeps one value instead (max(b.price) < s.price rather than b.price < s.price); " +
+      s"or raise ${bound.setting}.")
 
   /** The symbol of an event for a run in deterministic state `state` with registers `registers`. */
   def symbol(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int = {

@@ -49,6 +49,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
       i += 1
     }
 
+    if (next.count > machine.bound.perEvent) throw machine.tooManyRuns(events(position))
     val swap = current; current = next; next = swap
     if (sink == null) 0 else output(threshold, sink)
   }
