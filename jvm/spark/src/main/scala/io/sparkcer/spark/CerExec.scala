@@ -19,6 +19,7 @@ case class CerExec(
     partitionKeys: Seq[Expression],
     order: Seq[SortOrder],
     guards: Seq[Expression],
+    conditions: Seq[CerCondition],
     events: Seq[Seq[Attribute]],
     output: Seq[Attribute],
     split: Seq[Attribute],
