@@ -61,7 +61,7 @@ def test_table_function_and_dataframe_give_the_runner_rows(spark, events, runner
         body, partition = body.replace(" PARTITION BY sym", ""), "sym"
     expected = canonical(runner.matches(statement, events_csv))
     query = f"SELECT * WHERE {body} {within}"
-    by_key = "PARTITION BY (sym) " if partition else ""
+    by_key = "PARTITION BY (sym) " if partition else "WITH SINGLE PARTITION "
     rows = spark.sql(f"SELECT * FROM cer(TABLE(events) {by_key}ORDER BY (ts, id), '{query}')").collect()
     assert canonical(rows) == expected
     assert canonical(events.cer(query, order_by=["ts", "id"], partition_by=partition).collect()) == expected
@@ -90,7 +90,7 @@ def test_derived_partition_is_not_an_output_column(spark, events) -> None:
 ERRORS = [
     # (query, the message's start, the column the caret points at)
     ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.pricee > s.price ORDER BY ts WITHIN 5 [ts]",
-     "unknown column", "b.pricee"),
+     "unknown column 'pricee' of b", "pricee"),
     ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > x.price ORDER BY ts WITHIN 5 [ts]",
      "variable 'x' is not bound", "x.price"),
     ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER sum(b.volume) > 5 ORDER BY ts WITHIN 5 [ts]",

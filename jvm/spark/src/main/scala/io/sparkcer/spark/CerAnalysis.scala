@@ -80,7 +80,8 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       else input
     val (child, split) = RangeSplit(conf, pattern.compiled, order, relevant).getOrElse((relevant, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
-    val keyOutput = analyzed.partitionKeys.zip(keys).map { case (group, key) =>
+    // Keys derived from equalities partition the evaluation but are not output columns (DESIGN §4).
+    val keyOutput = analyzed.partitionKeys.take(analyzed.declaredKeys).zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()
     }
     val bounds = Seq("match_start", "match_end").map(AttributeReference(_, order.head.dataType, nullable = false)())

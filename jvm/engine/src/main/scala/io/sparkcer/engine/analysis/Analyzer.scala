@@ -100,6 +100,7 @@ object Analyzer {
       checkStreams(query.pattern)
       checkWellFormed(query.pattern)
       checkSafe(query.pattern)
+      checkConjunctions(query.pattern, outside = None)
       Relations.check(query, text)
       val outputs = outputVariables()
       val orderKeys = query.orderBy.map(k => (column(k.column), k.descending)).toIndexedSeq
@@ -178,6 +179,25 @@ object Analyzer {
       case Cel.And(a, b, _) => checkWellFormed(a); checkWellFormed(b)
       case Cel.Iteration(b, _, _) => checkWellFormed(b)
       case _: Cel.Atom => ()
+    }
+
+    /**
+     * AND runs its operands side by side, each whole: it is the pattern, under FILTER, AS and OR only, not an operand
+     * of `;`, `:` or `+` (`outside`: the first such operator around the node, if any).
+     */
+    private def checkConjunctions(cel: Cel, outside: Option[Cel]): Unit = cel match {
+      case Cel.And(a, b, pos) =>
+        outside.foreach { _ =>
+          fail("AND is supported as the whole pattern (with FILTER, AS and OR around it), not inside ';', ':' or '+'; " +
+            "write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c", pos)
+        }
+        checkConjunctions(a, outside); checkConjunctions(b, outside)
+      case s: Cel.Sequence => checkConjunctions(s.first, Some(s)); checkConjunctions(s.second, Some(s))
+      case i: Cel.Iteration => checkConjunctions(i.body, Some(i))
+      case Cel.Or(a, b, _) => checkConjunctions(a, outside); checkConjunctions(b, outside)
+      case Cel.Bind(b, _, _) => checkConjunctions(b, outside)
+      case Cel.Filtered(b, _, _) => checkConjunctions(b, outside)
+      case _: Cel.Atom | _: Cel.Not => ()
     }
 
     /** CEL's safety: an AS variable bound on both sides of a sequence would stand for two different events. */

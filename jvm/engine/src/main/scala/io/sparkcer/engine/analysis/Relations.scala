@@ -30,7 +30,8 @@ object Relations {
     for ((body, filter) <- scopes(query.pattern); Filter.Relation(c, pos) <- Filter.relations(filter)) {
       if (c.references.isEmpty && c.slots.isEmpty)
         fail(s"the condition '${c.text}' names no event: write each column with the variable whose event it reads, " +
-          s"e.g. ${Analyzer.boundVariables(body).headOption.getOrElse("b")}.price > 100", pos, c.text.length)
+          s"e.g. ${(Analyzer.asVariables(body) ++ Analyzer.boundVariables(body)).headOption.getOrElse("b")}.price > 100",
+          pos, c.text.length)
       def repeats(v: String) = Multiplicity.of(body, v) match {
         case Multiplicity.Exactly(n) => n > 1
         case Multiplicity.Varies => true

@@ -174,13 +174,11 @@ object NfaCompiler {
         a
     }
 
-    /** An operand of `;`, `:` or `+`, which cannot hold a conjunction: AND runs its operands side by side, whole. */
+    /** An operand of `;`, `:` or `+`, which holds no conjunction ([[io.sparkcer.engine.analysis.Analyzer]] saw to it). */
     private def plain(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Fragment =
       visit(cel, bindings, filters) match {
         case f: Fragment => f
-        case _ => throw new CeqlException("AND is supported as the whole pattern (with FILTER, AS and OR around it), " +
-          "not inside ';', ':' or '+'; write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c",
-          cel.pos, query)
+        case other => throw new IllegalStateException(s"a conjunction inside ';', ':' or '+' (refused by the analysis): $other")
       }
 
     /** The filter of NOT(type FILTER ...): a conjunction of predicates over that one event. */

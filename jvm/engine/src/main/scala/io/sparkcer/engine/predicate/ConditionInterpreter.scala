@@ -64,13 +64,19 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
     if (f == null) null else f(row)
   }
 
-  def aggregation(c: Int, slot: Int): Aggregation = ConditionInterpreter.aggregation(conditions(c).slots(slot).function)
+  def aggregation(c: Int, slot: Int): Aggregation = {
+    val s = conditions(c).slots(slot)
+    ConditionInterpreter.aggregation(s.function, counted = s.argument.isDefined)
+  }
 }
 
 object ConditionInterpreter {
-  /** SQL's aggregates over the engine's values: NULL arguments are skipped (but count(b) counts events). */
-  def aggregation(function: SlotFunction): Aggregation = function match {
-    case SlotFunction.Count => Fold[java.lang.Long](0L, (n, _) => n + 1, identity)
+  /**
+   * SQL's aggregates over the engine's values: NULL arguments are skipped; `counted`: count has an argument
+   * (`count(b.price)` counts the events whose price is not NULL, `count(b)` every event).
+   */
+  def aggregation(function: SlotFunction, counted: Boolean): Aggregation = function match {
+    case SlotFunction.Count => Fold[java.lang.Long](0L, (n, v) => if (counted && v == null) n else n + 1, identity)
     case SlotFunction.Sum => Fold[Any](null, (s, v) => if (v == null) s else if (s == null) v else add(s, v), identity)
     case SlotFunction.Avg => Fold[(Double, Long)]((0.0, 0L),
       (s, v) => Values.toDouble(v).fold(s)(d => (s._1 + d, s._2 + 1)), s => if (s._2 == 0) null else s._1 / s._2)
