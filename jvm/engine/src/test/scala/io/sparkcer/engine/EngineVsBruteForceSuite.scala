@@ -15,10 +15,8 @@ import io.sparkcer.engine.oracle.Generators.Features
  * Property tests: on thousands of random queries (all CEQL operators and clauses) over random streams of 0-9
  * events, the engine's output conforms to the brute-force oracle ([[BruteForce.Oracle.check]]).
  *
- * The conditions relating events of DESIGN §3a (NOT in filters, `a.x < b.x`, aggregates, prev) have properties of
- * their own, and fixed cases with their output worked out by hand. Constructs the engine gets wrong are kept out of
- * the generated queries ([[Features.aggregatesUnderIteration]], [[Features.sharedRepeatingRelations]]) and pinned as
- * ignored fixed cases; run those with -Doracle.knownBugs=true.
+ * The conditions relating events of DESIGN §3a (NOT in filters, `a.x < b.x`, aggregates, prev) and AND have
+ * properties of their own, and fixed cases with their output worked out by hand.
  *
  * Every case has its own seed. Reproduce a reported failure with
  *   build/sbt -Doracle.seed=<seed> "engine/testOnly *EngineVsBruteForceSuite"
@@ -35,18 +33,8 @@ object EngineVsBruteForceSuite {
   case object Skipped extends Outcome
   final case class Failed(problem: String, engineRows: Seq[BruteForce.Row]) extends Outcome
 
-  /** How a fixed case treats the engine. */
-  sealed trait EngineRun
-  /** The engine must conform. */
-  case object Conform extends EngineRun
-  /** A known engine bug: the case is registered as ignored (run it with -Doracle.knownBugs=true), the bug named. */
-  final case class KnownBug(bug: String) extends EngineRun
-  /** The engine does not evaluate the construct yet: the oracle alone is checked. */
-  final case class OracleOnly(why: String) extends EngineRun
-
-  /** A fixed case: its query, stream and expected rows (worked out by hand), and how the engine is checked. */
-  final case class Fixed(label: String, query: Query, rows: IndexedSeq[Array[Any]], expected: Seq[BruteForce.Row],
-      engine: EngineRun = Conform)
+  /** A fixed case: its query, stream and expected rows (worked out by hand), which the oracle and the engine give. */
+  final case class Fixed(label: String, query: Query, rows: IndexedSeq[Array[Any]], expected: Seq[BruteForce.Row])
 }
 
 class EngineVsBruteForceSuite extends AnyFunSuite {
@@ -55,8 +43,6 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   private val onlySeed: Option[Long] = sys.props.get("oracle.seed").map(_.toLong)
   private val scale: Double = sys.props.get("oracle.cases").map(_.toDouble / 1000).getOrElse(1.0)
   private val baseSeed = 0x5eedL
-  /** Run the fixed cases of known engine bugs (ignored otherwise): -Doracle.knownBugs=true. */
-  private val runKnownBugs: Boolean = sys.props.get("oracle.knownBugs").contains("true")
 
 
   private def makeCase(seed: Long, features: Features, maxLength: Int, minLength: Int = 0): Case = {
@@ -178,11 +164,11 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(filterNot = true, windows = false, partitions = false, consumption = false, limits = false))
 
   property("conditions relating events: two events, aggregates, prev, NOT; ALL, SELECT *", 1000,
-    Features(filterNot = true, relations = true, strategies = false, windows = false, partitions = false,
+    Features(filterNot = true, relations = true, conjunction = true, strategies = false, windows = false, partitions = false,
       consumption = false, limits = false, projections = false), maxLength = 10, minLength = 4)
 
   property("conditions relating events with ANY/STRICT, windows, partitions, CONSUME BY, LIMIT, projections", 800,
-    Features(filterNot = true, relations = true), maxLength = 10, minLength = 4)
+    Features(filterNot = true, relations = true, conjunction = true), maxLength = 10, minLength = 4)
 
   // Minimal cases found by the properties above, pinned with their expected output (checked by hand against
   // DESIGN §3: MAX keeps V unless another valuation with the same last event marks a strict superset of D(V)).
@@ -284,15 +270,13 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
         stream(("A", 0, 0), ("B", 1, 0), ("B", 2, 0)), Seq(r(0, 2, v(1), v(2)))),
       Fixed("a condition on a part that begins with NOT(...), after another event",
         query(atom("A") seq (not("C") seq atom("B").as("b") seq atom("B").as("c")).filter(rel(attr("b", "x") < attr("c", "x")))),
-        stream(("A", 0, 0), ("D", 0, 0), ("B", 1, 0), ("B", 2, 0)), Seq(r(0, 3, v(2), v(3))),
-        KnownBug("refused: 'a filtered part of an iteration that relates events cannot begin with NOT(...)', with no iteration")),
+        stream(("A", 0, 0), ("D", 0, 0), ("B", 1, 0), ("B", 2, 0)), Seq(r(0, 3, v(2), v(3)))),
       Fixed("a condition inside NOT(...) tests the event NOT reads",
         query(atom("A").as("a") next not("C", rel(attr("C", "x") > 1)) next atom("B").as("b")),
         stream(("A", 0, 0), ("C", 2, 0), ("B", 0, 0), ("A", 0, 0), ("C", 0, 0), ("B", 0, 0)), Seq(r(3, 5, v(3), v(5)))),
       Fixed("two variables that share their events",
         query((atom("A") seq atom("A")).as("a").filter(rel(attr("a", "x") === attr("A", "x"))), within = Some(events(5))),
-        stream(("A", 0, 0), ("A", 0, 0)), Seq(r(0, 1, v(0, 1))),
-        KnownBug("a condition between two variables that both bind several events and share them drops the match")),
+        stream(("A", 0, 0), ("A", 0, 0)), Seq(r(0, 1, v(0, 1)))),
 
       // --- aggregates: once per valuation, over the events bound to the variable; NULLs skipped.
       Fixed("sum(b.x) > 4",
@@ -327,12 +311,10 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
         stream(("A", 0, 0), ("B", 0, 0)), Seq(r(0, 0, v(0)))),
       Fixed("an aggregate inside an iteration ranges over its own iteration (two events)",
         query(bPlus.filter(rel(call("sum", attr("b", "x")) <= 1)).plus), stream(("B", 2, 0), ("B", 0, 0)),
-        Seq(r(1, 1, v(1))),
-        KnownBug("an aggregate condition inside an iteration is checked on the last iteration only")),
+        Seq(r(1, 1, v(1)))),
       Fixed("an aggregate inside an iteration ranges over its own iteration",
         query((atom("A").plus seq atom("B")).filter(rel(call("sum", attr("A", "x")) >= 2)).plus),
-        stream(("A", 1, 0), ("B", 0, 0), ("A", 2, 0), ("B", 0, 0)), Seq(r(2, 3, v(2), v(3)), r(0, 3, v(0, 2), v(3))),
-        KnownBug("an aggregate condition inside an iteration is checked on the last iteration only")),
+        stream(("A", 1, 0), ("B", 0, 0), ("A", 2, 0), ("B", 0, 0)), Seq(r(2, 3, v(2), v(3)), r(0, 3, v(0, 2), v(3)))),
 
       // --- prev: checked for every event of b but the first, against the one before it.
       Fixed("b.x > prev(b.x)",
@@ -352,19 +334,19 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
         query((atom("A") seq atom("B").as("b").plus).filter(rel(attr("b", "x") > call("prev", attr("b", "x")))).plus),
         stream(("A", 0, 0), ("B", 2, 0), ("A", 0, 0), ("B", 1, 0)), Seq(r(0, 1, v(1)), r(0, 3, v(3)), r(2, 3, v(3)), r(0, 3, v(1, 3)))),
 
-      // --- conjunction (the engine does not evaluate it yet).
+      // --- conjunction.
       Fixed("A AND B: both, in any order",
         query(atom("A").as("a") and atom("B").as("b")), stream(("A", 0, 0), ("B", 0, 0), ("A", 0, 0)),
-        Seq(r(0, 1, v(0), v(1)), r(1, 2, v(2), v(1))), OracleOnly("AND between patterns is not supported yet")),
+        Seq(r(0, 1, v(0), v(1)), r(1, 2, v(2), v(1)))),
       Fixed("A AND A: over disjoint events",
         query(atom("A").as("a1") and atom("A").as("a2")), stream(("A", 0, 0), ("A", 0, 0)),
-        Seq(r(0, 1, v(0), v(1)), r(0, 1, v(1), v(0))), OracleOnly("AND between patterns is not supported yet")),
+        Seq(r(0, 1, v(0), v(1)), r(0, 1, v(1), v(0)))),
       Fixed("(A AND B) FILTER a.x < b.x",
         query((atom("A").as("a") and atom("B").as("b")).filter(rel(attr("a", "x") < attr("b", "x")))),
-        stream(("A", 2, 0), ("B", 1, 0), ("A", 0, 0)), Seq(r(1, 2, v(2), v(1))), OracleOnly("AND between patterns is not supported yet")),
+        stream(("A", 2, 0), ("B", 1, 0), ("A", 0, 0)), Seq(r(1, 2, v(2), v(1)))),
       Fixed("(A ; C) AND B, interleaved",
         query((atom("A").as("a") seq atom("C").as("c")) and atom("B").as("b")), stream(("A", 0, 0), ("B", 0, 0), ("C", 0, 0)),
-        Seq(r(0, 2, v(0), v(2), v(1))), OracleOnly("AND between patterns is not supported yet"))
+        Seq(r(0, 2, v(0), v(2), v(1))))
     )
   }
 
@@ -374,31 +356,20 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       val oracle = new BruteForce.Oracle(c.query, Generators.Columns)
       val expected = c.expected.toVector.sortBy(r => (r.end, r.toString))
       assert(oracle.run(c.rows) == expected, s"oracle on\n$text")
-      c.engine match {
-        case OracleOnly(_) => ()
-        case _ =>
-          if (!EngineHarness.engineAvailable) cancel("LocalEngine is not implemented yet")
-          val (_, got) = EngineHarness.run(text, Generators.Columns, c.rows)
-          oracle.check(c.rows, got).foreach { p =>
-            fail(s"query:\n$text\n${Generators.showStream(c.rows)}\nexpected: ${expected.mkString("; ")}\n" +
-              s"engine:   ${got.mkString("; ")}\n$p")
-          }
+      if (!EngineHarness.engineAvailable) cancel("LocalEngine is not implemented yet")
+      val (_, got) = EngineHarness.run(text, Generators.Columns, c.rows)
+      oracle.check(c.rows, got).foreach { p =>
+        fail(s"query:\n$text\n${Generators.showStream(c.rows)}\nexpected: ${expected.mkString("; ")}\n" +
+          s"engine:   ${got.mkString("; ")}\n$p")
       }
     }
-    c.engine match {
-      case KnownBug(bug) =>
-        if (runKnownBugs) test(s"fixed (engine bug: $bug): ${c.label}")(body())
-        else ignore(s"fixed (engine bug: $bug): ${c.label}")(body())
-      case OracleOnly(why) => test(s"fixed, oracle only ($why): ${c.label}")(body())
-      case Conform => test(s"fixed: ${c.label}")(body())
-    }
+    test(s"fixed: ${c.label}")(body())
   }
 
   // Independent of the engine: the parser reads the printed text back into a query that means the same thing.
   parseBack("parser: printed random queries parse back to the same semantics", 1000, Features(), baseSeed * 31L)
 
-  // The same with NOT in filters, conditions relating events and conjunction (which the engine does not run yet,
-  // but the parser reads and the oracle evaluates).
+  // The same with NOT in filters, conditions relating events and conjunction.
   parseBack("parser: printed queries with NOT, conditions relating events and AND parse back to the same semantics",
     400, Features(filterNot = true, relations = true, conjunction = true), baseSeed * 37L)
 

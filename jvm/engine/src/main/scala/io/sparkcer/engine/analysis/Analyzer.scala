@@ -181,6 +181,17 @@ object Analyzer {
       case _: Cel.Atom => ()
     }
 
+    private def negations(cel: Cel): Seq[Cel.Not] = cel match {
+      case n: Cel.Not => Seq(n)
+      case _: Cel.Atom => Nil
+      case Cel.Bind(b, _, _) => negations(b)
+      case Cel.Sequence(a, b, _, _) => negations(a) ++ negations(b)
+      case Cel.Or(a, b, _) => negations(a) ++ negations(b)
+      case Cel.And(a, b, _) => negations(a) ++ negations(b)
+      case Cel.Iteration(b, _, _) => negations(b)
+      case Cel.Filtered(b, _, _) => negations(b)
+    }
+
     /**
      * AND runs its operands side by side, each whole: it is the pattern, under FILTER, AS and OR only, not an operand
      * of `;`, `:` or `+` (`outside`: the first such operator around the node, if any).
@@ -190,6 +201,10 @@ object Analyzer {
         outside.foreach { _ =>
           fail("AND is supported as the whole pattern (with FILTER, AS and OR around it), not inside ';', ':' or '+'; " +
             "write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c", pos)
+        }
+        Seq(a, b).flatMap(negations).headOption.foreach { n =>
+          fail("NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +
+            "there may fall on the other operand's event; write the operand without NOT, or its orders with OR", n.pos)
         }
         checkConjunctions(a, outside); checkConjunctions(b, outside)
       case s: Cel.Sequence => checkConjunctions(s.first, Some(s)); checkConjunctions(s.second, Some(s))

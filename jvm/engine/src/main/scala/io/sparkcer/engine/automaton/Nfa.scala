@@ -53,8 +53,10 @@ final case class AtomSpec(guard: Int, negated: Boolean, label: Int, variables: S
  *
  * @param condition the condition's index in [[Nfa.conditions]]
  * @param body      the filtered sub-pattern
+ * @param repeats   whether it lies inside an iteration, so that a match may enter it again, afresh
  */
-final case class Scope(condition: Int, body: Cel, atoms: Set[Int], bindings: Map[Int, Seq[String]], first: Set[Int])
+final case class Scope(condition: Int, body: Cel, atoms: Set[Int], bindings: Map[Int, Seq[String]], first: Set[Int],
+    repeats: Boolean)
 
 /**
  * A non-deterministic complex event automaton with labelled marks (CORE §3). State 0 is the initial state; its

@@ -69,6 +69,7 @@ object NfaCompiler {
     // `resets` are the scopes the link enters from outside.
     private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[(Int, Seq[Int]), Boolean]]
     private val conditions = mutable.LinkedHashMap.empty[Condition, Int]
+    private var iterations = 0 // how many iterations are around the node being visited
     private val scopes = mutable.ArrayBuffer.empty[Scope]
     private val guards = mutable.LinkedHashMap.empty[(Option[String], String, Seq[(Boolean, String)]), (Int, Guard)]
     private val labels = mutable.LinkedHashMap[Seq[Int], Int](Seq.empty[Int] -> 0)
@@ -153,7 +154,8 @@ object NfaCompiler {
         val above = bindings.length
         val condition = if (negated) negate(c) else c
         scopes += Scope(conditions.getOrElseUpdate(condition, conditions.size), body, inside,
-          inside.map(a => a -> atoms(a - 1).variables.dropRight(above).distinct).toMap, fragment.first.toSet)
+          inside.map(a => a -> atoms(a - 1).variables.dropRight(above).distinct).toMap, fragment.first.toSet,
+          repeats = iterations > 0)
         fragment
       case Cel.Filtered(_, other, _) =>
         throw new IllegalStateException(s"filter not expanded: $other")
@@ -169,7 +171,8 @@ object NfaCompiler {
       case Cel.And(left, right, _) =>
         Conjunction(visit(left, bindings, filters), visit(right, bindings, filters))
       case Cel.Iteration(body, contiguous, _) =>
-        val a = plain(body, bindings, filters)
+        iterations += 1
+        val a = try plain(body, bindings, filters) finally iterations -= 1
         link(a.last, a.first, contiguous)
         a
     }
@@ -208,12 +211,13 @@ object NfaCompiler {
 
     /**
      * Links each of `from` to each of `to`. A scope already visited that `b` begins is entered from outside it by this
-     * link (it was built inside an operand of this node), so the link resets that scope's registers.
+     * link (it was built inside an operand of this node); inside an iteration that may be its second time, so the
+     * link resets that scope's registers (the first time, a run's registers are empty anyway).
      */
     private def link(from: Seq[Int], to: Seq[Int], contiguous: Boolean): Unit =
       for (a <- from; b <- to) {
         val edges = follow(a - 1)
-        val edge = (b, scopes.indices.filter(s => scopes(s).first.contains(b)))
+        val edge = (b, scopes.indices.filter(s => scopes(s).repeats && scopes(s).first.contains(b)))
         edges(edge) = edges.getOrElse(edge, true) && contiguous // a gap-allowing edge subsumes a contiguous one
       }
 

@@ -90,7 +90,7 @@ object Placement {
       // A check reads the registers before its transition's writes, or (at the end of a match) after them.
       val live = Array.fill(placed.length)(RegisterSet.None)
       for (q <- placed.indices; (_, target, checks) <- placed(q); c <- checks) {
-        val at = if (c.afterWrites) target else q
+        val at = if (c.phase == Phase.Write) target else q
         live(at) = live(at) ++ reads(c)
       }
       var changed = true
@@ -141,7 +141,8 @@ object Placement {
 
     /**
      * The checks on a transition that reads an event into atom b, leaving atom `from` (-1: none): the conditions of
-     * the scopes whose variables it binds, and the aggregates of the scopes it leaves. A skip carries none.
+     * the scopes whose variables it binds, and the aggregates of the scopes it leaves (checked before the transition
+     * acts). A skip carries none.
      */
     private def checksOn(t: Transition): Seq[Check] = if (!t.reads) Nil else {
       val (from, b) = (t.from, nfa.atomOf(t.target))
@@ -156,20 +157,21 @@ object Placement {
           case Some((v, register)) =>
             if (!here.contains(v)) None
             else Some(Check(scope.condition, c.variables.map(_ => Source.Current), c.slots.map(_ => SlotSource.Previous(register)),
-              label = 0, afterWrites = false))
+              label = 0, Phase.Reset))
           case None =>
             val sources = c.variables.map { v =>
               if (here.contains(v)) alloc.list.get(v).filter(_ => here.size > 1).fold[Source](Source.Current)(Source.CurrentOrList)
               else source(alloc, v)
             }
-            Some(Check(scope.condition, sources, Nil, label = 0, afterWrites = false))
+            Some(Check(scope.condition, sources, Nil, label = 0, Phase.Reset))
         }
         check
       }
       val leaving = for {
         ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
-        if aggregates(s) && scope.atoms.contains(from) && !scope.atoms.contains(b)
-      } yield aggregateCheck(scope.condition, alloc, afterWrites = false)
+        // Left for an atom outside it, or for a new instance of it (an iteration around it begins again).
+        if aggregates(s) && scope.atoms.contains(from) && (!scope.atoms.contains(b) || t.resets.contains(s))
+      } yield aggregateCheck(scope.condition, alloc, Phase.Before)
       binding.flatten ++ leaving
     }
 
@@ -178,13 +180,13 @@ object Placement {
       for {
         ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
         if aggregates(s) && scope.atoms.contains(b)
-      } yield aggregateCheck(scope.condition, alloc, afterWrites = true)
+      } yield aggregateCheck(scope.condition, alloc, Phase.Write)
 
-    private def aggregateCheck(condition: Int, alloc: Allocation, afterWrites: Boolean): Check = {
+    private def aggregateCheck(condition: Int, alloc: Allocation, phase: Phase): Check = {
       val c = nfa.conditions(condition)
       val accumulator = c.slots.indices.filter(k => c.slots(k).function.aggregate).zip(alloc.accumulators).toMap
       Check(condition, c.variables.map(source(alloc, _)), c.slots.indices.map(k => SlotSource.Aggregate(accumulator(k))),
-        label = 0, afterWrites)
+        label = 0, phase)
     }
 
     private def source(alloc: Allocation, v: String): Source =

@@ -73,7 +73,7 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
    */
   private def holds(check: Check, registers: Registers, events: EventRing[E], position: Long): Boolean = {
     val regs = registers.after(program.actions(check.label), position, accumulate(events, position),
-      if (check.afterWrites) Phase.Write else Phase.Reset)
+      check.phase)
     val slots = new Array[Any](check.slots.length)
     var k = 0
     var pending = true // false once a `prev` finds no previous event: nothing to check yet
@@ -99,7 +99,8 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       true
     }
     def combinations(i: Int, usedCurrent: Boolean): Boolean =
-      if (i == sources.length) (!needsCurrent || usedCurrent) && reader.holds(check.condition, choice, slots)
+      // A combination of events bound earlier only was checked when its last event arrived.
+      if (i == sources.length) (needsCurrent && !usedCurrent) || reader.holds(check.condition, choice, slots)
       else sources(i) match {
         case Source.Current => choice(i) = current; combinations(i + 1, usedCurrent = true)
         case Source.CurrentOrList(l) =>

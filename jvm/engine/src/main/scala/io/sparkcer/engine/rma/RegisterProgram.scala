@@ -55,9 +55,14 @@ object RegisterSet {
   val None: RegisterSet = RegisterSet(Nil, Nil, Nil)
 }
 
-/** How far a transition's [[Actions]] are applied: a check reads the registers after the reset, or after the writes. */
+/**
+ * How far a transition's [[Actions]] are applied before a check reads the registers: not at all (a scope being left is
+ * checked as it was), after the resets (a condition checked as its variable is bound, in a scope just entered), or
+ * after the writes (an aggregate checked as the match ends, the last event included).
+ */
 sealed trait Phase
 object Phase {
+  case object Before extends Phase
   case object Reset extends Phase
   case object Write extends Phase
   case object All extends Phase
@@ -90,8 +95,7 @@ object SlotSource {
  * bound to one of its variables, against every combination of the events already bound to the others; so each
  * combination is checked once, when its last event arrives). Aggregates are checked when their scope is left.
  *
- * @param label       the label of the transitions it sits on: its clears apply before the check, and with
- *                    `afterWrites` its writes too (an aggregate checked as the match ends includes the last event)
+ * @param label the label of the transitions it sits on, whose actions apply up to `phase` before the check
  */
 final case class Check(condition: Int, sources: Seq[Source], slots: Seq[SlotSource], label: Int,
-    afterWrites: Boolean)
+    phase: Phase)

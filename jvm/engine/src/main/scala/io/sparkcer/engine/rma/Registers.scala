@@ -25,7 +25,7 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
 
   /** The registers after `actions` read the event at `position`, up to `phase`; `accumulate(i, state)` adds it to i. */
   def after(actions: Actions, position: Long, accumulate: (Int, AnyRef) => AnyRef, phase: Phase): Registers =
-    if (actions.isEmpty || (phase == Phase.Reset && actions.reset.isEmpty)) this
+    if (phase == Phase.Before || actions.isEmpty || (phase == Phase.Reset && actions.reset.isEmpty)) this
     else {
       val s = singles.clone()
       val l = lists.clone()

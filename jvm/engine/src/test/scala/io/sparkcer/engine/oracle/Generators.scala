@@ -74,7 +74,7 @@ object Dsl {
     }
     val text = Printer.condition(e)
     val sparkSql = Printer.condition(e, slot)
-    Printer.attributes(e, outsideCalls = true).foreach { case (v, a) => references += Reference(name(v), a) }
+    Printer.attributes(e, outsideCalls = true).foreach { case (v, a) => references += Reference(name(v), a, -1) }
     Condition(Predicate(text, sparkSql, P, Nil), references.toSeq, slots.toSeq)
   }
 
@@ -266,19 +266,8 @@ object Generators {
       filterNot: Boolean = false,
       /** Conditions relating events (DESIGN §3a): `a.x < b.x`, aggregates, prev. */
       relations: Boolean = false,
-      /** `cel AND cel`. Off: the engine does not evaluate conjunction yet (only the oracle and the parser do). */
-      conjunction: Boolean = false,
-      /**
-       * Aggregates in a FILTER inside an iteration (`((A+ ; B) FILTER sum(A.x) >= 2)+`). Off while the engine checks
-       * such a condition on the last iteration only (engine bug, see the ignored case in EngineVsBruteForceSuite).
-       */
-      aggregatesUnderIteration: Boolean = false,
-      /**
-       * Conditions between two variables that both bind several events and may bind the same event
-       * (`((A ; A) AS a) FILTER a.x = A.x`). Off while the engine drops every match of those with more than one
-       * event (engine bug, see the ignored case in EngineVsBruteForceSuite).
-       */
-      sharedRepeatingRelations: Boolean = false)
+      /** `cel AND cel`. */
+      conjunction: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -480,17 +469,6 @@ object Generators {
     case Cel.Filtered(b, _, _) => containsAnd(b)
   }
 
-  /** Whether a FILTER with an aggregate stands inside an iteration (see [[Features.aggregatesUnderIteration]]). */
-  def aggregateUnderIteration(c: Cel, inside: Boolean = false): Boolean = c match {
-    case Cel.Filtered(b, f, _) => (inside && conditions(f).exists(_.aggregates.nonEmpty)) || aggregateUnderIteration(b, inside)
-    case _: Cel.Atom | _: Cel.Not => false
-    case Cel.Bind(b, _, _) => aggregateUnderIteration(b, inside)
-    case Cel.Sequence(a, b, _, _) => aggregateUnderIteration(a, inside) || aggregateUnderIteration(b, inside)
-    case Cel.Or(a, b, _) => aggregateUnderIteration(a, inside) || aggregateUnderIteration(b, inside)
-    case Cel.And(a, b, _) => aggregateUnderIteration(a, inside) || aggregateUnderIteration(b, inside)
-    case Cel.Iteration(b, _, _) => aggregateUnderIteration(b, inside = true)
-  }
-
   /** Per atom occurrence of `c` (positive atoms, in order): the variables that bind it (its type, the AS around it). */
   def bindersOfAtoms(c: Cel, around: List[String] = Nil): Seq[Set[String]] = c match {
     case a: Cel.Atom => Seq((a.eventType.value :: around).toSet)
@@ -503,13 +481,6 @@ object Generators {
     case Cel.Filtered(b, _, _) => bindersOfAtoms(b, around)
   }
 
-  /** Whether some condition names (outside aggregates) two variables that both repeat and may bind one same event. */
-  def sharedRepeatingRelation(c: Cel): Boolean = scopedConditions(c).exists { case (body, cond) =>
-    val repeating = cond.variables.filter(repeats(body, _))
-    val binders = bindersOfAtoms(body)
-    repeating.combinations(2).exists(pair => binders.exists(b => pair.forall(b)))
-  }
-
   /** A condition that relates each event of a repeating variable to other events needs a window (RMA's Def. 3.2). */
   def needsWindow(c: Cel): Boolean = scopedConditions(c).exists { case (body, cond) =>
     relates(cond) && cond.prevVariables.isEmpty && cond.variables.exists(repeats(body, _))
@@ -520,8 +491,9 @@ object Generators {
 
   /**
    * The rules of conditions relating events that the engine imposes, within the sub-formula `body` they filter.
-   * Besides analysis's, the automaton compiler refuses a relating condition on a part of the pattern that may begin
-   * with NOT(...) when another part leads into it ("cannot begin with NOT(...)"); this keeps clear of that altogether.
+   * Besides analysis's, the automaton compiler refuses a relating condition on a part of an iteration that may begin
+   * with NOT(...) ("cannot begin with NOT(...)"); this keeps clear of such parts anywhere (the fixed cases have some
+   * outside iterations).
    */
   def validCondition(body: Cel, c: Condition): Boolean =
     c.allVariables.nonEmpty && c.slots.forall(s => repeats(body, s.variable.value)) && (c.prevVariables match {
@@ -546,10 +518,13 @@ object Generators {
         f.forall(x => filterVars(x) == Set(a.eventType.value) && conditions(x).forall(_.slots.isEmpty) &&
           conjunctionOfLeaves(x))
       case Cel.Bind(b, _, _) => ok(b) && alwaysMarks(b)
-      case Cel.Sequence(a, b, _, _) => ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty
+      case Cel.Sequence(a, b, _, _) =>
+        ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty && !containsAnd(a) && !containsAnd(b)
       case Cel.Or(a, b, _) => ok(a) && ok(b)
-      case Cel.And(a, b, _) => ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty
-      case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b)
+      // AND is the pattern (under FILTER, AS and OR only), and its operands hold no NOT.
+      case Cel.And(a, b, _) =>
+        ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty && !containsNot(a) && !containsNot(b)
+      case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b) && !containsAnd(b)
       case Cel.Filtered(b, f, _) =>
         ok(b) && filterVars(f).subsetOf(definedVars(b)) && conditions(f).forall(validCondition(b, _))
     }
@@ -725,10 +700,7 @@ object Generators {
   /** A random valid query. */
   def query(rnd: Random, features: Features = Features()): Query = {
     var q: Query = null
-    def knownBug(q: Query) =
-      (!features.aggregatesUnderIteration && aggregateUnderIteration(q.pattern)) ||
-        (!features.sharedRepeatingRelations && sharedRepeatingRelation(q.pattern))
-    while (q == null || !valid(q) || knownBug(q)) {
+    while (q == null || !valid(q)) {
       val gen = new FormulaGen(rnd, features)
       val pattern =
         if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
