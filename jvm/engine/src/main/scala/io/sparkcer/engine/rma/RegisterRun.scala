@@ -3,7 +3,7 @@ package io.sparkcer.engine.rma
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.eval.{EventRing, Run}
-import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
+import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList}
 
 /**
  * CORE's Algorithm 1 on a register match automaton, for one partition: a run is a state of the deterministic
@@ -51,7 +51,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
 
     if (next.count > machine.bound.perEvent) throw machine.tooManyRuns(events(position))
     val swap = current; current = next; next = swap
-    if (sink == null) 0 else output(threshold, sink)
+    if (sink == null) 0 else current.enumerateFinal(cea.isFinal, tecs, enumerator, threshold, sink)
   }
 
   /** ExecTrans with registers: each marking move writes the event into the registers its label names. */
@@ -68,26 +68,9 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     }
   }
 
-  private def output(threshold: Long, sink: MatchSink): Int = {
-    var total = 0
-    var i = 0
-    var open = true
-    while (open && i < current.count) {
-      if (cea.isFinal(current.states(i))) {
-        val root = current.merged(i, tecs, threshold)
-        if (root >= 0) {
-          total += enumerator.enumerate(tecs, root, threshold, sink)
-          open = !enumerator.stopped
-        }
-      }
-      i += 1
-    }
-    total
-  }
-
   def expire(threshold: Long): Unit = {
     tecs.reclaim(threshold)
-    for (i <- 0 until current.count) current.lists(i).expire(threshold)
+    current.expire(threshold)
   }
 
   def save(out: DataOutput): Unit = {
@@ -113,14 +96,12 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     }
   }
 
-  /** The runs after one event, in the order they were first reached (CORE's ordered hash table, keyed with registers). */
-  private final class RunTable {
-    var states = new Array[Int](8)
+  /** The runs after one event, in the order they were first reached, found by state and registers. */
+  private final class RunTable extends RunSlots {
     var registers = new Array[Registers](8)
-    var lists: Array[UnionList] = Array.fill(8)(new UnionList)
-    private var mergedNodes = new Array[Int](8)
-    var count = 0
     private val slots = new java.util.HashMap[RunKey, Integer]()
+
+    override protected def grown(capacity: Int): Unit = registers = java.util.Arrays.copyOf(registers, capacity)
 
     def reset(): Unit = { count = 0; slots.clear() }
 
@@ -129,26 +110,11 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
       val slot = slots.get(key)
       if (slot != null) lists(slot)
       else {
-        if (count == states.length) {
-          states = java.util.Arrays.copyOf(states, count * 2)
-          registers = java.util.Arrays.copyOf(registers, count * 2)
-          mergedNodes = java.util.Arrays.copyOf(mergedNodes, count * 2)
-          lists = java.util.Arrays.copyOf(lists, count * 2)
-          for (j <- count until lists.length) lists(j) = new UnionList
-        }
-        states(count) = state
-        registers(count) = regs
-        mergedNodes(count) = -1
-        lists(count).clear()
-        slots.put(key, count)
-        count += 1
-        lists(count - 1)
+        val i = addSlot(state)
+        registers(i) = regs
+        slots.put(key, i)
+        lists(i)
       }
-    }
-
-    def merged(i: Int, tecs: Tecs, threshold: Long): Int = {
-      if (mergedNodes(i) < 0) mergedNodes(i) = lists(i).merge(tecs, threshold)
-      mergedNodes(i)
     }
   }
 }
