@@ -12,7 +12,7 @@ from .goals import Goal, Ratio, growing, speedup
 from .phases import compare, slice_check
 from .plain_sql import _before
 from .record import Record, Result
-from .runs import Bench, Task
+from .runs import Bench, Task, floor_workload
 from .workloads import COLUMNS, RESULTS, W, Workload
 
 DEARER = [W("c_dearer"), W("c_dearer_x2"), W("c_dearer_x3"), W("c_dearer_x4")]  # windows T..4T
@@ -52,12 +52,12 @@ def _chain_sql(types: Sequence[str], conditions: Sequence[str], window: int, nam
 def _conjunction_sql(window: int) -> str:
     """c_conj: a sale and a purchase of one stock in either order, within the window (|difference| < W)."""
     return f"""
-WITH s AS (SELECT *, floor(stock_time / {window}) AS kb FROM S WHERE event_type = 'SELL'),
-     b AS (SELECT *, explode(array(floor(stock_time / {window}) - 1, floor(stock_time / {window}),
-                                   floor(stock_time / {window}) + 1)) AS kb FROM S WHERE event_type = 'BUY')
+WITH sells AS (SELECT *, floor(stock_time / {window}) AS kb FROM S WHERE event_type = 'SELL'),
+     buys AS (SELECT *, explode(array(floor(stock_time / {window}) - 1, floor(stock_time / {window}),
+                                      floor(stock_time / {window}) + 1)) AS kb FROM S WHERE event_type = 'BUY')
 SELECT least(s.stock_time, b.stock_time) AS match_start, greatest(s.stock_time, b.stock_time) AS match_end,
        {_struct('s')} AS s, {_struct('b')} AS b
-FROM s JOIN b ON b.name = s.name AND b.kb = s.kb AND abs(b.stock_time - s.stock_time) < {window}
+FROM sells s JOIN buys b ON b.name = s.name AND b.kb = s.kb AND abs(b.stock_time - s.stock_time) < {window}
 WHERE b.price >= s.price
 """
 
@@ -102,7 +102,8 @@ def plain_sql(w: Workload) -> str:
 
 def run_correlated_phase(b: Bench, a: argparse.Namespace) -> None:
     """Every correlated workload three ways at the main scale (spark-cer, plain SQL, and for c_dearer the pattern
-    without its conditions), interleaved and checked against each other; then c_dearer's state over stream lengths."""
+    without its conditions and the floor of its plan: the shuffle by stock and the sort that every run of it does),
+    interleaved and checked against each other; then c_dearer's state over stream lengths."""
     scale = a.scale
     print(f"\n== conditions relating events (issue 11), x{scale}")
     b.view(scale)
@@ -114,6 +115,7 @@ def run_correlated_phase(b: Bench, a: argparse.Namespace) -> None:
             sql = plain_sql(w)
             b.rec.plans[f"sql-join:{w.name}"] = sql
             tasks.append(Task("sql-join", w, scale, lambda q=sql: b.spark.sql(q), a.timeout))
+    tasks.append(b.floor_task("hash", ("name",), scale))
     b.measure_many(tasks)
     for w in CORRELATED:
         compare(b, "sql-join", w, scale, b.rec.get("spark-cer", w, scale), b.rec.get("sql-join", w, scale),
@@ -171,6 +173,11 @@ def report(rec: Record) -> None:
                    else f"| {w.name} | - | {cer.message if cer else 'not run'} | {seconds} | - | - |")
     plain = rec.get("spark-cer", WITHOUT_CONDITIONS, scale)
     dearer = rec.get("spark-cer", DEARER[0], scale)
+    floor = rec.get("floor", floor_workload("hash", ("name",)), scale)
+    if floor and floor.ok and dearer and dearer.ok:
+        out.append(f"\nThe floor of c_dearer's plan (Spark reading every row, shuffling it by stock and sorting it in stream "
+                   f"order, with no pattern matching): {floor.seconds:.2f} s; spark-cer takes "
+                   f"{dearer.seconds / floor.seconds:.2f} of it.")
     if plain and plain.ok and dearer and dearer.ok:
         out.append(f"\nc_dearer without its conditions (c_dearer_plain, every sale then purchase within T): "
                    f"{plain.rows:,} matches in {plain.seconds:.2f} s; with them {dearer.rows:,} in "
