@@ -25,10 +25,13 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   /** Per atom, the conditions that name it. */
   private val conditionsOf = Array.tabulate(n)(i => plan.conditions.indices.filter(plan.conditions(_).contains(i)).toArray)
   private val bound = new Array[Long](n)
+  private val reversed = Array.range(0, n).reverse
   private val isBound = new Array[Boolean](n)
   private val positions = new Array[Long](n)
   private val labels = new Array[Int](n)
   private val noSlots = new Array[Any](0)
+  /** Per condition, the events of its variables while it is checked. */
+  private val chosen = plan.conditions.map(atoms => new Array[AnyRef](atoms.length)).toArray
 
   def liveNodes: Int = 0
   def maxOutputDepth: Int = 0
@@ -138,8 +141,12 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     var k = 0
     while (k < cs.length) {
       val atoms = plan.conditions(cs(k))
-      if (atoms.forall(isBound(_)) && !reader.holds(cs(k), atoms.map(a => events(bound(a)): AnyRef).toArray, noSlots))
-        return false
+      if (atoms.forall(isBound(_))) {
+        val events = chosen(cs(k))
+        var v = 0
+        while (v < atoms.length) { events(v) = this.events(bound(atoms(v))); v += 1 }
+        if (!reader.holds(cs(k), events, noSlots)) return false
+      }
       k += 1
     }
     true
@@ -147,7 +154,8 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
 
   /** One complete binding to the sink, its events latest first as the enumeration gives them. */
   private def report(sink: MatchSink): (Boolean, Int) = {
-    val order = (0 until n).sortBy(a => -bound(a))
+    // Under SEQ the atoms' order is the events' order; under AND it is found.
+    val order = if (plan.ordered) reversed else (0 until n).sortBy(a => -bound(a)).toArray
     var k = 0
     while (k < n) { positions(k) = bound(order(k)); labels(k) = plan.atoms(order(k)).label; k += 1 }
     val more = sink.accept(positions(n - 1), n, positions, labels)

@@ -27,6 +27,7 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private var preStart = cea.initial
+  private val isFinal: Int => Boolean = cea.isFinal
   private var current = new States // T: the active states after the last event read
   private var next = new States    // T': those after the event being read
 
@@ -56,7 +57,7 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
 
     val swap = current; current = next; next = swap // line 11
     // Line 12, unless the event is only context.
-    if (sink == null) 0 else current.enumerateFinal(cea.isFinal, tecs, enumerator, threshold, sink)
+    if (sink == null) 0 else current.enumerateFinal(isFinal, tecs, enumerator, threshold, sink)
   }
 
   /**

@@ -18,6 +18,7 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList
 final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventRing[E], enumerator: Enumerator)
     extends Run {
   private val cea = machine.cea
+  private val isFinal: Int => Boolean = cea.isFinal
   private val tecs = new Tecs()
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
@@ -51,7 +52,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
 
     if (next.count > machine.bound.perEvent) throw machine.tooManyRuns(events(position))
     val swap = current; current = next; next = swap
-    if (sink == null) 0 else current.enumerateFinal(cea.isFinal, tecs, enumerator, threshold, sink)
+    if (sink == null) 0 else current.enumerateFinal(isFinal, tecs, enumerator, threshold, sink)
   }
 
   /** ExecTrans with registers: each marking move writes the event into the registers its label names. */
