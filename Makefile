@@ -1,6 +1,6 @@
 # The two commands a newcomer needs (README): `make demo` and `make test`.
 # build/sbt fetches sbt itself from Maven Central into ~/.cache/spark-cer on first use; the Python side lives in
-# .venv (pyspark and sqlglot pinned in python/pyproject.toml), with the jar built here bundled into the package.
+# .venv (pyspark pinned in python/pyproject.toml), with the jar built here bundled into the package.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c

@@ -204,6 +204,20 @@ CASES: Dict[str, Build] = {
         "FILTER s[volume >= 1000] WITHIN 1 SECONDS",
         partition_by="name",
     ),
+    # conditions relating events: a dearer purchase of the same stock (a derived partition and a lazy chain)
+    "dearer-purchase-statement": by_sql(
+        "SELECT * FROM {v} PATTERN SELL AS s ; BUY AS b FILTER b.name = s.name AND b.price > s.price "
+        "ORDER BY ts, id WITHIN 500 MILLISECONDS"
+    ),
+    # three rising purchases (prev and count: registers saved between batches) and a burst's total volume
+    "rising-prev-cer": by_cer(
+        "SELECT * WHERE (BUY AS b)+ FILTER b.price > prev(b.price) AND count(b) = 3 WITHIN 300 MILLISECONDS",
+        partition_by="name",
+    ),
+    "burst-sum-table-function": by_sql(
+        "SELECT * FROM cer(TABLE({v}) PARTITION BY (name) ORDER BY (ts, id), "
+        "'SELECT * WHERE (BUY AS b)+ FILTER sum(b.volume) > 20000 AND count(b) <= 3 WITHIN 200 MILLISECONDS')"
+    ),
     # a count window: the statement form with PATTERN and WITHIN n EVENTS
     "events-window-statement": by_sql(
         "SELECT * FROM {v} PATTERN SELL AS s ; BUY AS b FILTER s[volume >= 1000] AND b[volume >= 1000] "

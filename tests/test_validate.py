@@ -140,7 +140,7 @@ CASES: List[Case] = [
         None,
         CeqlSyntaxError,
         message(
-            "line 1, column 28: expected ';', ':', OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUY'",
+            "line 1, column 28: expected ';', ':', AND, OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUY'",
             'SELECT * FROM S WHERE SELL BUY',
             '                           ^^^',
         ),
@@ -164,7 +164,7 @@ CASES: List[Case] = [
         None,
         CeqlSyntaxError,
         message(
-            "line 1, column 35: expected ';', ':', OR, FILTER or ')', found 'ORDER'",
+            "line 1, column 35: expected ';', ':', AND, OR, FILTER or ')', found 'ORDER'",
             'SELECT * FROM S WHERE (SELL ; BUY ORDER BY id',
             '                                  ^^^^^',
         ),
@@ -320,7 +320,7 @@ CASES: List[Case] = [
         None,
         CeqlSyntaxError,
         message(
-            "line 1, column 6: expected ';', ':', OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found the string 'BUY'",
+            "line 1, column 6: expected ';', ':', AND, OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found the string 'BUY'",
             "SELL 'BUY' ORDER BY id",
             '     ^^^^^',
         ),

@@ -185,7 +185,6 @@ def run_spark_phase(b: Bench, a: argparse.Namespace) -> None:
                 b.rec.fail(f"RANGE SPLIT CHANGES THE RESULT: {w.name} at x{k}: {off.rows} matches with "
                            f"{RANGE_SPLIT}=false, {on.rows} with true (id checksums {off.checksum} vs "
                            f"{on.checksum})")
-    b.spark.stop()
 
 
 def surface_check(b: Bench) -> None:

@@ -286,11 +286,14 @@ def validate(
     """
     Checks a CEQL query without running it, with the grammar and the analysis that run it.
 
-    The query is parsed with the engine's grammar, each ``var[predicate]`` is parsed by Spark, and the engine's
+    The query is parsed with the engine's grammar, each ``var[predicate]`` and each condition relating events
+    (``b.price > s.price``, ``sum(b.volume) > 100``, ``prev(b.price)``) is parsed by Spark, and the engine's
     analysis is applied: FILTER variables must be bound by the sub-pattern the filter applies to, an ``AS``
-    variable cannot be bound on both sides of ``;`` or ``:``, selected variables must be bound and the stream
-    needs an order (``ORDER BY``, ``WITHIN n [column]`` or a time column). With a schema, every column the query
-    names must exist; with a schema and a session, predicates are also typed by Spark, as when the query runs.
+    variable cannot be bound on both sides of ``;``, ``:`` or ``AND``, aggregates and ``prev`` need a variable that
+    repeats, a condition over each event of a repeating variable needs a window, selected variables must be bound
+    and the stream needs an order (``ORDER BY``, ``WITHIN n [column]`` or a time column). With a schema, every column
+    the query names must exist; with a schema and a session, predicates and conditions are also typed by Spark, as
+    when the query runs.
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ import java.io.File
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Paths}
 
-import io.sparkcer.engine.{Event, LocalEngine}
+import io.sparkcer.engine.{EngineOptions, Event, LocalEngine}
 
 import io.sparkcer.engine.predicate.{ExprInterpreter, PredicateParser}
 import io.sparkcer.engine.runner.CsvSource
@@ -12,7 +12,8 @@ import io.sparkcer.engine.runner.CsvSource
 /**
  * The engine alone on CORE's stock workload (CORE paper §5, Appendix D): sequences of length 3 to 24 with and
  * without output, and the length-3 no-output query with windows T..4T, each against a floor that reads the same
- * events and evaluates one predicate per event. Every figure is the best of several passes after a warm-up pass,
+ * events and evaluates one predicate per event; then the correlated workloads (conditions relating events, DESIGN
+ * §3a), each as planned and, where the lazy chain applies, on the automaton with registers too. Every figure is the best of several passes after a warm-up pass,
  * all taken in one JVM so that ratios compare like with like.
  *
  * {{{ make bench-engine    # or: build/sbt "bench/run <stocks.csv[.gz]> [passes]" }}}
@@ -38,10 +39,11 @@ object EngineBenchmark {
       }
       (hits, 0, 0)
     }
-    def query(file: String): Result = {
+    def query(file: String, lazyChains: Boolean = true): Result = {
       val text = new String(Files.readAllBytes(Paths.get("sql/stocks", file)), StandardCharsets.UTF_8)
-      val compiled = LocalEngine.compile(text, columns)
-      measure(file.stripSuffix(".ceql"), passes, rows.size) {
+      val compiled = LocalEngine.compile(text, columns, EngineOptions(lazyChains = lazyChains))
+      val name = file.stripSuffix(".ceql") + (if (lazyChains) "" else " (eager)")
+      measure(name, passes, rows.size) {
         val n = compiled.run(rows.iterator).size.toLong
         (n, compiled.metrics.peakLiveNodes, compiled.metrics.maxOutputDepth)
       }
@@ -49,6 +51,9 @@ object EngineBenchmark {
     val withOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s$n.ceql"))
     val noOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s${n}_none.ceql"))
     val windows = noOutput.head +: Seq(2, 3, 4).map(k => query(s"s3_none_x$k.ceql"))
+    val dearer = query("c_dearer.ceql") +: Seq(2, 3, 4).map(k => query(s"c_dearer_x$k.ceql"))
+    val chains = Seq("c_dearer", "c_dearer3", "c_conj").map(f => (query(s"$f.ceql"), query(s"$f.ceql", lazyChains = false)))
+    val others = Seq("c_rising", "c_burst", "c_dearer_plain").map(f => query(s"$f.ceql"))
 
     val report = new StringBuilder
     def table(title: String, results: Seq[Result]): Unit = {
@@ -61,7 +66,17 @@ object EngineBenchmark {
     table("Sequences with output (S3..S24, window T = 10 s)", withOutput)
     table("Sequences without output (S3'..S24')", noOutput)
     table("S3' with windows T, 2T, 3T, 4T", windows)
+    table("Conditions relating events: c_dearer with windows T, 2T, 3T, 4T", dearer)
+    table("Conditions relating events: the lazy chain and the automaton with registers (eager)",
+      chains.flatMap { case (l, e) => Seq(l, e) })
+    table("Conditions relating events: Kleene with prev and count, a contiguous burst's sum, and c_dearer without its " +
+      "conditions", others)
     report ++= "\n### Ratios (same run)\n\n"
+    chains.foreach { case (l, e) =>
+      report ++= f"- ${l.name}: lazy chain over eager ${l.eventsPerSecond / e.eventsPerSecond}%.2f\n"
+    }
+    report ++= f"- c_dearer at 4T over T: ${dearer(3).eventsPerSecond / dearer(0).eventsPerSecond}%.3f; c_dearer over " +
+      f"the same pattern without its conditions (c_dearer_plain): ${dearer(0).eventsPerSecond / others(2).eventsPerSecond}%.2f\n"
     report ++= f"- throughput at 4T over T (S3'): ${windows(3).eventsPerSecond / windows(0).eventsPerSecond}%.3f (goal >= 0.8)\n"
     report ++= f"- length 24 over length 3 (no output): ${noOutput(4).eventsPerSecond / noOutput(0).eventsPerSecond}%.3f\n"
     report ++= f"- S3' over the floor: ${noOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f; S3 over the floor: ${withOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f\n"

@@ -2,14 +2,16 @@ package io.sparkcer.engine
 
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
-import io.sparkcer.engine.eval.{CompiledPattern, EventReader, EvaluatorMetrics, MatchBound}
-import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser}
+import io.sparkcer.engine.eval.{Aggregation, CompiledPattern, EventReader, EvaluatorMetrics, MatchBound}
+import io.sparkcer.engine.predicate.{ConditionInterpreter, Expr, ExprInterpreter, PredicateParser}
 
 /** Per-call settings of the analysis that a query does not state itself. */
 final case class EngineOptions(
     typeColumn: String = "event_type",
     streamColumn: Option[String] = None,
-    timeColumn: Option[String] = None)
+    timeColumn: Option[String] = None,
+    /** Whether chains of single events with conditions are evaluated lazily (CompiledPattern's `lazyChains`). */
+    lazyChains: Boolean = true)
 
 /** The engine on its own rows: compile a CEQL statement against a list of columns, then run it over rows in stream order. */
 object LocalEngine {
@@ -18,7 +20,7 @@ object LocalEngine {
       matchBound: MatchBound = MatchBound.Default): LocalQuery = {
     val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options.typeColumn, options.streamColumn,
       options.timeColumn)
-    val compiled = new LocalQuery(new CompiledPattern(analyzed), matchBound)
+    val compiled = new LocalQuery(new CompiledPattern(analyzed, options.lazyChains), matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled
   }
@@ -37,12 +39,14 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
   def run(rows: Iterator[Array[Any]]): Iterator[Match] = {
     val evaluator = pattern.newEvaluator(reader, grouped = false, matchBound)
     metrics = evaluator.metrics
+    val declared = analyzed.declaredKeys
     evaluator.matches(rows.zip(Iterator.iterate(0L)(_ + 1)).map { case (values, index) => new Event(index, values) })
+      .map(m => if (m.partition.length == declared) m else m.copy(partition = m.partition.take(declared)))
   }
 
   private[engine] lazy val reader: EventReader[Event] = {
     val columns = analyzed.columns
-    val resolve = (c: Expr.Column) => Analyzer.column(c.name, columns, analyzed.text)
+    val conditions = new ConditionInterpreter(pattern.nfa.conditions, columns, analyzed.text)
     val fromStreams = analyzed.query.streams.map(_.value)
     val typeOf: Array[Any] => Any = analyzed.typeColumn match {
       case Some(i) => row => row(i)
@@ -61,7 +65,16 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
     val byType: Map[Any, Array[(Int, Option[String], Array[Any] => Boolean)]] =
       pattern.nfa.guards.zipWithIndex.map { case (g, i) =>
         val predicates = g.predicates.map { p =>
-          ExprInterpreter.compilePredicate(PredicateParser.parse(p.predicate, analyzed.text), resolve, analyzed.text)
+          val variable = p.filter.variable
+          val resolve: Expr.Reference => Int = {
+            case Expr.Attribute(v, name) if v.value != variable.value =>
+              throw new CeqlException(s"a filter on ${variable.value} reads only its own event: write " +
+                s"${variable.value}.${name.value}, or relate the events in a condition of their own", v.pos,
+                analyzed.text, v.value.length)
+            case r => Analyzer.column(r.column, columns, analyzed.text)
+          }
+          val parsed = PredicateParser.parse(p.filter.predicate, analyzed.text)
+          ExprInterpreter.compilePredicate(if (p.negated) Expr.Not(parsed, parsed.pos) else parsed, resolve, analyzed.text)
         }.toArray
         (g.eventType: Any, (i, g.stream, (row: Array[Any]) => predicates.forall(_(row))))
       }.groupBy(_._1).map { case (t, gs) => t -> gs.map(_._2).toArray }
@@ -89,6 +102,10 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
       def hasWindowKey(event: Event): Boolean = windowColumn.forall(event.values(_) != null)
       def windowKey(event: Event): Long = LocalQuery.windowValue(event.values(windowColumn.get))
       override def describe(event: Event): String = located.map(i => s"${columns(i)} = ${event.values(i)}").mkString(", ")
+      override def holds(condition: Int, events: Array[AnyRef], slots: Array[Any]): Boolean =
+        conditions.holds(condition, events.map(_.asInstanceOf[Event].values), slots)
+      override def argument(condition: Int, slot: Int, event: Event): Any = conditions.argument(condition, slot, event.values)
+      override def aggregation(condition: Int, slot: Int): Aggregation = conditions.aggregation(condition, slot)
     }
   }
 }

@@ -31,13 +31,37 @@ class BoundedMemorySuite extends AnyFunSuite {
       "time window" -> "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c WITHIN 40 [ts]",
       "event window" -> "SELECT * FROM S WHERE A AS a ; (B OR D) AS b ; C AS c ORDER BY ts WITHIN 25 EVENTS",
       "MAX strategy" -> "SELECT MAX * FROM S WHERE A AS a ; B+ AS b ; C AS c WITHIN 40 [ts]",
-      "LAST strategy" -> "SELECT LAST * FROM S WHERE A AS a ; B+ AS b ; C AS c WITHIN 40 [ts]")) {
+      "LAST strategy" -> "SELECT LAST * FROM S WHERE A AS a ; B+ AS b ; C AS c WITHIN 40 [ts]",
+      // Conditions relating events (DESIGN §3a): registers, lists, accumulators, prev, AND, and the lazy chain.
+      "registers" -> "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v <> c.v ORDER BY ts WITHIN 25 EVENTS",
+      "aggregates" -> "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER sum(b.v) > a.v AND count(b) <= 3 WITHIN 15 [ts]",
+      "prev" -> "SELECT * FROM S WHERE (B AS b)+ FILTER b.v > prev(b.v) WITHIN 12 [ts]",
+      "AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER c.v > a.v WITHIN 20 [ts]",
+      "lazy chain" -> "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v <> c.v WITHIN 40 [ts]")) {
     test(s"$name: nodes and buffered events stay flat over a 20x longer stream") {
       val short = peaks(query, 20000)
       val long = peaks(query, 400000)
       assert(long.peakLiveNodes <= short.peakLiveNodes * 3 / 2 + 64, s"tECS grew: ${short.peakLiveNodes} -> ${long.peakLiveNodes}")
       assert(long.peakBufferedEvents <= short.peakBufferedEvents + 16, s"buffer grew: ${short.peakBufferedEvents} -> ${long.peakBufferedEvents}")
+      assert(long.peakActiveStates <= short.peakActiveStates * 3 / 2 + 16, s"runs grew: ${short.peakActiveStates} -> ${long.peakActiveStates}")
       assert(long.peakBufferedEvents < 200)
+    }
+  }
+
+  test("a list register: runs are at most the subsets of the events one window holds, however long the stream") {
+    // Each run keeps the events of `a` it relates to c: one run per subset of the A events inside the window, so the
+    // bound is a function of the window alone (the densest window of a longer stream may hold a few more).
+    val query = "SELECT * FROM S WHERE (A AS a)+ ; C AS c FILTER a.v < c.v WITHIN 8 [ts]"
+    for (n <- Seq(20000, 400000)) {
+      val events = stream(n, 1).toVector
+      val densest = events.indices.map { i =>
+        val ts = events(i)(3).asInstanceOf[Long]
+        events.slice(i, i + 16).count(e => e(0) == "A" && e(3).asInstanceOf[Long] - ts < 8)
+      }.max
+      val metrics = peaks(query, n)
+      assert(metrics.peakActiveStates <= (1 << densest) + 2, s"$n events: ${metrics.peakActiveStates} runs, at most " +
+        s"$densest A events in a window")
+      assert(metrics.peakBufferedEvents < 16)
     }
   }
 

@@ -62,11 +62,17 @@ class SavedStateSuite extends AnyFunSuite {
       case _ => None
     }
 
-  test("one saved state for the whole stream: the matches of an uninterrupted pass") {
+  /** The queries drawn: CEQL as CORE has it, and with conditions relating events (registers, lazy chains) and AND. */
+  private val kinds = Seq(
+    ("", Generators.Features(), cases),
+    (", with conditions relating events and AND", Generators.Features(filterNot = true, relations = true,
+      conjunction = true), cases / 2))
+
+  for ((kind, features, cases) <- kinds) test(s"one saved state for the whole stream: the matches of an uninterrupted pass$kind") {
     var checked = 0
     for (seed <- 0L until cases) {
       val rnd = new Random(seed * 7919)
-      val query = Generators.query(rnd)
+      val query = Generators.query(rnd, features)
       val text = Printer.query(query)
       val q = LocalEngine.compile(text, Generators.Columns)
       val events = Generators.stream(rnd, rnd.nextInt(40)).zipWithIndex.map { case (r, i) => new Event(i, r) }
@@ -88,11 +94,11 @@ class SavedStateSuite extends AnyFunSuite {
     assert(checked > cases / 10, "too few cases with matches to mean anything")
   }
 
-  test("one saved state per partition key: the matches of an uninterrupted pass") {
+  for ((kind, features, cases) <- kinds) test(s"one saved state per partition key: the matches of an uninterrupted pass$kind") {
     var checked = 0
     for (seed <- 0L until cases) {
       val rnd = new Random(seed * 104729)
-      val query = Generators.query(rnd) match {
+      val query = Generators.query(rnd, features) match {
         case g if g.partitionBy.isEmpty || g.consumeBy == Consumption.Any => None
         case g => Some(g)
       }

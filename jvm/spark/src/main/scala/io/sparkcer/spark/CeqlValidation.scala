@@ -29,9 +29,9 @@ import io.sparkcer.engine.ceql._
  *    "consume_by", "limit"}`, or `{"ok": false, "kind": "syntax" | "analysis", "message", "problem", "line",
  *    "column", "offset", "length"}`.
  *
- * With a session and a schema the query is analyzed as Spark would run it (predicates resolved and typed by
- * Spark); otherwise predicates are parsed by Spark's parser and only their column names are checked, and
- * without any columns, names are not checked at all.
+ * With a session and a schema the query is analyzed as Spark would run it (predicates and conditions resolved
+ * and typed by Spark); otherwise predicates and conditions are parsed by Spark's parser and only their column
+ * names are checked, and without any columns, names are not checked at all.
  */
 object CeqlValidation {
   private val json = new ObjectMapper()
@@ -99,11 +99,15 @@ object CeqlValidation {
   /** The engine's analysis over column names (all those the query names, when none are given). */
   private def byNames(r: Request, query: Query, session: Option[SparkSession]): AnalyzedQuery = {
     val parser = session.map(_.sessionState.sqlParser).getOrElse(CatalystSqlParser)
-    val predicates = Filter.all(query.pattern).map { f =>
-      try SparkPredicate.parse(f, r.query, parser) catch { case e: CeqlException => throw Syntax(e) }
-    }
+    def parsed[A](parse: => A): A = try parse catch { case e: CeqlException => throw Syntax(e) }
+    val predicates = Filter.all(query.pattern).map(f => parsed(SparkPredicate.parse(f, r.query, parser)))
+    val conditions = Filter.filters(query.pattern).flatMap(Filter.relations)
+      .map(c => parsed(ParsedCondition(c.condition, r.query, parser)))
     val known = r.columns.orElse(r.schema.map(_.fieldNames.toSeq))
-    known.foreach(columns => predicates.foreach(_.checkColumns(columns, caseInsensitiveResolution)))
+    known.foreach { columns =>
+      predicates.foreach(_.checkColumns(columns, caseInsensitiveResolution))
+      conditions.foreach(_.checkReferences(columns, caseInsensitiveResolution))
+    }
     val columns = known.getOrElse(namedColumns(query) ++ r.typeColumn ++ r.timeColumn)
     Analyzer.analyze(query, r.query, columns.toIndexedSeq,
       r.typeColumn.getOrElse(CerConf.EVENT_TYPE_COLUMN.defaultValue.get), None, r.timeColumn)

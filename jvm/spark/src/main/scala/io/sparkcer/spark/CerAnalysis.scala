@@ -1,24 +1,26 @@
 package io.sparkcer.spark
 
-import org.apache.spark.sql.AnalysisException
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Ascending, Attribute, AttributeReference, Coalesce, Descending, EqualTo, Expression, Literal, Or, SortOrder, SubqueryExpression}
-import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Project, Filter => Where}
+import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Attribute, AttributeReference, Coalesce, Descending, EqualTo, Expression, Literal, Not, Or, SortOrder}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Filter => Where}
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types._
 
-import io.sparkcer.engine.analysis.{Analyzer, WindowKey, WindowSpec}
-import io.sparkcer.engine.ceql.{CeqlException, Filter, Position, Window}
+import io.sparkcer.engine.analysis.{Analyzer, Relations, WindowKey, WindowSpec}
+import io.sparkcer.engine.automaton.EventPredicate
+import io.sparkcer.engine.ceql.{Filter, Window}
 
 /**
  * Analyzes one CEQL query over its (single, resolved) input: the engine's analysis over the input's column
  * names, the automaton, then each guard as a Catalyst boolean expression resolved by Spark's analyzer against
- * the input, and the output attributes of DESIGN §4.
+ * the input, each condition relating events likewise ([[ConditionAnalysis]]), and the output attributes of
+ * DESIGN §4.
  */
 final class CerAnalysis(session: SparkSession, request: CerRequest, input: LogicalPlan) {
   private val conf = session.sessionState.conf
   private val text = request.text
   private val query = request.query
   private val columns: IndexedSeq[Attribute] = input.output.toIndexedSeq
+  private val resolve = new ExpressionResolver(session, text)
 
   def plan: CerMatch = {
     val typeColumn = request.typeColumn.getOrElse(CerConf.eventTypeColumn(conf))
@@ -26,13 +28,21 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     // queries over inputs without that column.
     val needsTime = query.orderBy.isEmpty && !query.within.exists(_.isInstanceOf[Window.Attribute])
     val timeColumn = request.timeColumn.orElse(CerConf.timeColumn(conf)).filter(_ => needsTime)
-    val analyzed = engine(Analyzer.analyze(query, text, columns.map(_.name),
+    val analyzed = CerErrors.analyzing(Analyzer.analyze(query, text, columns.map(_.name),
       typeColumn, request.streamColumn, timeColumn))
     val pattern = CerPattern(analyzed, request.source)
-    val nfa = engine(pattern.compiled.nfa)
+    val nfa = CerErrors.analyzing(pattern.compiled.nfa)
+    val eventColumns = columns.filterNot(a => request.streamColumn.exists(conf.resolver(a.name, _)))
+
+    // A condition over one event (`s.volume > 5`) runs as a guard; it is analyzed as a condition first, so that its
+    // errors are those of every condition (`price` alone: write s.price).
+    val conditionAnalysis = new ConditionAnalysis(session, text, eventColumns, resolve)
+    Filter.filters(query.pattern).flatMap(Filter.relations).map(_.condition).filterNot(Relations.relates)
+      .foreach(conditionAnalysis(_))
+    val conditions = nfa.conditions.map(conditionAnalysis(_))
 
     val keys = analyzed.partitionKeys.map { group =>
-      if (group.size == 1) columns(group.head) else resolve(Coalesce(group.map(columns)), None)
+      if (group.size == 1) columns(group.head) else resolve(Coalesce(group.map(columns)), columns, None)
     }
     val order = analyzed.streamOrder.map { case (i, descending) =>
       SortOrder(columns(i), if (descending) Descending else Ascending)
@@ -43,7 +53,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val streamOf = analyzed.streamColumn.map(columns)
     val guards = nfa.guards.map { g =>
       val typeTest = typeOf match {
-        case Some(column) => resolve(EqualTo(column, Literal(g.eventType)), None)
+        case Some(column) => resolve(EqualTo(column, Literal(g.eventType)), columns, None)
         case None if query.streams.size == 1 => Literal(g.eventType == CerRequest.typeOf(query.streams.head.value))
         case None => throw CerErrors.analysis(
           s"the input has no event type column '$typeColumn'; the columns are: ${columns.map(_.name).mkString(", ")}. " +
@@ -61,7 +71,6 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       (Seq(typeTest) ++ streamTest ++ g.predicates.map(predicate)).reduce(And)
     }
 
-    val eventColumns = columns.filterNot(a => request.streamColumn.exists(conf.resolver(a.name, _)))
     // Events that no guard accepts change no match here: leave them out before the shuffle, where Spark can push
     // the condition into the scan, as it would a WHERE. Not on a stream, where Spark would push it below the
     // watermark, which must see every row; the stateful processor leaves them out instead.
@@ -71,7 +80,8 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       else input
     val (child, split) = RangeSplit(conf, pattern.compiled, order, relevant).getOrElse((relevant, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
-    val keyOutput = analyzed.partitionKeys.zip(keys).map { case (group, key) =>
+    // Keys derived from equalities partition the evaluation but are not output columns (DESIGN §4).
+    val keyOutput = analyzed.partitionKeys.take(analyzed.declaredKeys).zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()
     }
     val bounds = Seq("match_start", "match_end").map(AttributeReference(_, order.head.dataType, nullable = false)())
@@ -79,10 +89,8 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       val struct = StructType(cols.map(a => StructField(a.name, a.dataType, a.nullable)))
       AttributeReference(v.name, if (v.single) struct else ArrayType(struct, containsNull = false), nullable = false)()
     }
-    CerMatch(pattern, keys, order, guards, events, keyOutput ++ bounds ++ variables, split, child)
+    CerMatch(pattern, keys, order, guards, conditions, events, keyOutput ++ bounds ++ variables, split, child)
   }
-
-  private def engine[A](f: => A): A = try f catch { case e: CeqlException => throw CerErrors.analysis(e) }
 
   /** A window reads the order column as a number: an integer, or a timestamp for time spans. */
   private def checkWindow(window: Option[WindowSpec], order: SortOrder): Unit = window.foreach {
@@ -104,47 +112,17 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     case _ =>
   }
 
-  /** A `var[predicate]`: parsed by Spark, its columns checked, resolved by Spark, and checked to be boolean. */
-  private def predicate(p: Filter.OnVariable): Expression = {
-    val parsed = try SparkPredicate.parse(p, text, session.sessionState.sqlParser) catch {
-      case e: CeqlException => throw CerErrors.syntax(e)
-    }
-    engine(parsed.checkColumns(columns.map(_.name), conf.resolver))
-    engine(parsed.checkComparisons(columns.map(a => StructField(a.name, a.dataType)), conf.resolver))
-    val resolved = resolve(parsed.expression, Some(parsed))
+  /** A `var[predicate]` (or its negation): parsed by Spark, its columns checked, resolved, and checked to be boolean. */
+  private def predicate(p: EventPredicate): Expression = {
+    val f = p.filter
+    val parsed = CerErrors.parsing(SparkPredicate.parse(f, text, session.sessionState.sqlParser))
+    CerErrors.analyzing(parsed.checkColumns(columns.map(_.name), conf.resolver))
+    CerErrors.analyzing(parsed.checkComparisons(
+      SparkPredicate.columnTypes(columns.map(a => StructField(a.name, a.dataType)), conf.resolver)))
+    val resolved = resolve(parsed.expression, columns, Some(parsed))
     if (resolved.dataType != BooleanType)
-      throw CerErrors.analysis(s"the predicate ${parsed.written} is ${resolved.dataType.sql}, not BOOLEAN: a filter " +
-        s"must be a condition, e.g. ${p.variable.value}[${p.text} > 0]", p.pos, text, parsed.written.length)
-    resolved
-  }
-
-  /**
-   * Resolves an expression over the input's columns with Spark's analyzer (functions, type coercion), on a
-   * stand-in relation with the input's attributes, so that the result refers to the input directly.
-   */
-  private def resolve(e: Expression, from: Option[SparkPredicate]): Expression = {
-    val analyzer = session.sessionState.analyzer
-    val probe = Project(Seq(Alias(e, "cer_guard")()), LocalRelation(columns))
-    val analyzed = try {
-      val plan = analyzer.execute(probe)
-      analyzer.checkAnalysis(plan)
-      plan
-    } catch {
-      case ex: AnalysisException if from.isDefined =>
-        // Spark's own error (its condition kept), placed in the query like ours.
-        val p = from.get
-        val placed = new CeqlException(s"in the predicate ${p.written}: ${ex.message.trim}", p.filter.pos, text,
-          p.written.length)
-        throw ex.copy(message = placed.getMessage, line = None, startPosition = None, context = Array.empty,
-          messageParameters = ex.messageParameters ++ CerErrors.place(placed))
-    }
-    analyzed match {
-      case Project(Seq(Alias(resolved, _)), _: LocalRelation) if !SubqueryExpression.hasSubquery(resolved) => resolved
-      case _ =>
-        val where = from.map(p => s"the predicate ${p.written}").getOrElse(e.sql)
-        val pos = from.map(_.filter.pos).getOrElse(Position.Unknown)
-        throw CerErrors.analysis(s"$where must be a condition on one event: aggregate, window and generator " +
-          "functions and subqueries are not allowed in it", pos, text, from.fold(1)(_.written.length))
-    }
+      throw CerErrors.analysis(s"${parsed.source.described} is ${resolved.dataType.sql}, not BOOLEAN: a filter " +
+        s"must be a condition, e.g. ${f.variable.value}[${f.text} > 0]", f.pos, text, parsed.source.length)
+    if (p.negated) Not(resolved) else resolved
   }
 }

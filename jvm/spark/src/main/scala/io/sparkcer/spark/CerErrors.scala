@@ -39,6 +39,12 @@ object CerErrors {
   def analysis(problem: String, pos: Position, text: String, length: Int = 1): AnalysisException =
     analysis(new CeqlException(problem, pos, text, length))
 
+  /** Runs a check of the engine's or of ours, raising its problem as an analysis error. */
+  def analyzing[A](check: => A): A = try check catch { case e: CeqlException => throw analysis(e) }
+
+  /** Parses Spark SQL text of a query ([[SparkPredicate.parse]]), raising its problem as a syntax error. */
+  def parsing[A](parse: => A): A = try parse catch { case e: CeqlException => throw syntax(e) }
+
   /** The problem and its place in `query` that an error of ours carries ([[place]]); None for Spark's own errors. */
   def placeOf(e: AnalysisException, query: String): Option[CeqlException] = {
     val p = e.getMessageParameters.asScala

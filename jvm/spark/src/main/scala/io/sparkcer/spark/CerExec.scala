@@ -19,6 +19,7 @@ case class CerExec(
     partitionKeys: Seq[Expression],
     order: Seq[SortOrder],
     guards: Seq[Expression],
+    conditions: Seq[CerCondition],
     events: Seq[Seq[Attribute]],
     output: Seq[Attribute],
     split: Seq[Attribute],
@@ -49,7 +50,9 @@ case class CerExec(
     case SinglePartition => SinglePartition
     case HashPartitioning(exprs, n) if pattern.grouped =>
       val keys = exprs.map(e => partitionKeys.indexWhere(_.semanticEquals(e)))
-      if (keys.forall(_ >= 0)) HashPartitioning(keys.map(output), n) else UnknownPartitioning(n)
+      // Only the query's own keys are output columns; a key derived from an equality is not among them.
+      if (keys.forall(k => k >= 0 && k < pattern.analyzed.declaredKeys)) HashPartitioning(keys.map(output), n)
+      else UnknownPartitioning(n)
     case other => UnknownPartitioning(other.numPartitions)
   }
 

@@ -11,6 +11,7 @@ final case class CerMatch(
     partitionKeys: Seq[Expression],
     order: Seq[SortOrder],
     guards: Seq[Expression],
+    conditions: Seq[CerCondition],
     events: Seq[Seq[Attribute]],
     output: Seq[Attribute],
     split: Seq[Attribute],

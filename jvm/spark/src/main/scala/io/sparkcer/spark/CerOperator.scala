@@ -19,6 +19,8 @@ trait CerOperator {
   def order: Seq[SortOrder]
   /** One boolean expression per guard of the automaton: type test, stream test, predicates. */
   def guards: Seq[Expression]
+  /** One per condition relating events of the automaton ([[io.sparkcer.engine.automaton.Nfa.conditions]]), in order. */
+  def conditions: Seq[CerCondition]
   /** Per selected variable, the input columns of its struct. */
   def events: Seq[Seq[Attribute]]
   /** The PARTITION BY columns, `match_start`, `match_end`, then one column per selected variable (DESIGN §4). */
@@ -31,15 +33,17 @@ trait CerOperator {
 
   /** What a task runs over rows of `input`, with at most `bound` matches per event. */
   def task(input: Seq[Attribute], bound: MatchBound): CerTask =
-    CerTask(pattern, partitionKeys, order, guards, events, output, split, input, bound)
+    CerTask(pattern, partitionKeys, order, guards, conditions, events, output, split, input, bound)
 
-  /** What EXPLAIN shows: keys, order, automaton, window, output and the query text. */
+  /** What EXPLAIN shows: keys, order, automaton, window, conditions, output and the query text. */
   def explain(maxFields: Int): String = {
     val partition =
       if (partitionKeys.nonEmpty) truncatedString(partitionKeys, "PARTITION BY [", ", ", "], ", maxFields)
       else if (split.isEmpty) ""
       else s"in ranges of ${pattern.analyzed.columns(pattern.analyzed.streamOrder.head._1)}, "
-    s"${partition}ORDER BY ${truncatedString(order, "[", ", ", "]", maxFields)}, ${pattern.describe}, " +
+    val relations =
+      if (conditions.isEmpty) "" else truncatedString(conditions.map(_.sql), "conditions [", ", ", "], ", maxFields)
+    s"${partition}ORDER BY ${truncatedString(order, "[", ", ", "]", maxFields)}, ${pattern.describe}, $relations" +
       s"${truncatedString(output, "output [", ", ", "]", maxFields)}, query: ${CerRequest.oneLine(pattern.source)}"
   }
 }

@@ -102,19 +102,8 @@ private object CerStatefulProcessor {
     def toRow(row: InternalRow): Row = toExternal(row)
     def eventTime(row: InternalRow): Long = row.getLong(timeOrdinal)
 
-    def write(event: InternalRow, out: DataOutput): Unit = {
-      val bytes = event.asInstanceOf[UnsafeRow].getBytes
-      out.writeInt(bytes.length)
-      out.write(bytes)
-    }
-
-    def read(in: DataInput): InternalRow = {
-      val bytes = new Array[Byte](in.readInt())
-      in.readFully(bytes)
-      val row = new UnsafeRow(fields)
-      row.pointTo(bytes, bytes.length)
-      row
-    }
+    def write(event: InternalRow, out: DataOutput): Unit = UnsafeRowBytes.write(event.asInstanceOf[UnsafeRow], out)
+    def read(in: DataInput): InternalRow = UnsafeRowBytes.read(in, fields)
 
     /** Rows waiting for the watermark, as one value. */
     def encode(rows: Array[InternalRow]): Array[Byte] = bytes { out => out.writeInt(rows.length); rows.foreach(write(_, out)) }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 object CerStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case m: CerMatch =>
-      CerExec(m.pattern, m.partitionKeys, m.order, m.guards, m.events, m.output, m.split, planLater(m.child)) :: Nil
+      CerExec(m.pattern, m.partitionKeys, m.order, m.guards, m.conditions, m.events, m.output, m.split, planLater(m.child)) :: Nil
     case _ => Nil
   }
 }

@@ -20,6 +20,7 @@ final case class CerTask(
     partitionKeys: Seq[Expression],
     order: Seq[SortOrder],
     guards: Seq[Expression],
+    conditions: Seq[CerCondition],
     events: Seq[Seq[Attribute]],
     output: Seq[Attribute],
     split: Seq[Attribute],
@@ -55,8 +56,10 @@ final case class CerTask(
     val key = if (partitionKeys.isEmpty) null else UnsafeProjection.create(partitionKeys, input)
     val orderType = order.head.dataType
     val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
-    val reader = new InternalRowReader(predicates, key, window, split.lift(1).map(ordinal), whereabouts)
-    val writer = new MatchWriter(partitionKeys.map(_.dataType).toArray, orderOrdinals.head, orderType,
+    val relations = conditions.map(_.bind(input, partitionIndex)).toArray
+    val reader = new InternalRowReader(predicates, relations, key, window, split.lift(1).map(ordinal), whereabouts)
+    val declared = partitionKeys.take(pattern.analyzed.declaredKeys)
+    val writer = new MatchWriter(declared.map(_.dataType).toArray, orderOrdinals.head, orderType,
       events.zip(pattern.analyzed.outputs.map(_.single)), input, output.map(_.dataType).toArray)
     CerTask.Opened(reader, pattern.compiled.newEvaluator(reader, pattern.grouped, bound), writer)
   }

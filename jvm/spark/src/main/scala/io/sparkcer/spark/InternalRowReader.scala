@@ -4,19 +4,22 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BasePredicate, UnsafeProjection}
 import org.apache.spark.sql.types._
 
-import io.sparkcer.engine.eval.EventReader
+import io.sparkcer.engine.eval.{Aggregation, EventReader}
 
 /**
- * How the engine reads Spark rows: guards are compiled predicates, the partition key is an UnsafeRow (copied
- * only when the key changes), the window key is the order column as a long.
+ * How the engine reads Spark rows: guards are compiled predicates, conditions relating events are compiled by
+ * [[CerCondition.Bound]], the partition key is an UnsafeRow (copied only when the key changes), the window key is
+ * the order column as a long.
  *
- * @param key      the PARTITION BY projection, or null without PARTITION BY
- * @param window   the ordinal and type of the order column, for windows over it
- * @param context  the ordinal of the column marking context rows, when the stream is split in ranges
- * @param location a row's partition and stream-order values, for error messages
+ * @param conditions the automaton's conditions relating events, in order
+ * @param key        the PARTITION BY projection, or null without PARTITION BY
+ * @param window     the ordinal and type of the order column, for windows over it
+ * @param context    the ordinal of the column marking context rows, when the stream is split in ranges
+ * @param location   a row's partition and stream-order values, for error messages
  */
-final class InternalRowReader(guards: Array[BasePredicate], key: UnsafeProjection, window: Option[(Int, DataType)],
-    context: Option[Int], location: InternalRow => String) extends EventReader[InternalRow] {
+final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[CerCondition.Bound],
+    key: UnsafeProjection, window: Option[(Int, DataType)], context: Option[Int], location: InternalRow => String)
+    extends EventReader[InternalRow] {
 
   override def classify(row: InternalRow, symbol: Array[Long]): Unit = {
     var g = 0
@@ -54,6 +57,13 @@ final class InternalRowReader(guards: Array[BasePredicate], key: UnsafeProjectio
   override def isContext(row: InternalRow): Boolean = contextOrdinal >= 0 && row.getBoolean(contextOrdinal)
 
   override def describe(row: InternalRow): String = location(row)
+
+  override def holds(condition: Int, events: Array[AnyRef], slots: Array[Any]): Boolean =
+    conditions(condition).holds(events, slots)
+
+  override def argument(condition: Int, slot: Int, event: InternalRow): Any = conditions(condition).argument(slot, event)
+
+  override def aggregation(condition: Int, slot: Int): Aggregation = conditions(condition).aggregation(slot)
 
   /** Timestamps are microseconds; integer order columns of time-span windows count milliseconds. */
   override val windowUnitsPerMilli: Long = window match {

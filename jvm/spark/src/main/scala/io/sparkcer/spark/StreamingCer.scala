@@ -35,7 +35,7 @@ object StreamingCer {
       Encoders.row(outputSchema))
     // A match is emitted in the batch whose watermark reaches its last event, so match_end is the output's event
     // time: a windowed aggregation or another stateful operator can follow (Spark checks it per row).
-    UpdateEventTimeWatermarkColumn(matches.output(m.partitionKeys.length + 1), None, matches)
+    UpdateEventTimeWatermarkColumn(matches.output(m.pattern.analyzed.declaredKeys + 1), None, matches)
   }
 
   /** `transformWithState` keeps several state variables, which only the RocksDB state store can (Spark 4.0). */

@@ -27,7 +27,14 @@ final case class AnalyzedQuery(
     streamOrder: IndexedSeq[(Int, Boolean)],
     window: Option[WindowSpec],
     typeColumn: Option[Int],
-    streamColumn: Option[Int])
+    streamColumn: Option[Int],
+    /** How many of the partition keys are the query's own, which the output shows (derived ones follow them). */
+    declaredKeys: Int,
+    /**
+     * Equalities across every variable, run as partition keys ([[EqualityPartition]]): `query` is then the query
+     * with them read as PARTITION BY.
+     */
+    derivedPartition: Option[EqualityPartition.Derived])
 
 /**
  * Semantic analysis: resolves columns and variables, and rejects what CEQL cannot mean, saying what to write
@@ -60,6 +67,7 @@ object Analyzer {
     case Cel.Bind(body, v, _) => (boundVariables(body) :+ v.value).distinct
     case Cel.Sequence(a, b, _, _) => (boundVariables(a) ++ boundVariables(b)).distinct
     case Cel.Or(a, b, _) => (boundVariables(a) ++ boundVariables(b)).distinct
+    case Cel.And(a, b, _) => (boundVariables(a) ++ boundVariables(b)).distinct
     case Cel.Iteration(body, _, _) => boundVariables(body)
     case Cel.Filtered(body, _, _) => boundVariables(body)
   }
@@ -70,6 +78,7 @@ object Analyzer {
     case Cel.Bind(body, v, _) => (asVariables(body) :+ v.value).distinct
     case Cel.Sequence(a, b, _, _) => (asVariables(a) ++ asVariables(b)).distinct
     case Cel.Or(a, b, _) => (asVariables(a) ++ asVariables(b)).distinct
+    case Cel.And(a, b, _) => (asVariables(a) ++ asVariables(b)).distinct
     case Cel.Iteration(body, _, _) => asVariables(body)
     case Cel.Filtered(body, _, _) => asVariables(body)
   }
@@ -91,19 +100,25 @@ object Analyzer {
       checkStreams(query.pattern)
       checkWellFormed(query.pattern)
       checkSafe(query.pattern)
+      checkConjunctions(query.pattern, outside = None)
+      Relations.check(query, text)
       val outputs = outputVariables()
       val orderKeys = query.orderBy.map(k => (column(k.column), k.descending)).toIndexedSeq
       val window = this.window(orderKeys)
       val streamOrder =
         if (orderKeys.nonEmpty) orderKeys
         else IndexedSeq(window.collect { case WindowSpec(_, WindowKey.Column(i, false)) => i }.getOrElse(timeColumn.get) -> false)
+      val derived = EqualityPartition.derive(query, columns)
+      val evaluated = derived.fold(query)(_.query)
       AnalyzedQuery(
-        query, text, columns, outputs,
-        query.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
+        evaluated, text, columns, outputs,
+        evaluated.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
         streamOrder,
         window,
         columns.indexWhere(_.equalsIgnoreCase(typeColumn)) match { case -1 => None; case i => Some(i) },
-        streamColumn.map(optionColumn(_, "stream column")))
+        streamColumn.map(optionColumn(_, "stream column")),
+        query.partitionBy.length,
+        derived)
     }
 
     private def checkStreams(cel: Cel): Unit = {
@@ -120,6 +135,7 @@ object Analyzer {
       case Cel.Bind(b, _, _) => atoms(b)
       case Cel.Sequence(a, b, _, _) => atoms(a) ++ atoms(b)
       case Cel.Or(a, b, _) => atoms(a) ++ atoms(b)
+      case Cel.And(a, b, _) => atoms(a) ++ atoms(b)
       case Cel.Iteration(b, _, _) => atoms(b)
       case Cel.Filtered(b, _, _) => atoms(b)
     }
@@ -132,45 +148,93 @@ object Analyzer {
       case Cel.Filtered(body, filter, _) =>
         checkWellFormed(body)
         val bound = boundVariables(body)
-        Filter.onVariables(filter).foreach { f =>
-          if (!bound.contains(f.variable.value)) {
+        val named = Filter.leaves(filter).flatMap {
+          case f: Filter.OnVariable => Seq(f.variable)
+          case r: Filter.Relation => r.condition.references.map(_.variable) ++ r.condition.slots.map(_.variable)
+          case _ => Nil
+        }
+        named.foreach { v =>
+          if (!bound.contains(v.value)) {
             val hint =
-              if (boundVariables(query.pattern).contains(f.variable.value))
-                s"'${f.variable.value}' is bound elsewhere in the pattern: move this FILTER outward, onto a part " +
-                  s"of the pattern that contains where '${f.variable.value}' is bound, e.g. (... AS ${f.variable.value} ; ...) FILTER ${f.variable.value}[...]"
-              else s"bind it with AS (e.g. BUY AS ${f.variable.value}) or filter one of: ${bound.mkString(", ")}"
-            fail(s"variable '${f.variable.value}' is not bound in the pattern this FILTER applies to; $hint",
-              f.variable.pos, f.variable.value.length)
+              if (boundVariables(query.pattern).contains(v.value))
+                s"'${v.value}' is bound elsewhere in the pattern: move this FILTER outward, onto a part " +
+                  s"of the pattern that contains where '${v.value}' is bound, e.g. (... AS ${v.value} ; ...) FILTER ${v.value}[...]"
+              else s"bind it with AS (e.g. BUY AS ${v.value}) or filter one of: ${bound.mkString(", ")}"
+            fail(s"variable '${v.value}' is not bound in the pattern this FILTER applies to; $hint", v.pos, v.value.length)
           }
         }
       case Cel.Not(atom, filter, _) =>
-        filter.toSeq.flatMap(Filter.onVariables).foreach { f =>
-          if (f.variable.value != atom.eventType.value)
-            fail(s"inside NOT(${atom.eventType.value} FILTER ...) a filter can only name '${atom.eventType.value}'",
-              f.variable.pos, f.variable.value.length)
+        val own = atom.eventType.value
+        filter.toSeq.flatMap(Filter.leaves).foreach {
+          case f: Filter.OnVariable if f.variable.value != own =>
+            fail(s"inside NOT($own FILTER ...) a filter can only name '$own'", f.variable.pos, f.variable.value.length)
+          case Filter.Relation(c, pos) if c.slots.nonEmpty || c.variables.exists(_ != own) =>
+            fail(s"inside NOT($own FILTER ...) a filter can only test the attributes of that event, e.g. $own.price > 5; " +
+              "it cannot relate it to other events", pos, c.text.length)
+          case _ =>
         }
       case Cel.Bind(b, _, _) => checkWellFormed(b)
       case Cel.Sequence(a, b, _, _) => checkWellFormed(a); checkWellFormed(b)
       case Cel.Or(a, b, _) => checkWellFormed(a); checkWellFormed(b)
+      case Cel.And(a, b, _) => checkWellFormed(a); checkWellFormed(b)
       case Cel.Iteration(b, _, _) => checkWellFormed(b)
       case _: Cel.Atom => ()
+    }
+
+    private def negations(cel: Cel): Seq[Cel.Not] = cel match {
+      case n: Cel.Not => Seq(n)
+      case _: Cel.Atom => Nil
+      case Cel.Bind(b, _, _) => negations(b)
+      case Cel.Sequence(a, b, _, _) => negations(a) ++ negations(b)
+      case Cel.Or(a, b, _) => negations(a) ++ negations(b)
+      case Cel.And(a, b, _) => negations(a) ++ negations(b)
+      case Cel.Iteration(b, _, _) => negations(b)
+      case Cel.Filtered(b, _, _) => negations(b)
+    }
+
+    /**
+     * AND runs its operands side by side, each whole: it is the pattern, under FILTER, AS and OR only, not an operand
+     * of `;`, `:` or `+` (`outside`: the first such operator around the node, if any).
+     */
+    private def checkConjunctions(cel: Cel, outside: Option[Cel]): Unit = cel match {
+      case Cel.And(a, b, pos) =>
+        outside.foreach { _ =>
+          fail("AND is supported as the whole pattern (with FILTER, AS and OR around it), not inside ';', ':' or '+'; " +
+            "write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c", pos)
+        }
+        Seq(a, b).flatMap(negations).headOption.foreach { n =>
+          fail("NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +
+            "there may fall on the other operand's event; write the operand without NOT, or its orders with OR", n.pos)
+        }
+        checkConjunctions(a, outside); checkConjunctions(b, outside)
+      case s: Cel.Sequence => checkConjunctions(s.first, Some(s)); checkConjunctions(s.second, Some(s))
+      case i: Cel.Iteration => checkConjunctions(i.body, Some(i))
+      case Cel.Or(a, b, _) => checkConjunctions(a, outside); checkConjunctions(b, outside)
+      case Cel.Bind(b, _, _) => checkConjunctions(b, outside)
+      case Cel.Filtered(b, _, _) => checkConjunctions(b, outside)
+      case _: Cel.Atom | _: Cel.Not => ()
     }
 
     /** CEL's safety: an AS variable bound on both sides of a sequence would stand for two different events. */
     private def checkSafe(cel: Cel): Unit = cel match {
       case Cel.Sequence(a, b, contiguous, pos) =>
         checkSafe(a); checkSafe(b)
-        asVariables(a).intersect(asVariables(b)).headOption.foreach { v =>
-          val op = if (contiguous) ":" else ";"
-          fail(s"variable '$v' is bound on both sides of '$op'; give each side its own name (e.g. ${v}1 and ${v}2), " +
-            s"or bind the whole sequence once: (... $op ...) AS $v", pos)
-        }
+        disjoint(a, b, if (contiguous) ":" else ";", pos)
+      case Cel.And(a, b, pos) =>
+        checkSafe(a); checkSafe(b)
+        disjoint(a, b, "AND", pos)
       case Cel.Bind(b, _, _) => checkSafe(b)
       case Cel.Or(a, b, _) => checkSafe(a); checkSafe(b)
       case Cel.Iteration(b, _, _) => checkSafe(b)
       case Cel.Filtered(b, _, _) => checkSafe(b)
       case _: Cel.Atom | _: Cel.Not => ()
     }
+
+    private def disjoint(a: Cel, b: Cel, op: String, pos: Position): Unit =
+      asVariables(a).intersect(asVariables(b)).headOption.foreach { v =>
+        fail(s"variable '$v' is bound on both sides of '$op'; give each side its own name (e.g. ${v}1 and ${v}2), " +
+          s"or bind the whole ${if (op == "AND") "conjunction" else "sequence"} once: (... $op ...) AS $v", pos)
+      }
 
     private def outputVariables(): IndexedSeq[OutputVariable] = {
       val pattern = query.pattern

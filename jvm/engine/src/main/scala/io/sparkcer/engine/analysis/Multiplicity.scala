@@ -11,15 +11,18 @@ object Multiplicity {
 
   def of(cel: Cel, variable: String): Multiplicity = count(cel, Some(variable))
 
+  private def sum(a: Multiplicity, b: Multiplicity): Multiplicity = (a, b) match {
+    case (Exactly(x), Exactly(y)) => Exactly(x + y)
+    case _ => Varies
+  }
+
   /** `variable` None counts every marked event of the formula. */
   private def count(cel: Cel, variable: Option[String]): Multiplicity = cel match {
     case Cel.Atom(_, t, _) => Exactly(if (variable.forall(_ == t.value)) 1 else 0)
     case _: Cel.Not => Exactly(0)
     case Cel.Bind(body, v, _) => count(body, if (variable.contains(v.value)) None else variable)
-    case Cel.Sequence(a, b, _, _) => (count(a, variable), count(b, variable)) match {
-      case (Exactly(x), Exactly(y)) => Exactly(x + y)
-      case _ => Varies
-    }
+    case Cel.Sequence(a, b, _, _) => sum(count(a, variable), count(b, variable))
+    case Cel.And(a, b, _) => sum(count(a, variable), count(b, variable))
     case Cel.Or(a, b, _) => if (count(a, variable) == count(b, variable)) count(a, variable) else Varies
     case Cel.Iteration(body, _, _) => if (count(body, variable) == Exactly(0)) Exactly(0) else Varies
     case Cel.Filtered(body, _, _) => count(body, variable)

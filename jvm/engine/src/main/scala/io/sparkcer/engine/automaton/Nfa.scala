@@ -1,12 +1,21 @@
 package io.sparkcer.engine.automaton
 
-import io.sparkcer.engine.ceql.Filter
+import io.sparkcer.engine.ceql.{Cel, Condition, Filter}
+
+/**
+ * A predicate a guard asks of an event: a `var[predicate]` (or a condition over one event, `s.volume > 5`, read as
+ * one), or its negation, where a FILTER's NOT was pushed down to it.
+ */
+final case class EventPredicate(filter: Filter.OnVariable, negated: Boolean) {
+  def text: String = (if (negated) "NOT " else "") + filter.text
+  override def toString: String = text
+}
 
 /**
  * What one atom asks of an event: its type, optionally its stream, and the filters pushed down onto it
  * (all must hold). Guards are evaluated once per event into a bit vector, the event's symbol.
  */
-final case class Guard(stream: Option[String], eventType: String, predicates: Seq[Filter.OnVariable]) {
+final case class Guard(stream: Option[String], eventType: String, predicates: Seq[EventPredicate]) {
   override def toString: String =
     stream.fold("")(_ + ">") + eventType + predicates.map(p => s"[${p.text}]").mkString
 }
@@ -15,12 +24,39 @@ final case class Guard(stream: Option[String], eventType: String, predicates: Se
  * A transition of the complex event automaton. `guard` indexes the guard list (-1: any event), `negated` reads
  * events that fail the guard (CORE's NOT). `label` is the output label of a marking transition, -1 for a
  * transition that reads an event without adding it to the match.
+ *
+ * Conditions relating events add three things ([[io.sparkcer.engine.rma]]): `checks`, further bits of the symbol
+ * that must all be set (a condition placed on this transition held); `resets`, the register scopes the transition
+ * enters afresh (a new iteration of a filtered sub-pattern); and `from`, the atom a transition that reads an event
+ * into an atom leaves (-1: none, the match begins), which under AND is not the atom of its source state.
  */
-final case class Transition(guard: Int, negated: Boolean, label: Int, target: Int) {
+final case class Transition(guard: Int, negated: Boolean, label: Int, target: Int, checks: Seq[Int] = Nil,
+    resets: Seq[Int] = Nil, from: Int = -1) {
+  /** Whether the transition reads the event into an atom (marking it, or as a NOT), rather than skipping it. */
+  def reads: Boolean = marks || negated
   def marks: Boolean = label >= 0
   def enabledBy(symbol: Array[Long]): Boolean =
-    guard < 0 || ((((symbol(guard >>> 6) >>> (guard & 63)) & 1L) != 0L) != negated)
+    (guard < 0 || ((((symbol(guard >>> 6) >>> (guard & 63)) & 1L) != 0L) != negated)) &&
+      checks.forall(c => ((symbol(c >>> 6) >>> (c & 63)) & 1L) != 0L)
 }
+
+/**
+ * One atom of the pattern, which the automaton's states and transitions refer to by its number (from 1): the guard an
+ * event must pass (or fail, under NOT), the label of the event it binds, and the variables it binds (its type and the
+ * AS names around it).
+ */
+final case class AtomSpec(guard: Int, negated: Boolean, label: Int, variables: Seq[String])
+
+/**
+ * Where a condition relating events applies: the atoms of the sub-pattern it filters (its scope), with the variables
+ * each of them binds within it, and the atoms a match of the scope may begin with.
+ *
+ * @param condition the condition's index in [[Nfa.conditions]]
+ * @param body      the filtered sub-pattern
+ * @param repeats   whether it lies inside an iteration, so that a match may enter it again, afresh
+ */
+final case class Scope(condition: Int, body: Cel, atoms: Set[Int], bindings: Map[Int, Seq[String]], first: Set[Int],
+    repeats: Boolean)
 
 /**
  * A non-deterministic complex event automaton with labelled marks (CORE §3). State 0 is the initial state; its
@@ -31,9 +67,15 @@ final class Nfa(
     val transitions: IndexedSeq[IndexedSeq[Transition]],
     val finals: IndexedSeq[Boolean],
     val guards: IndexedSeq[Guard],
-    val labels: IndexedSeq[IndexedSeq[Int]]) {
+    val labels: IndexedSeq[IndexedSeq[Int]],
+    val conditions: IndexedSeq[Condition] = IndexedSeq.empty,
+    val scopes: IndexedSeq[Scope] = IndexedSeq.empty,
+    val atomOf: IndexedSeq[Int] = IndexedSeq.empty,
+    val atoms: IndexedSeq[AtomSpec] = IndexedSeq.empty) {
   def stateCount: Int = transitions.length
   def symbolWords: Int = math.max(1, (guards.length + 63) >>> 6)
+  /** Whether conditions relate events: the pattern then runs with registers ([[io.sparkcer.engine.rma]]). */
+  def hasRegisters: Boolean = scopes.nonEmpty
 
   /**
    * Whether an event that satisfies no guard leaves every run as it is: each state either reads nothing more
@@ -45,7 +87,7 @@ final class Nfa(
     def guarded(q: Int) = transitions(q).filter(_.guard >= 0).toSet
     !transitions.exists(_.exists(_.negated)) && transitions.indices.forall { q =>
       transitions(q).isEmpty || (transitions(q).filter(_.guard < 0) match {
-        case Seq(Transition(_, _, -1, w)) =>
+        case Seq(Transition(_, _, -1, w, _, _, _)) =>
           guarded(w) == guarded(q) && transitions(w).filter(_.guard < 0) == Seq(Transition(-1, negated = false, -1, w))
         case _ => false
       })
@@ -57,7 +99,8 @@ final class Nfa(
       (ts, from) <- transitions.zipWithIndex
       t <- ts
     } yield {
-      val read = if (t.guard < 0) "TRUE" else (if (t.negated) "NOT " else "") + guards(t.guard)
+      val read = (if (t.guard < 0) "TRUE" else (if (t.negated) "NOT " else "") + guards(t.guard)) +
+        t.checks.map(c => s" ✓$c").mkString
       val mark = if (t.marks) s"•${labels(t.label).mkString("{", ",", "}")}" else "∘"
       s"  q$from --$read/$mark--> q${t.target}${if (finals(t.target)) " (final)" else ""}"
     }

@@ -2,7 +2,8 @@ package io.sparkcer.engine.automaton
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.{Cel, CeqlException, Filter}
+import io.sparkcer.engine.analysis.Relations
+import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Filter, Predicate}
 
 /**
  * Compiles a CEL formula into a complex event automaton without ε-transitions, in the manner of Glushkov's
@@ -12,7 +13,12 @@ import io.sparkcer.engine.ceql.{Cel, CeqlException, Filter}
  *
  * Filters are pushed onto atoms first: `φ FILTER x[P]` keeps a valuation iff every event bound to x satisfies
  * P (CORE's "for all" reading), which is exactly P on every atom of φ that binds x. An OR of filters splits the
- * formula into two alternatives; the determinized automaton reports a match satisfying both only once.
+ * formula into two alternatives; the determinized automaton reports a match satisfying both only once. NOT is
+ * pushed down to the leaves (De Morgan), where it negates the predicate.
+ *
+ * A condition relating events is not a guard: it is recorded as a [[Scope]] (the atoms of the sub-pattern it
+ * filters), and each link that enters a scope from outside it (a new iteration, or a sequence reaching it) resets
+ * the scope's registers. Register placement itself is the RMA construction's ([[io.sparkcer.engine.rma.Placement]]).
  */
 object NfaCompiler {
 
@@ -23,16 +29,49 @@ object NfaCompiler {
   def compile(pattern: Cel, outputs: IndexedSeq[String], strict: Boolean, query: String): Nfa =
     new Builder(outputs, strict, query).build(pattern)
 
-  private final case class Fragment(first: Seq[Int], last: Seq[Int])
-  private final case class PendingFilter(filter: Filter.OnVariable, bindingsAbove: Int)
-  private final case class AtomInfo(guard: Int, negated: Boolean, label: Int, node: Cel)
+  /** What a sub-formula compiles to: the atoms a match of it may begin and end with. */
+  private sealed trait Shape { def first: Seq[Int]; def last: Seq[Int] }
+  private final case class Fragment(first: Seq[Int], last: Seq[Int]) extends Shape
+  /** `φ AND ψ`: two automata run side by side ([[Component]]), each reading every event, at most one of them into a match. */
+  private final case class Conjunction(left: Shape, right: Shape) extends Shape {
+    def first: Seq[Int] = left.first ++ right.first
+    def last: Seq[Int] = left.last ++ right.last
+  }
+  /** `φ OR ψ` where one of them holds a conjunction: the union of their automata. */
+  private final case class Union(left: Shape, right: Shape) extends Shape {
+    def first: Seq[Int] = left.first ++ right.first
+    def last: Seq[Int] = left.last ++ right.last
+  }
+
+  /**
+   * An automaton over some of the atoms, as one operand of AND sees it: state 0 is its initial state (an any-event
+   * loop, before it begins), `last` the states where a match of it ends, and `done` the state it waits in once it has
+   * ended (an any-event loop), or -1 without one.
+   */
+  private final class Component(val transitions: IndexedSeq[Seq[Transition]], val last: Set[Int],
+      val atomOf: IndexedSeq[Int], val done: Int)
+  private final case class PendingFilter(predicate: EventPredicate, bindingsAbove: Int)
+  private final case class AtomInfo(guard: Int, negated: Boolean, label: Int, node: Cel, variables: List[String])
+  /** A filter in normal form (NOT pushed to the leaves): the leaf, and whether it is negated. */
+  private object Leaf {
+    def apply(leaf: Filter, negated: Boolean): Filter = if (negated) Filter.Not(leaf, leaf.pos) else leaf
+    def unapply(f: Filter): Option[(Filter, Boolean)] = f match {
+      case Filter.Not(leaf @ (_: Filter.OnVariable | _: Filter.Relation), _) => Some(leaf -> true)
+      case leaf @ (_: Filter.OnVariable | _: Filter.Relation) => Some(leaf -> false)
+      case _ => None
+    }
+  }
 
   private final class Builder(outputs: IndexedSeq[String], strict: Boolean, query: String) {
     private val outputIndex = outputs.zipWithIndex.toMap
     private val atoms = mutable.ArrayBuffer.empty[AtomInfo]
-    // follow(a)(b) = true when b may only come right after a (`:`), false when a gap is allowed.
-    private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[Int, Boolean]]
-    private val guards = mutable.LinkedHashMap.empty[(Option[String], String, Seq[String]), (Int, Guard)]
+    // follow(a)((b, resets)) = true when b may only come right after a (`:`), false when a gap is allowed;
+    // `resets` are the scopes the link enters from outside.
+    private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[(Int, Seq[Int]), Boolean]]
+    private val conditions = mutable.LinkedHashMap.empty[Condition, Int]
+    private var iterations = 0 // how many iterations are around the node being visited
+    private val scopes = mutable.ArrayBuffer.empty[Scope]
+    private val guards = mutable.LinkedHashMap.empty[(Option[String], String, Seq[(Boolean, String)]), (Int, Guard)]
     private val labels = mutable.LinkedHashMap[Seq[Int], Int](Seq.empty[Int] -> 0)
 
     def build(pattern: Cel): Nfa = {
@@ -43,60 +82,124 @@ object NfaCompiler {
             "follow the NOT with the event it should precede, e.g. NOT(B) ; C",
           a.node.pos, query)
       }
-      automaton(fragment)
+      fragment match {
+        case f: Fragment => automaton(f)
+        case other => nfa(operand(other, withDone = false))
+      }
     }
 
-    /** `φ FILTER (f OR g)` is `(φ FILTER f) OR (φ FILTER g)`, and `φ FILTER (f AND g)` is `(φ FILTER f) FILTER g`. */
+    /**
+     * `φ FILTER (f OR g)` is `(φ FILTER f) OR (φ FILTER g)`, `φ FILTER (f AND g)` is `(φ FILTER f) FILTER g`, and
+     * NOT is pushed down to the leaves: the filters that remain each have one [[Leaf]].
+     */
     private def expandFilters(cel: Cel): Cel = cel match {
       case Cel.Filtered(body, filter, pos) =>
-        def apply(target: Cel, f: Filter): Cel = f match {
-          case Filter.And(l, r, _) => apply(apply(target, l), r)
-          case Filter.Or(l, r, p) => Cel.Or(apply(target, l), apply(target, r), p)
-          case single: Filter.OnVariable => Cel.Filtered(target, single, pos)
+        def apply(target: Cel, f: Filter, negated: Boolean): Cel = f match {
+          case Filter.And(l, r, _) if !negated => apply(apply(target, l, negated), r, negated)
+          case Filter.Or(l, r, _) if negated => apply(apply(target, l, negated), r, negated)
+          case Filter.And(l, r, p) => Cel.Or(apply(target, l, negated), apply(target, r, negated), p)
+          case Filter.Or(l, r, p) => Cel.Or(apply(target, l, negated), apply(target, r, negated), p)
+          case Filter.Not(o, _) => apply(target, o, !negated)
+          case leaf => Cel.Filtered(target, Leaf(leaf, negated), pos)
         }
-        apply(expandFilters(body), filter)
+        apply(expandFilters(body), filter, negated = false)
       case Cel.Bind(body, v, pos) => Cel.Bind(expandFilters(body), v, pos)
       case Cel.Sequence(a, b, c, pos) => Cel.Sequence(expandFilters(a), expandFilters(b), c, pos)
       case Cel.Or(a, b, pos) => Cel.Or(expandFilters(a), expandFilters(b), pos)
+      case Cel.And(a, b, pos) => Cel.And(expandFilters(a), expandFilters(b), pos)
       case Cel.Iteration(body, c, pos) => Cel.Iteration(expandFilters(body), c, pos)
       case atom @ (_: Cel.Atom | _: Cel.Not) => atom
     }
 
+    /** A condition over one event (`s.volume > 5`) is the guard `s[volume > 5]`: its `s.` qualifiers dropped for Spark. */
+    private def asEventPredicate(c: Condition): Filter.OnVariable = {
+      val p = c.predicate
+      val qualifiers = c.references.map { r =>
+        Predicate.Edit(r.variable.pos.offset - p.pos.offset, r.attributeAt - r.variable.pos.offset, "")
+      }
+      val edits = (p.edits ++ qualifiers).sortBy(_.offset)
+      val sparkSql = new StringBuilder
+      var done = 0
+      for (e <- edits) { sparkSql ++= p.text.substring(done, e.offset) ++= e.replacement; done = e.offset + e.length }
+      sparkSql ++= p.text.substring(done)
+      Filter.OnVariable(c.references.head.variable, Predicate(p.text, sparkSql.toString, p.pos, edits), p.pos)
+    }
+
     /** `bindings` are the AS variables around the current node, innermost first. */
-    private def visit(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Fragment = cel match {
+    private def visit(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Shape = cel match {
       case atom: Cel.Atom =>
         val variables = atom.eventType.value :: bindings
         val applicable = filters.collect {
-          case PendingFilter(f, above) if variables.dropRight(above).contains(f.variable.value) => f
+          case PendingFilter(f, above) if variables.dropRight(above).contains(f.filter.variable.value) => f
         }
         val label = labelOf(variables.flatMap(outputIndex.get).distinct.sorted)
-        single(AtomInfo(guardOf(atom, applicable), negated = false, label, atom))
+        single(AtomInfo(guardOf(atom, applicable), negated = false, label, atom, variables))
       case not @ Cel.Not(atom, filter, _) =>
-        single(AtomInfo(guardOf(atom, filter.toSeq.flatMap(onVariables)), negated = true, -1, not))
+        val predicates = filter.toSeq.flatMap(f => conjuncts(f)).map {
+          case f: Filter.OnVariable => EventPredicate(f, negated = false)
+          case Filter.Relation(c, _) => EventPredicate(asEventPredicate(c), negated = false)
+          case other => throw new IllegalStateException(s"not a leaf: $other")
+        }
+        single(AtomInfo(guardOf(atom, predicates), negated = true, -1, not, Nil))
       case Cel.Bind(body, variable, _) =>
         visit(body, variable.value :: bindings, filters)
-      case Cel.Filtered(body, filter: Filter.OnVariable, _) =>
-        visit(body, bindings, PendingFilter(filter, bindings.length) :: filters)
+      case Cel.Filtered(body, Leaf(f: Filter.OnVariable, negated), _) =>
+        visit(body, bindings, PendingFilter(EventPredicate(f, negated), bindings.length) :: filters)
+      case Cel.Filtered(body, Leaf(Filter.Relation(c, _), negated), _) if !Relations.relates(c) =>
+        visit(body, bindings, PendingFilter(EventPredicate(asEventPredicate(c), negated), bindings.length) :: filters)
+      case Cel.Filtered(body, Leaf(Filter.Relation(c, pos), negated), _) =>
+        val before = atoms.length
+        val fragment = visit(body, bindings, filters)
+        val inside = (before + 1 to atoms.length).toSet
+        val above = bindings.length
+        val condition = if (negated) negate(c) else c
+        scopes += Scope(conditions.getOrElseUpdate(condition, conditions.size), body, inside,
+          inside.map(a => a -> atoms(a - 1).variables.dropRight(above).distinct).toMap, fragment.first.toSet,
+          repeats = iterations > 0)
+        fragment
       case Cel.Filtered(_, other, _) =>
         throw new IllegalStateException(s"filter not expanded: $other")
       case Cel.Sequence(first, second, contiguous, _) =>
-        val (a, b) = (visit(first, bindings, filters), visit(second, bindings, filters))
+        val (a, b) = (plain(first, bindings, filters), plain(second, bindings, filters))
         link(a.last, b.first, contiguous)
         Fragment(a.first, b.last)
       case Cel.Or(left, right, _) =>
-        val (a, b) = (visit(left, bindings, filters), visit(right, bindings, filters))
-        Fragment(a.first ++ b.first, a.last ++ b.last)
+        (visit(left, bindings, filters), visit(right, bindings, filters)) match {
+          case (a: Fragment, b: Fragment) => Fragment(a.first ++ b.first, a.last ++ b.last)
+          case (a, b) => Union(a, b)
+        }
+      case Cel.And(left, right, _) =>
+        Conjunction(visit(left, bindings, filters), visit(right, bindings, filters))
       case Cel.Iteration(body, contiguous, _) =>
-        val a = visit(body, bindings, filters)
+        iterations += 1
+        val a = try plain(body, bindings, filters) finally iterations -= 1
         link(a.last, a.first, contiguous)
         a
     }
 
-    private def onVariables(f: Filter): Seq[Filter.OnVariable] = f match {
-      case v: Filter.OnVariable => Seq(v)
-      case Filter.And(l, r, _) => onVariables(l) ++ onVariables(r)
+    /** An operand of `;`, `:` or `+`, which holds no conjunction ([[io.sparkcer.engine.analysis.Analyzer]] saw to it). */
+    private def plain(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Fragment =
+      visit(cel, bindings, filters) match {
+        case f: Fragment => f
+        case other => throw new IllegalStateException(s"a conjunction inside ';', ':' or '+' (refused by the analysis): $other")
+      }
+
+    /** The filter of NOT(type FILTER ...): a conjunction of predicates over that one event. */
+    private def conjuncts(f: Filter): Seq[Filter] = f match {
+      case Filter.And(l, r, _) => conjuncts(l) ++ conjuncts(r)
       case Filter.Or(_, _, pos) =>
         throw new CeqlException("OR is not supported inside NOT(...); negate each alternative separately", pos, query)
+      case Filter.Not(_, pos) =>
+        throw new CeqlException("NOT is not supported inside NOT(...); negate the predicate itself, e.g. price <= 5",
+          pos, query)
+      case leaf => Seq(leaf)
+    }
+
+    /** `NOT (condition)`: the Spark text wrapped, positions kept (the wrapping maps to the condition's start). */
+    private def negate(c: Condition): Condition = {
+      val p = c.predicate
+      val edits = Predicate.Edit(0, 0, "NOT (") +: p.edits :+ Predicate.Edit(p.text.length, 0, ")")
+      c.copy(predicate = p.copy(sparkSql = s"NOT (${p.sparkSql})", edits = edits))
     }
 
     private def single(info: AtomInfo): Fragment = {
@@ -106,48 +209,153 @@ object NfaCompiler {
       Fragment(Seq(id), Seq(id))
     }
 
+    /**
+     * Links each of `from` to each of `to`. A scope already visited that `b` begins is entered from outside it by this
+     * link (it was built inside an operand of this node); inside an iteration that may be its second time, so the
+     * link resets that scope's registers (the first time, a run's registers are empty anyway).
+     */
     private def link(from: Seq[Int], to: Seq[Int], contiguous: Boolean): Unit =
       for (a <- from; b <- to) {
         val edges = follow(a - 1)
-        edges(b) = edges.getOrElse(b, true) && contiguous // a gap-allowing edge subsumes a contiguous one
+        val edge = (b, scopes.indices.filter(s => scopes(s).repeats && scopes(s).first.contains(b)))
+        edges(edge) = edges.getOrElse(edge, true) && contiguous // a gap-allowing edge subsumes a contiguous one
       }
 
-    private def guardOf(atom: Cel.Atom, predicates: Seq[Filter.OnVariable]): Int = {
-      val distinct = predicates.groupBy(_.text.trim).values.map(_.head).toSeq.sortBy(_.text.trim)
-      val key = (atom.stream.map(_.value), atom.eventType.value, distinct.map(_.text.trim))
+    private def guardOf(atom: Cel.Atom, predicates: Seq[EventPredicate]): Int = {
+      def identity(p: EventPredicate) = (p.negated, p.filter.predicate.sparkSql.trim)
+      val distinct = predicates.groupBy(identity).values.map(_.head).toSeq.sortBy(p => identity(p).toString)
+      val key = (atom.stream.map(_.value), atom.eventType.value, distinct.map(identity))
       guards.getOrElseUpdate(key, (guards.size, Guard(key._1, key._2, distinct)))._1
     }
 
     private def labelOf(variables: Seq[Int]): Int = labels.getOrElseUpdate(variables, labels.size)
 
-    private def automaton(pattern: Fragment): Nfa = {
-      val n = atoms.length
-      val waiting = (1 to n).filter(a => !strict && follow(a - 1).exists(!_._2)).zipWithIndex.toMap
-        .map { case (a, i) => a -> (n + 1 + i) }
-      val stateCount = n + 1 + waiting.size
-      val transitions = Array.fill(stateCount)(mutable.ArrayBuffer.empty[Transition])
-      def enter(b: Int): Option[Transition] = {
-        val info = atoms(b - 1)
-        if (info.negated && strict) None
-        else Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b))
+    /** CORE's automaton of the whole pattern: the component of every atom, which ends where the pattern does. */
+    private def automaton(pattern: Fragment): Nfa = nfa(component(pattern, 1 to atoms.length, withDone = false))
+
+    /**
+     * The automaton of a shape with conjunctions (the whole pattern, or an operand of one): for `φ AND ψ` the product
+     * of the operands' automata, in which each event is read by both, into the match by at most one of them (the
+     * operands' matches are disjoint), and which ends when one operand ends with the other already done; for an OR
+     * around one, the union of the alternatives' automata.
+     */
+    private def operand(shape: Shape, withDone: Boolean): Component = shape match {
+      case f: Fragment =>
+        val reached = mutable.LinkedHashSet.empty[Int]
+        val pending = mutable.Stack(f.first: _*)
+        while (pending.nonEmpty) {
+          val a = pending.pop()
+          if (reached.add(a)) pending.pushAll(follow(a - 1).keys.map(_._1))
+        }
+        component(f, reached.toSeq.sorted, withDone)
+      case Conjunction(l, r) => product(operand(l, withDone = true), operand(r, withDone = true), withDone)
+      case Union(l, r) => union(operand(l, withDone), operand(r, withDone))
+    }
+
+    /** A transition that reads atom b's event, leaving atom `from`; None where STRICT forbids it. */
+    private def enter(from: Int, b: Int, resets: Seq[Int]): Option[Transition] = {
+      val info = atoms(b - 1)
+      if (info.negated && strict) None
+      else {
+        if (info.negated && resets.nonEmpty)
+          throw new CeqlException("a filtered part of an iteration that relates events cannot begin with NOT(...); " +
+            "begin it with the event NOT precedes, or move the FILTER outside the iteration", info.node.pos, query)
+        Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b, resets = resets, from = from))
       }
+    }
+
+    /**
+     * The Glushkov automaton of a fragment over its atoms: state 0 is the initial state, then one state per atom
+     * ("this atom has just been read"), then a waiting state per atom that may be followed after a gap, whose
+     * any-event loop is the only place where events are skipped; then, `withDone`, the state it waits in once ended.
+     * Over every atom, states are the atoms' own numbers.
+     */
+    private def component(pattern: Fragment, over: Seq[Int], withDone: Boolean): Component = {
+      val local = over.zipWithIndex.map { case (a, i) => a -> (i + 1) }.toMap
+      val waiting = over.filter(a => !strict && follow(a - 1).exists(!_._2)).zipWithIndex.toMap
+        .map { case (a, i) => a -> (over.length + 1 + i) }
+      val done = if (withDone) over.length + 1 + waiting.size else -1
+      val stateCount = over.length + 1 + waiting.size + (if (withDone) 1 else 0)
+      val transitions = Array.fill(stateCount)(mutable.ArrayBuffer.empty[Transition])
+      def enterLocal(from: Int, b: Int, resets: Seq[Int]) = enter(from, b, resets).map(t => t.copy(target = local(b)))
       transitions(Nfa.Initial) += Transition(-1, negated = false, -1, Nfa.Initial)
-      transitions(Nfa.Initial) ++= pattern.first.flatMap(enter)
-      for (a <- 1 to n) {
-        transitions(a) ++= follow(a - 1).keys.flatMap(enter)
+      transitions(Nfa.Initial) ++= pattern.first.flatMap(enterLocal(-1, _, Nil))
+      for (a <- over) {
+        transitions(local(a)) ++= follow(a - 1).keys.flatMap { case (b, resets) => enterLocal(a, b, resets) }
         waiting.get(a).foreach { w =>
           val skip = Transition(-1, negated = false, -1, w)
-          transitions(a) += skip
+          transitions(local(a)) += skip
           transitions(w) += skip
-          transitions(w) ++= follow(a - 1).collect { case (b, false) => b }.flatMap(enter)
+          transitions(w) ++= follow(a - 1).collect { case ((b, resets), false) => enterLocal(a, b, resets) }.flatten
         }
       }
-      val finals = Array.tabulate(stateCount)(s => pattern.last.contains(s))
-      new Nfa(
-        transitions.map(_.toIndexedSeq).toIndexedSeq,
-        finals.toIndexedSeq,
-        guards.values.map(_._2).toIndexedSeq,
-        labels.keys.map(_.toIndexedSeq).toIndexedSeq)
+      if (withDone) {
+        pattern.last.foreach(a => transitions(local(a)) += Transition(-1, negated = false, -1, done))
+        transitions(done) += Transition(-1, negated = false, -1, done)
+      }
+      val atomOf = IndexedSeq(-1) ++ over ++ waiting.toSeq.sortBy(_._2).map(_._1) ++ (if (withDone) Seq(-1) else Nil)
+      new Component(transitions.map(_.toSeq).toIndexedSeq, pattern.last.map(local).toSet, atomOf, done)
     }
+
+    /**
+     * The product of two components, built from its initial state as far as it reaches: a state is the pair of their
+     * states and which of them read the last event into an atom (0: neither), so that it knows that atom.
+     */
+    private def product(left: Component, right: Component, withDone: Boolean): Component = {
+      val ids = mutable.LinkedHashMap[(Int, Int, Int), Int]((0, 0, 0) -> 0)
+      val transitions = mutable.ArrayBuffer.empty[Seq[Transition]]
+      def id(state: (Int, Int, Int)): Int = ids.getOrElseUpdate(state, ids.size)
+      var next = 0
+      while (next < ids.size) {
+        val (l, r, _) = ids.keysIterator.drop(next).next()
+        transitions += (for (a <- left.transitions(l); b <- right.transitions(r) if !(a.reads && b.reads)) yield {
+          if (a.reads) a.copy(target = id((a.target, b.target, 1)))
+          else if (b.reads) b.copy(target = id((a.target, b.target, 2)))
+          else Transition(-1, negated = false, -1, id((a.target, b.target, 0)))
+        }).distinct
+        next += 1
+      }
+      val states = ids.keys.toIndexedSeq
+      val last = states.indices.filter { i =>
+        val (l, r, mover) = states(i)
+        (mover == 1 && left.last(l) && r == right.done) || (mover == 2 && right.last(r) && l == left.done)
+      }.toSet
+      val atomOf = states.map {
+        case (l, _, 1) => left.atomOf(l)
+        case (_, r, 2) => right.atomOf(r)
+        case _ => -1
+      }
+      if (!withDone) new Component(transitions.toIndexedSeq, last, atomOf, -1)
+      else {
+        val done = states.length
+        val skip = Transition(-1, negated = false, -1, done)
+        val ended = transitions.indices.map(q => if (last(q)) transitions(q) :+ skip else transitions(q))
+        new Component(ended :+ Seq(skip), last, atomOf :+ -1, done)
+      }
+    }
+
+    /** Two components side by side from one initial state; their done states are one. */
+    private def union(left: Component, right: Component): Component = {
+      val offset = left.transitions.length - 1
+      def shift(s: Int): Int = if (s == 0) 0 else if (s == right.done) left.done else s + offset
+      def moved(ts: Seq[Transition], to: Int => Int) = ts.map(t => t.copy(target = to(t.target)))
+      val keep = (1 until right.transitions.length).filter(_ != right.done)
+      val initial = left.transitions(0) ++ moved(right.transitions(0), shift).filter(_.target != 0)
+      val transitions = (initial +: left.transitions.tail) ++ keep.map(s => moved(right.transitions(s), shift))
+      val index = (Seq(0) ++ left.transitions.indices.tail ++ keep.map(shift)).zipWithIndex.toMap
+      def renumber(t: Transition) = t.copy(target = index(t.target))
+      new Component(transitions.map(_.map(renumber)), left.last ++ right.last.map(s => index(shift(s))),
+        left.atomOf ++ keep.map(right.atomOf), left.done)
+    }
+
+    private def nfa(c: Component): Nfa = new Nfa(
+      c.transitions.map(_.toIndexedSeq),
+      c.transitions.indices.map(c.last),
+      guards.values.map(_._2).toIndexedSeq,
+      labels.keys.map(_.toIndexedSeq).toIndexedSeq,
+      conditions.keys.toIndexedSeq,
+      scopes.toIndexedSeq,
+      c.atomOf,
+      atoms.map(a => AtomSpec(a.guard, a.negated, a.label, a.variables)).toIndexedSeq)
   }
 }

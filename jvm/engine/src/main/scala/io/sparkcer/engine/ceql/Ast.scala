@@ -89,7 +89,7 @@ object Consumption {
   case object Partition extends Consumption("PARTITION")
 }
 
-/** Complex Event Logic formulas (CORE's grammar, Figure 2 of the CORE paper, plus `:`, `:+` and NOT). */
+/** Complex Event Logic formulas (CORE's grammar, Figure 2 of the CORE paper, plus `:`, `:+`, NOT and AND). */
 sealed trait Cel extends Positioned
 object Cel {
   /** `type` or `stream>type`: one event of that type (from that stream). */
@@ -102,13 +102,19 @@ object Cel {
   final case class Sequence(first: Cel, second: Cel, contiguous: Boolean, pos: Position) extends Cel
   /** `cel OR cel`. */
   final case class Or(left: Cel, right: Cel, pos: Position) extends Cel
+  /** `cel AND cel`: a match of each, on disjoint events, in any order and interleaved (DESIGN §3a). */
+  final case class And(left: Cel, right: Cel, pos: Position) extends Cel
   /** `cel+` or `cel:+` (contiguous iterations). */
   final case class Iteration(body: Cel, contiguous: Boolean, pos: Position) extends Cel
   /** `cel FILTER filter`. */
   final case class Filtered(body: Cel, filter: Filter, pos: Position) extends Cel
 }
 
-/** The FILTER language: `var[predicate]` combined with AND / OR. */
+/**
+ * The FILTER language (DESIGN §3a): `var[predicate]` and conditions over `var.attr`, combined with AND, OR and NOT.
+ * These connectives are the formula's: `φ FILTER (f AND g)` is `(φ FILTER f) FILTER g` and `φ FILTER (f OR g)` is
+ * `(φ FILTER f) OR (φ FILTER g)`, as in CORE; NOT is pushed down to the leaves, where it negates the predicate.
+ */
 sealed trait Filter extends Positioned
 object Filter {
   /** `var[predicate]`: the predicate is Spark SQL over the event's columns ([[Predicate]]). */
@@ -116,24 +122,38 @@ object Filter {
     /** The predicate as written. */
     def text: String = predicate.text
   }
+  /** A condition over `var.attr`, aggregates and `prev` ([[Condition]]). */
+  final case class Relation(condition: Condition, pos: Position) extends Filter
   final case class And(left: Filter, right: Filter, pos: Position) extends Filter
   final case class Or(left: Filter, right: Filter, pos: Position) extends Filter
+  final case class Not(operand: Filter, pos: Position) extends Filter
+
+  /** The leaves of a filter, left to right. */
+  def leaves(f: Filter): Seq[Filter] = f match {
+    case And(l, r, _) => leaves(l) ++ leaves(r)
+    case Or(l, r, _) => leaves(l) ++ leaves(r)
+    case Not(o, _) => leaves(o)
+    case leaf => Seq(leaf)
+  }
 
   /** The `var[predicate]` parts of a filter, left to right. */
-  def onVariables(f: Filter): Seq[OnVariable] = f match {
-    case v: OnVariable => Seq(v)
-    case And(l, r, _) => onVariables(l) ++ onVariables(r)
-    case Or(l, r, _) => onVariables(l) ++ onVariables(r)
-  }
+  def onVariables(f: Filter): Seq[OnVariable] = leaves(f).collect { case v: OnVariable => v }
 
-  /** Every `var[predicate]` of a formula (NOT's included), left to right. */
-  def all(cel: Cel): Seq[OnVariable] = cel match {
-    case Cel.Filtered(body, f, _) => all(body) ++ onVariables(f)
-    case Cel.Not(_, f, _) => f.toSeq.flatMap(onVariables)
-    case Cel.Bind(b, _, _) => all(b)
-    case Cel.Sequence(a, b, _, _) => all(a) ++ all(b)
-    case Cel.Or(a, b, _) => all(a) ++ all(b)
-    case Cel.Iteration(b, _, _) => all(b)
+  /** The conditions of a filter, left to right. */
+  def relations(f: Filter): Seq[Relation] = leaves(f).collect { case r: Relation => r }
+
+  /** Every filter of a formula (NOT's included), outermost first. */
+  def filters(cel: Cel): Seq[Filter] = cel match {
+    case Cel.Filtered(body, f, _) => f +: filters(body)
+    case Cel.Not(_, f, _) => f.toSeq
+    case Cel.Bind(b, _, _) => filters(b)
+    case Cel.Sequence(a, b, _, _) => filters(a) ++ filters(b)
+    case Cel.Or(a, b, _) => filters(a) ++ filters(b)
+    case Cel.And(a, b, _) => filters(a) ++ filters(b)
+    case Cel.Iteration(b, _, _) => filters(b)
     case _: Cel.Atom => Nil
   }
+
+  /** Every `var[predicate]` of a formula (NOT's included). */
+  def all(cel: Cel): Seq[OnVariable] = filters(cel).flatMap(onVariables)
 }

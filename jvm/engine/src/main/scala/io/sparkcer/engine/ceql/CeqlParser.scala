@@ -165,7 +165,7 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
     else if (acceptKw("NONE")) Consumption.Nothing
     else fail()
 
-  // ---- CEL: FILTER < OR < ':' < ';' < postfix (AS, +, :+) ----------------------------------------------
+  // ---- CEL: FILTER < OR < AND < ':' < ';' < postfix (AS, +, :+) ----------------------------------------
 
   private def cel(): Cel = {
     var formula = disjunction()
@@ -173,7 +173,9 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
     formula
   }
 
-  private def disjunction(): Cel = chain(contiguous(), keyword("OR"))((_, l, r) => Cel.Or(l, r, l.pos))
+  private def disjunction(): Cel = chain(conjunction(), keyword("OR"))((_, l, r) => Cel.Or(l, r, l.pos))
+
+  private def conjunction(): Cel = chain(contiguous(), keyword("AND"))((_, l, r) => Cel.And(l, r, l.pos))
 
   private def contiguous(): Cel =
     chain(sequence(), symbol(":"))((_, l, r) => Cel.Sequence(l, r, contiguous = true, l.pos))
@@ -216,22 +218,43 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
     else Cel.Atom(None, first, first.pos)
   }
 
-  // ---- FILTER: OR < AND < (filter) | var[predicate] -------------------------------------------------------
+  // ---- FILTER: OR < AND < NOT < (filter) | var[predicate] | condition ---------------------------------------
 
   private def filter(): Filter = chain(filterTerm(), keyword("OR"))((_, l, r) => Filter.Or(l, r, l.pos))
 
   private def filterTerm(): Filter = chain(filterFactor(), keyword("AND"))((_, l, r) => Filter.And(l, r, l.pos))
 
-  /** `(filter)` or `var[predicate]`, where the predicate is Spark SQL, read by [[PredicateScanner]]. */
+  /**
+   * `NOT filter`, `(filter)`, `var[predicate]` (Spark SQL over one event's columns, read by [[PredicateScanner]]) or
+   * a condition over `var.attr` ([[ConditionScanner]]). A parenthesis opens a group of filters only when the group
+   * ends a filter operand (`(a.x > 1 OR b[y < 2]) AND ...`); otherwise it starts a condition (`(a.x + b.x) / 2 > 3`).
+   */
   private def filterFactor(): Filter =
-    if (isSym("(")) { val open = advance(); nested(open)(closedBy(")")(filter())) }
-    else {
-      val variable = name("a variable", "'('")
+    if (isKw("NOT")) { val not = advance(); Filter.Not(nested(not)(filterFactor()), not.pos) }
+    else if (isSym("(") && groupsFilters(tok)) { val open = advance(); nested(open)(closedBy(")")(filter())) }
+    else if ((tok.kind == Ident || tok.kind == QuotedIdent) && isSym("[", peek) && !ReservedWord(tok)) {
+      val variable = name("a variable")
       val open = expectSym("[")
       val (predicate, close) = PredicateScanner.scan(text, open, variable)
       resumeAt(Position.advance(text, close.pos, close.end))
       Filter.OnVariable(variable, predicate, variable.pos)
+    } else {
+      val (condition, stop) = ConditionScanner.scan(text, tok.pos)
+      resumeAt(stop.pos)
+      Filter.Relation(condition, condition.pos)
     }
+
+  private def ReservedWord(t: Token): Boolean =
+    t.kind == Ident && TokenCursor.ReservedWords(t.text.toUpperCase(Locale.ROOT))
+
+  /** Whether the parenthesis `open` closes before what may follow a filter operand: a connective, a clause, the end. */
+  private def groupsFilters(open: Token): Boolean = {
+    val after = SqlText.scan(text, open.pos, "a filter", unmatched = ")") { (t, depth, previous) =>
+      t.kind == End || (depth == 0 && previous.isDefined)
+    }.stop
+    after.kind == End || Seq("AND", "OR", "FILTER", "PARTITION", "ORDER", "WITHIN", "CONSUME", "LIMIT").exists(isKw(_, after)) ||
+      Seq(")", ";").exists(isSym(_, after))
+  }
 
   // ---- shared pieces ------------------------------------------------------------------------------------
 

@@ -2,8 +2,6 @@ package io.sparkcer.engine.ceql
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.TokenKind._
-
 /**
  * The predicate of a `var[predicate]` filter: a Spark SQL boolean expression over the event's columns (DESIGN §3),
  * which Spark's own expression parser reads, so that every Spark expression works in it.
@@ -34,92 +32,137 @@ object Predicate {
 /**
  * Reads the predicate of `var[...]` as Spark SQL: it runs to the `]` that closes the opening bracket (brackets,
  * parentheses and braces nest; strings, backquoted names and comments are skipped whole) and rewrites only
- * CORE's own forms into Spark's:
- *  - `x IN {a, b}` → `x IN (a, b)`;
- *  - `x IN RANGE(a, b)` → `x BETWEEN (a) AND (b)`, and `x IN a..b` → `x BETWEEN a AND b` (both with NOT);
- *  - strings in typographic quotes, or with a doubled quote standing for itself (`'it''s'`), as Spark strings.
- * Everything else reaches Spark as written, so that errors in it are Spark's, at their place in the query.
+ * CORE's own forms into Spark's ([[SqlText.coreForms]]). Everything else reaches Spark as written, so that errors in
+ * it are Spark's, at their place in the query.
  */
 object PredicateScanner {
-
-  private val Closing = Map("(" -> ")", "[" -> "]", "{" -> "}")
-  /** Words that end the operands of `IN a..b`. */
-  private val OperatorWords = Seq("AND", "OR", "NOT", "IN", "BETWEEN", "LIKE", "RLIKE", "IS")
 
   /**
    * Scans the predicate of `variable[` in `query`, from right after `open`, its `[` token.
    * @return the predicate and its closing `]` token
    */
   def scan(query: String, open: Token, variable: Name): (Predicate, Token) = {
-    val lexer = new Lexer(query, Position.advance(query, open.pos, open.end), query.length, lenient = true)
-    val tokens = mutable.ArrayBuffer.empty[Token]
-    val depths = mutable.ArrayBuffer.empty[Int] // the bracket depth each token stands at
-    val partner = mutable.HashMap.empty[Int, Int] // an opening bracket's index -> its closing one's
-    val brackets = mutable.Stack.empty[Int]
-    var t = lexer.next()
-    while (!(isSym("]", t) && brackets.isEmpty)) {
-      if (t.kind == End)
+    val from = Position.advance(query, open.pos, open.end)
+    val scanned = SqlText.scan(query, from, "a predicate", unmatched = "]") { (t, depth, _) =>
+      if (t.kind == TokenKind.End)
         throw new CeqlException(s"expected ']' to end the predicate ${variable.value}[... opened at ${open.pos}, found " +
           "the end of the query", t.pos, query)
+      depth == 0 && SqlText.isSym("]", t)
+    }
+    if (scanned.tokens.isEmpty)
+      throw new CeqlException(s"expected a predicate in ${variable.value}[...], found ']'", scanned.stop.pos, query)
+    (scanned.predicate(0, scanned.tokens.length, SqlText.coreForms(scanned)), scanned.stop)
+  }
+}
+
+/**
+ * Spark SQL text inside a CEQL query, as tokens: where it ends, how its brackets nest, CORE's own forms in it, and the
+ * [[Predicate]] that a stretch of it makes. Shared by `var[predicate]` ([[PredicateScanner]]) and by conditions over
+ * several events ([[ConditionScanner]]).
+ */
+object SqlText {
+  private val Closing = Map("(" -> ")", "[" -> "]", "{" -> "}")
+  /** Words that end the operands of `IN a..b`. */
+  private val OperatorWords = Seq("AND", "OR", "NOT", "IN", "BETWEEN", "LIKE", "RLIKE", "IS")
+
+  /**
+   * Tokens read up to the first for which `stops(token, depth)` holds (the stop token itself not included).
+   * @param tokens  the tokens before the stop, with their bracket depths
+   * @param partner an opening bracket's index to its closing bracket's (CASE to its END)
+   */
+  final class Scanned(query: String, val tokens: IndexedSeq[Token], val depths: IndexedSeq[Int],
+      val partner: collection.Map[Int, Int], val stop: Token) {
+    def at(i: Int): Token = if (i < tokens.length) tokens(i) else stop
+
+    /** The predicate made of tokens [from, until), with the edits (at query offsets) that fall inside it. */
+    def predicate(from: Int, until: Int, edits: Seq[Predicate.Edit]): Predicate = {
+      val start = tokens(from).pos.offset
+      val text = query.substring(start, tokens(until - 1).end)
+      val inside = edits.filter(e => e.offset >= start && e.offset + e.length <= start + text.length)
+        .sortBy(_.offset).map(e => e.copy(offset = e.offset - start))
+      val sparkSql = new StringBuilder
+      var done = 0
+      for (e <- inside) { sparkSql ++= text.substring(done, e.offset) ++= e.replacement; done = e.offset + e.length }
+      sparkSql ++= text.substring(done)
+      Predicate(text, sparkSql.toString, tokens(from).pos, inside)
+    }
+  }
+
+  /**
+   * Scans `query` from `from` until `stops(token, depth, previous token)` (see [[Scanned]]); brackets nest at most
+   * [[TokenCursor.MaxNesting]] deep, and a closing bracket that closes nothing is an error: `unmatched` was expected.
+   */
+  def scan(query: String, from: Position, what: String, unmatched: String)
+      (stops: (Token, Int, Option[Token]) => Boolean): Scanned = {
+    val lexer = new Lexer(query, from, query.length, lenient = true)
+    val tokens = mutable.ArrayBuffer.empty[Token]
+    val depths = mutable.ArrayBuffer.empty[Int]
+    val partner = mutable.HashMap.empty[Int, Int]
+    val brackets = mutable.Stack.empty[Int]
+    var t = lexer.next()
+    while (!stops(t, brackets.size, tokens.lastOption)) {
+      if (t.kind == TokenKind.End) throw new IllegalStateException("a scan must stop at the end of the query")
+      val word = !tokens.lastOption.exists(isSym(".", _)) // `b.end` is a column, not a keyword
       depths += brackets.size
-      if (t.kind == Sym && Closing.contains(t.text)) {
+      if (opens(t, word)) {
         // Spark's parser recurses on each level too, and must not overflow the stack.
         if (brackets.size >= TokenCursor.MaxNesting)
-          throw new CeqlException(s"expected at most ${TokenCursor.MaxNesting} levels of nesting in a predicate, " +
+          throw new CeqlException(s"expected at most ${TokenCursor.MaxNesting} levels of nesting in $what, " +
             "found more; write it with fewer levels", t.pos, query)
         brackets.push(tokens.length)
-      }
-      else if (t.kind == Sym && Closing.valuesIterator.contains(t.text)) {
-        val close = brackets.headOption.map(i => Closing(tokens(i).text)).getOrElse("]")
-        if (t.text != close) throw new CeqlException(s"expected '$close', found '${t.text}'", t.pos, query)
+      } else if (closes(t, word && brackets.headOption.exists(i => isKw("CASE", tokens(i))))) {
+        val close = brackets.headOption.map(i => closer(tokens(i))).getOrElse(unmatched)
+        if (!t.text.equalsIgnoreCase(close)) throw new CeqlException(s"expected '$close', found '${t.text}'", t.pos, query)
         partner(brackets.pop()) = tokens.length
       }
       tokens += t
       t = lexer.next()
     }
-    if (tokens.isEmpty) throw new CeqlException(s"expected a predicate in ${variable.value}[...], found ']'", t.pos, query)
-
-    val start = tokens.head.pos.offset
-    val edits = rewrites(tokens.toIndexedSeq, depths.toIndexedSeq, partner).sortBy(_.offset)
-      .map(e => e.copy(offset = e.offset - start))
-    val text = query.substring(start, tokens.last.end)
-    val sparkSql = new StringBuilder
-    var at = 0
-    for (e <- edits) { sparkSql ++= text.substring(at, e.offset) ++= e.replacement; at = e.offset + e.length }
-    sparkSql ++= text.substring(at)
-    (Predicate(text, sparkSql.toString, tokens.head.pos, edits.toSeq), t)
+    new Scanned(query, tokens.toIndexedSeq, depths.toIndexedSeq, partner, t)
   }
 
-  /** CORE's forms among the predicate's tokens (whose brackets all balance), as edits at query offsets. */
-  private def rewrites(tokens: IndexedSeq[Token], depths: IndexedSeq[Int], partner: collection.Map[Int, Int])
-      : mutable.ArrayBuffer[Predicate.Edit] = {
+  private def opens(t: Token, word: Boolean): Boolean =
+    (t.kind == TokenKind.Sym && Closing.contains(t.text)) || (word && isKw("CASE", t))
+  /** `caseOpen`: END closes only an open CASE (elsewhere it may be a column's name). */
+  private def closes(t: Token, caseOpen: Boolean): Boolean =
+    (t.kind == TokenKind.Sym && Closing.valuesIterator.contains(t.text)) || (caseOpen && isKw("END", t))
+  private def closer(t: Token): String = if (isKw("CASE", t)) "END" else Closing(t.text)
+
+  /**
+   * CORE's forms among the scanned tokens, as edits at query offsets:
+   *  - `x IN {a, b}` → `x IN (a, b)`;
+   *  - `x IN RANGE(a, b)` → `x BETWEEN (a) AND (b)`, and `x IN a..b` → `x BETWEEN a AND b` (both with NOT);
+   *  - strings in typographic quotes, or with a doubled quote standing for itself (`'it''s'`), as Spark strings.
+   */
+  def coreForms(s: Scanned): Seq[Predicate.Edit] = {
+    val (tokens, depths, partner) = (s.tokens, s.depths, s.partner)
     val edits = mutable.ArrayBuffer.empty[Predicate.Edit]
     def replace(t: Token, replacement: String): Unit = edits += Predicate.Edit(t.pos.offset, t.length, replacement)
-    def at(i: Int): Token = if (i < tokens.length) tokens(i) else Token(End, "", "", Position.Unknown)
     for ((t, i) <- tokens.zipWithIndex) t.kind match {
-      case Ident if isKw("IN", t) && isSym("{", at(i + 1)) =>
-        replace(at(i + 1), "(")
+      case TokenKind.Ident if isKw("IN", t) && isSym("{", s.at(i + 1)) && partner.contains(i + 1) =>
+        replace(s.at(i + 1), "(")
         replace(tokens(partner(i + 1)), ")")
-      case Ident if isKw("IN", t) && isKw("RANGE", at(i + 1)) && isSym("(", at(i + 2)) =>
+      case TokenKind.Ident if isKw("IN", t) && isKw("RANGE", s.at(i + 1)) && isSym("(", s.at(i + 2)) &&
+          partner.contains(i + 2) =>
         val (open, close) = (i + 2, partner(i + 2))
         val commas = (open + 1 until close).filter(k => isSym(",", tokens(k)) && depths(k) == depths(open) + 1)
         if (commas.size == 1) {
-          edits += Predicate.Edit(t.pos.offset, at(i + 1).end - t.pos.offset, "BETWEEN ")
+          edits += Predicate.Edit(t.pos.offset, s.at(i + 1).end - t.pos.offset, "BETWEEN ")
           replace(tokens(commas.head), ") AND (")
         }
-      case Ident if isKw("IN", t) && !isSym("(", at(i + 1)) =>
+      case TokenKind.Ident if isKw("IN", t) && !isSym("(", s.at(i + 1)) =>
         // `IN a..b`: the `..` that follows at the same depth, within the operand (before any operator word)
         val range = (i + 1 until tokens.length)
           .takeWhile(k => depths(k) >= depths(i) && !OperatorWords.exists(isKw(_, tokens(k))))
           .find(k => depths(k) == depths(i) && isSym("..", tokens(k)))
         range.foreach { k => replace(t, "BETWEEN"); replace(tokens(k), " AND ") }
-      case StrLit if !"'\"".contains(t.text.head) || t.text.init.tail.contains(t.text.head.toString * 2) =>
+      case TokenKind.StrLit if !"'\"".contains(t.text.head) || t.text.init.tail.contains(t.text.head.toString * 2) =>
         replace(t, "'" + t.value.replace("\\", "\\\\").replace("'", "\\'") + "'")
       case _ =>
     }
-    edits
+    edits.toSeq
   }
 
-  private def isSym(s: String, t: Token): Boolean = t.kind == Sym && t.text == s
-  private def isKw(k: String, t: Token): Boolean = t.kind == Ident && t.text.equalsIgnoreCase(k)
+  def isSym(s: String, t: Token): Boolean = t.kind == TokenKind.Sym && t.text == s
+  def isKw(k: String, t: Token): Boolean = t.kind == TokenKind.Ident && t.text.equalsIgnoreCase(k)
 }

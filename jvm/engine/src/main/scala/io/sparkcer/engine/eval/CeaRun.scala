@@ -3,7 +3,7 @@ package io.sparkcer.engine.eval
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, Moves}
-import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
+import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList}
 
 /**
  * CORE's Algorithm 1 for one partition: the active states of the deterministic automaton, each with the
@@ -23,8 +23,11 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs, UnionList}
  * @param enumerator the task's enumerator, shared by its partitions (Algorithm 2 of the paper)
  */
 final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
-  val tecs = new Tecs()
+  private val tecs = new Tecs()
+  def liveNodes: Int = tecs.liveNodes
+  def maxOutputDepth: Int = tecs.maxOutputDepth
   private var preStart = cea.initial
+  private val isFinal: Int => Boolean = cea.isFinal
   private var current = new States // T: the active states after the last event read
   private var next = new States    // T': those after the event being read
 
@@ -53,7 +56,8 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
     }
 
     val swap = current; current = next; next = swap // line 11
-    if (sink == null) 0 else output(threshold, sink) // line 12, unless the event is only context
+    // Line 12, unless the event is only context.
+    if (sink == null) 0 else current.enumerateFinal(isFinal, tecs, enumerator, threshold, sink)
   }
 
   /**
@@ -72,27 +76,9 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
     }
   }
 
-  /** Output (lines 29-33): enumerates the complex events of every final state; returns how many were accepted. */
-  private def output(threshold: Long, sink: MatchSink): Int = {
-    var total = 0
-    var i = 0
-    var open = true
-    while (open && i < current.count) {
-      if (cea.isFinal(current.states(i))) {
-        val root = current.merged(i, tecs, threshold)
-        if (root >= 0) {
-          total += enumerator.enumerate(tecs, root, threshold, sink)
-          open = !enumerator.stopped
-        }
-      }
-      i += 1
-    }
-    total
-  }
-
   def expire(threshold: Long): Unit = {
     tecs.reclaim(threshold)
-    for (i <- 0 until current.count) current.lists(i).expire(threshold)
+    current.expire(threshold)
   }
 
   /** Deterministic states are saved by their keys; the per-event merged nodes are made again on demand. */
@@ -119,12 +105,8 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
 
   private def readState(in: DataInput): Int = cea.stateOf(Array.fill(in.readInt())(in.readInt()))
 
-  /** The active states of one event, in the order they were first reached (CORE's ordered hash table). */
-  private final class States {
-    var states = new Array[Int](8)
-    var lists: Array[UnionList] = Array.fill(8)(new UnionList)
-    private var mergedNodes = new Array[Int](8)
-    var count = 0
+  /** The active states of one event, in the order they were first reached, found by state. */
+  private final class States extends RunSlots {
     private var slotOf = new Array[Int](16)
     private var stampOf = new Array[Int](16)
     private var stamp = 0
@@ -132,40 +114,20 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
     def reset(stateCount: Int): Unit = {
       count = 0
       stamp += 1
-      if (stateCount > slotOf.length) {
-        val size = math.max(stateCount, slotOf.length * 2)
-        slotOf = java.util.Arrays.copyOf(slotOf, size)
-        stampOf = java.util.Arrays.copyOf(stampOf, size)
-      }
+      if (stateCount > slotOf.length) fit(stateCount - 1)
     }
 
     /** The union-list of a deterministic state, created (empty, at the end of the order) on first use. */
     def list(state: Int): UnionList = {
-      if (state >= slotOf.length) reset0(state)
+      if (state >= slotOf.length) fit(state)
       if (stampOf(state) != stamp) {
-        if (count == states.length) {
-          states = java.util.Arrays.copyOf(states, count * 2)
-          mergedNodes = java.util.Arrays.copyOf(mergedNodes, count * 2)
-          lists = java.util.Arrays.copyOf(lists, count * 2)
-          for (j <- count until lists.length) lists(j) = new UnionList
-        }
         stampOf(state) = stamp
-        slotOf(state) = count
-        states(count) = state
-        mergedNodes(count) = -1
-        lists(count).clear()
-        count += 1
+        slotOf(state) = addSlot(state)
       }
       lists(slotOf(state))
     }
 
-    /** The list of slot i as one node, computed once per event (marking moves and output both need it). */
-    def merged(i: Int, tecs: Tecs, threshold: Long): Int = {
-      if (mergedNodes(i) < 0) mergedNodes(i) = lists(i).merge(tecs, threshold)
-      mergedNodes(i)
-    }
-
-    private def reset0(state: Int): Unit = {
+    private def fit(state: Int): Unit = {
       val size = math.max(state + 1, slotOf.length * 2)
       slotOf = java.util.Arrays.copyOf(slotOf, size)
       stampOf = java.util.Arrays.copyOf(stampOf, size)

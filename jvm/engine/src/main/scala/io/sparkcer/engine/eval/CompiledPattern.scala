@@ -2,17 +2,29 @@ package io.sparkcer.engine.eval
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler}
+import io.sparkcer.engine.chain.ChainPlan
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.rma.{Placement, RegisterProgram}
 
 /**
  * A query ready to evaluate, independent of how events are represented: its automaton, its guards (which the
  * caller evaluates, with the engine's interpreter or with Spark's compiled expressions), its clauses, and what they
  * allow an evaluator and its caller to do without changing a match. Every such rule is stated here, once.
+ *
+ * @param lazyChains whether a chain of single events with conditions is evaluated lazily ([[ChainPlan]]); without,
+ *                   it runs with registers on the automaton, as every other pattern with conditions
  */
-final class CompiledPattern(val analyzed: AnalyzedQuery) {
+final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true) {
   val strategy: Strategy = analyzed.query.strategy
-  val nfa: Nfa = NfaCompiler.compile(
+  private val compiled: Nfa = NfaCompiler.compile(
     analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
+  /** A sequence or conjunction of single events with conditions: evaluated lazily, from buffered events (lazy chain NFA). */
+  val chain: Option[ChainPlan] = if (lazyChains) ChainPlan.of(analyzed, compiled) else None
+  private val placed = if (compiled.hasRegisters && chain.isEmpty) Some(Placement.place(compiled)) else None
+  /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
+  val nfa: Nfa = placed.fold(compiled)(_.nfa)
+  /** The registers of a pattern with conditions relating events that runs on the automaton (RMA), None otherwise. */
+  val registers: Option[RegisterProgram] = placed.map(_.program)
   val consumption: Consumption = analyzed.query.consumeBy
 
   // ---- What the strategy, the consumption and the window allow ----------------------------------------------
@@ -22,9 +34,12 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
 
   /**
    * Whether to de-duplicate the rows of one event: different runs can project onto the same row only under MAX,
-   * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row).
+   * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row), and with
+   * registers, which keep runs apart by the events of unselected variables, and by the alternative of an OR of
+   * conditions each took; and in a lazy chain with an event no selected variable binds.
    */
-  val deduplicate: Boolean = strategy == Strategy.Max
+  val deduplicate: Boolean = strategy == Strategy.Max || registers.isDefined ||
+    chain.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty))
 
   /**
    * Whether events that satisfy no guard may be left out of the stream without changing any match: the
@@ -73,6 +88,11 @@ final class CompiledPattern(val analyzed: AnalyzedQuery) {
 
   def describe: String =
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
+      analyzed.derivedPartition.fold("")(d => s", partitioned by ${d.attributes.mkString(", ")} (from " +
+        s"${d.equalities.mkString(" AND ")}: equal across every event)") +
+      chain.fold("")(c => s", ${c.describe}") +
+      registers.fold("")(r => s", ${nfa.conditions.length} conditions relating events checked on ${r.checks.length} " +
+        s"transitions with ${r.singles + r.lists + r.accumulators.length} registers (RMA)") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
         case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"

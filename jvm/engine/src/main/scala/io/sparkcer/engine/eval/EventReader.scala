@@ -19,4 +19,21 @@ trait EventReader[-E] {
   def isContext(event: E): Boolean = false
   /** Where the event is, as its user would find it (its partition and stream-order values), for error messages. */
   def describe(event: E): String = String.valueOf(event)
+
+  // ---- Conditions relating events (only called for patterns that have them: CompiledPattern.nfa.conditions) ----
+
+  /**
+   * Whether condition `condition` holds (TRUE, not NULL) when its variables are bound to `events` (in the order of
+   * [[io.sparkcer.engine.ceql.Condition.variables]]) and its slots have the values `slots`.
+   */
+  def holds(condition: Int, events: Array[AnyRef], slots: Array[Any]): Boolean =
+    throw new UnsupportedOperationException("this reader evaluates no conditions")
+
+  /** The argument of slot `slot` of condition `condition` (`b.price` of `prev(b.price)`) on one event. */
+  def argument(condition: Int, slot: Int, event: E): Any =
+    throw new UnsupportedOperationException("this reader evaluates no conditions")
+
+  /** The aggregate of slot `slot` of condition `condition`. */
+  def aggregation(condition: Int, slot: Int): Aggregation =
+    throw new UnsupportedOperationException("this reader evaluates no conditions")
 }

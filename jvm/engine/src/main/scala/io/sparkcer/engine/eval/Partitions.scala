@@ -8,9 +8,10 @@ import scala.collection.mutable
  *
  * @param witness the event that opened the partition: a restored state finds the partition key from it
  */
-final class Partition[E <: AnyRef] private[eval] (val key: IndexedSeq[Any], val witness: E, newRun: () => Run,
-    discards: () => Long) {
-  private var current: Run = newRun()
+final class Partition[E <: AnyRef] private[eval] (val key: IndexedSeq[Any], val witness: E,
+    newRun: EventRing[E] => Run, discards: () => Long) {
+  val events = new EventRing[E]
+  private var current: Run = newRun(events)
   private var discardsSeen = discards()
 
   /** The partial matches; none when CONSUME BY ANY discarded every partition's since this one was last used. */
@@ -20,9 +21,8 @@ final class Partition[E <: AnyRef] private[eval] (val key: IndexedSeq[Any], val 
   }
 
   /** Discards this partition's partial matches. */
-  def restart(): Unit = { current = newRun(); discardsSeen = discards() }
+  def restart(): Unit = { current = newRun(events); discardsSeen = discards() }
 
-  val events = new EventRing[E]
   var position = -1L
   var lastKey = Long.MinValue
 }
@@ -32,12 +32,12 @@ final class Partition[E <: AnyRef] private[eval] (val key: IndexedSeq[Any], val 
  * per key, unless the events arrive grouped, one partition after another (Spark sorts them by key): then a new key
  * means the previous partition is finished, so only one is ever held.
  *
- * @param newRun     a run with no partial match, for a partition opened or consumed
+ * @param newRun     a run with no partial match, for a partition opened or consumed (over the partition's events)
  * @param evictsIdle whether a partition whose last event has left the window may be forgotten
  *                   ([[CompiledPattern.forgetsIdlePartitions]], under a column window)
  */
 final class Partitions[E <: AnyRef](reader: EventReader[E], partitioned: Boolean, grouped: Boolean,
-    newRun: () => Run, evictsIdle: Boolean) {
+    newRun: EventRing[E] => Run, evictsIdle: Boolean) {
   private val byKey = mutable.HashMap.empty[IndexedSeq[Any], Partition[E]]
   private var single: Partition[E] = _
   private val sweeps = evictsIdle && partitioned && !grouped

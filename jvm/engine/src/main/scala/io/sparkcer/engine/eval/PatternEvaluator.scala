@@ -4,6 +4,8 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.chain.ChainRun
+import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
 import io.sparkcer.engine.tecs.Enumerator
 
 /**
@@ -29,15 +31,24 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case _ => new SubsetCea(pattern.nfa)
   }
 
-  /** A run with no partial match: NEXT and LAST keep a priority order on the NFA, the others run the CEA. */
-  private def newRun(): Run = pattern.strategy match {
+  // Conditions relating events: the CEA runs with registers (RMA), shared by the runs of every partition.
+  private lazy val registers = pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader, bound))
+
+  /**
+   * A run with no partial match over a partition's events: a chain with conditions keeps events for a lazy search,
+   * another pattern with conditions runs with registers, NEXT and LAST keep a priority order on the NFA, the others
+   * run the CEA.
+   */
+  private def newRun(events: EventRing[E]): Run = pattern.strategy match {
+    case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events)
+    case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator)
     case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator)
     case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator)
     case _ => new CeaRun(cea, enumerator)
   }
 
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)
-  private val partitions = new Partitions[E](reader, pattern.analyzed.partitionKeys.nonEmpty, grouped, () => newRun(),
+  private val partitions = new Partitions[E](reader, pattern.analyzed.partitionKeys.nonEmpty, grouped, newRun,
     evictsIdle = window.onColumn && pattern.forgetsIdlePartitions)
   private val watermark = new Watermark(partitions, window, pattern.forgetsIdlePartitions)
   private val reporter = new MatchReporter(pattern, reader, bound, metrics)
@@ -85,10 +96,10 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   private def record(partition: Partition[E]): Unit = {
     metrics.peakActiveStates = math.max(metrics.peakActiveStates, partition.run.activeStates)
-    metrics.peakLiveNodes = math.max(metrics.peakLiveNodes, partition.run.tecs.liveNodes)
+    metrics.peakLiveNodes = math.max(metrics.peakLiveNodes, partition.run.liveNodes)
     metrics.peakBufferedEvents = math.max(metrics.peakBufferedEvents, partition.events.size)
     metrics.peakPartitions = math.max(metrics.peakPartitions, partitions.count)
-    metrics.maxOutputDepth = math.max(metrics.maxOutputDepth, partition.run.tecs.maxOutputDepth)
+    metrics.maxOutputDepth = math.max(metrics.maxOutputDepth, partition.run.maxOutputDepth)
   }
 
   /** Once an event has completed matches, CONSUME BY discards the partial matches of its partition, or of all. */

@@ -19,7 +19,9 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
 final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator) extends Run {
   import PriorityRun._
 
-  val tecs = new Tecs()
+  private val tecs = new Tecs()
+  def liveNodes: Int = tecs.liveNodes
+  def maxOutputDepth: Int = tecs.maxOutputDepth
   private val n = nfa.stateCount
   private var node = Array.fill(n)(NotStarted)
   private var nodeKey = new Array[Long](n)

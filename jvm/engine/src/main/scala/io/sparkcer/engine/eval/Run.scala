@@ -2,14 +2,18 @@ package io.sparkcer.engine.eval
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.tecs.{MatchSink, Tecs}
+import io.sparkcer.engine.tecs.MatchSink
 
 /**
  * The evaluation state of one partition: its partial matches, updated event by event ([[CeaRun]]: CORE's
- * Algorithm 1; [[PriorityRun]]: NEXT and LAST).
+ * Algorithm 1; [[PriorityRun]]: NEXT and LAST; [[io.sparkcer.engine.rma.RegisterRun]]: with registers;
+ * [[io.sparkcer.engine.chain.ChainRun]]: the lazy chain, which keeps events rather than partial matches).
  */
 trait Run {
-  def tecs: Tecs
+  /** Live nodes of its tECS (a metric; 0 for a run that keeps none). */
+  def liveNodes: Int
+  /** The deepest output chain of its tECS (a metric). */
+  def maxOutputDepth: Int
   /**
    * Reads the event at `position`: its interned symbol, that symbol's guard bits, its window key, and key - window
    * (a run that started at or below it is out). Then enumerates the matches the event completes into `sink`, or

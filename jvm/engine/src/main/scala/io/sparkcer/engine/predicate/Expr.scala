@@ -8,7 +8,13 @@ import io.sparkcer.engine.ceql.{Name, Position, Positioned}
  */
 sealed trait Expr extends Positioned
 object Expr {
-  final case class Column(name: Name) extends Expr { def pos: Position = name.pos }
+  /** A column of an event: `price`, or `b.price` (the event bound to b, in a condition relating events). */
+  sealed trait Reference extends Expr { def column: Name }
+  final case class Column(name: Name) extends Reference {
+    def pos: Position = name.pos
+    def column: Name = name
+  }
+  final case class Attribute(variable: Name, column: Name) extends Reference { def pos: Position = variable.pos }
   /** A literal: java.lang.Long, java.lang.Double, String, java.lang.Boolean, or null. */
   final case class Literal(value: Any, pos: Position) extends Expr
   final case class Negate(operand: Expr, pos: Position) extends Expr

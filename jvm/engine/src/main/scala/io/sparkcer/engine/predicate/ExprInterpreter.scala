@@ -16,18 +16,18 @@ object ExprInterpreter {
    * Compiles `expr`; `resolve` maps a column name to its index in the row. `query` is the text the expression
    * comes from, for errors that point into it.
    */
-  def compile(expr: Expr, resolve: Expr.Column => Int, query: String): Compiled =
+  def compile(expr: Expr, resolve: Expr.Reference => Int, query: String): Compiled =
     new Compiler(resolve, query).compile(expr)
 
   /** Compiles a boolean guard: NULL and non-boolean results are false. */
-  def compilePredicate(expr: Expr, resolve: Expr.Column => Int, query: String): Array[Any] => Boolean = {
+  def compilePredicate(expr: Expr, resolve: Expr.Reference => Int, query: String): Array[Any] => Boolean = {
     val f = compile(expr, resolve, query)
     row => f(row) == java.lang.Boolean.TRUE
   }
 
-  private final class Compiler(resolve: Expr.Column => Int, query: String) {
+  private final class Compiler(resolve: Expr.Reference => Int, query: String) {
     def compile(expr: Expr): Compiled = expr match {
-      case c: Expr.Column =>
+      case c: Expr.Reference =>
         val i = resolve(c); row => row(i)
       case Expr.Literal(v, _) => _ => v
       case Expr.Negate(e, _) =>

@@ -146,7 +146,8 @@ private final class PredicateParser(query: String, start: Position, end: Int) ex
     case Sym if isSym("(") => val open = advance(); nested(open)(closedBy(")")(expr()))
     case _ =>
       val function = name("an expression")
-      if (!isSym("(")) Expr.Column(function)
+      if (isSym(".")) { advance(); Expr.Attribute(function, name("an attribute")) }
+      else if (!isSym("(")) Expr.Column(function)
       else {
         advance()
         val arguments = if (acceptSym(")")) Nil else closedBy(")")(commaList(expr()))

@@ -17,10 +17,11 @@ import io.sparkcer.engine.predicate.Values
  * event count, match count and throughput on stderr. The stream order is the query's ORDER BY (or its WITHIN
  * column, or --time-column), sorted stably so that ties keep the file's row order. One event may complete at most
  * --max-matches-per-event matches ([[MatchBound]]); past that the run fails, saying what to write instead.
+ * --eager evaluates a chain of single events with conditions on the automaton with registers, not lazily (to compare).
  *
  * {{{
  * engine-run --query sql/stocks/s3.ceql --csv stocks.csv [--time-column stock_time] [--type-column event_type]
- *   [--max-matches-per-event N] [--quiet]
+ *   [--max-matches-per-event N] [--eager] [--quiet]
  * }}}
  */
 object Main {
@@ -33,7 +34,7 @@ object Main {
     parse(args.toList, Map.empty) match {
       case Left(problem) =>
         stderr.println(s"$problem\nusage: engine-run --query FILE --csv FILE [--time-column COL] [--type-column COL] " +
-          s"[--$MaxMatchesFlag N] [--quiet] [--debug]")
+          s"[--$MaxMatchesFlag N] [--eager] [--quiet] [--debug]")
         2
       case Right(options) =>
         try { execute(options, stdout, stderr); 0 }
@@ -51,7 +52,8 @@ object Main {
     val (columns, rows) = new CsvSource(new File(options("csv"))).read()
     val engineOptions = EngineOptions(
       typeColumn = options.getOrElse("type-column", "event_type"),
-      timeColumn = options.get("time-column"))
+      timeColumn = options.get("time-column"),
+      lazyChains = !options.contains("eager"))
     val matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag")
     val compiled = LocalEngine.compile(query, columns, engineOptions, matchBound)
     val analyzed = compiled.pattern.analyzed
@@ -66,7 +68,8 @@ object Main {
       matches += 1
       if (!quiet) {
         line.setLength(0)
-        render(m, columns, analyzed.partitionKeys.map(_.head), analyzed.streamOrder.head._1, analyzed.outputs, line)
+        render(m, columns, analyzed.partitionKeys.take(analyzed.declaredKeys).map(_.head), analyzed.streamOrder.head._1,
+          analyzed.outputs, line)
         out.write(line.toString); out.newLine()
       }
     }
@@ -122,7 +125,7 @@ object Main {
         .orElse(acc.get(MaxMatchesFlag).filterNot(_.toLongOption.exists(_ >= 1))
           .map(n => s"--$MaxMatchesFlag takes a whole number of at least 1, not '$n'"))
         .toLeft(acc)
-    case (flag @ ("--quiet" | "--debug")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
+    case (flag @ ("--quiet" | "--debug" | "--eager")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
     case flag :: value :: rest if flag.startsWith("--") => parse(rest, acc + (flag.drop(2) -> value))
     case other => Left(s"unexpected argument: ${other.mkString(" ")}")
   }

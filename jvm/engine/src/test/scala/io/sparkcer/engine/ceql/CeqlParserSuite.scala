@@ -256,7 +256,7 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("error: unclosed parenthesis") {
     assertError("SELECT * FROM S WHERE (SELL ; BUY", 1, 34,
-      "expected ';', ':', OR, FILTER or ')', found the end of the query",
+      "expected ';', ':', AND, OR, FILTER or ')', found the end of the query",
       "                                   ^")
   }
 
@@ -272,10 +272,10 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
   test("error: a bad token after a complete pattern, on line 3") {
     val q = "SELECT *\nFROM S\nWHERE SELL ; BUY BUYY\nWITHIN 5 EVENTS"
     assertError(q, 3, 18,
-      "expected ';', ':', OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUYY'",
+      "expected ';', ':', AND, OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUYY'",
       "                   ^^^^")
     assert(failure(q).getMessage ==
-      """line 3, column 18: expected ';', ':', OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUYY'
+      """line 3, column 18: expected ';', ':', AND, OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUYY'
         |  WHERE SELL ; BUY BUYY
         |                   ^^^^""".stripMargin)
     assertError("A FILTER A[x = 1]\n\n  B", 3, 3,
@@ -390,7 +390,8 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     assert(failure("A PARTITION a").problem == "expected BY, found 'a'")
     assert(failure("db.t ; B").problem == "expected '>', found ';'")
     assert(failure("NOT(A ; B)").problem == "expected FILTER or ')', found ';'")
-    assert(failure("A FILTER x > 1").problem == "expected '[', found '>'")
+    assert(failure("A FILTER A[x > 1] AND (").problem ==
+      "expected a condition (e.g. b.price > a.price) or var[predicate], found the end of the query")
     assert(failure("A FILTER A[s = 'x'] 'y'").problem.endsWith("found the string 'y'"))
     assert(failure("SELECT a[] FROM S WHERE A").problem == "expected an attribute, found ']'")
     val comment = failure("A /* never closed")

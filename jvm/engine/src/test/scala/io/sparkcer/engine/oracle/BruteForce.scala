@@ -13,6 +13,11 @@ import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr, Predicate
  * plus `:`, `:+` and CORE's negated atom), written to be obviously correct rather than fast. It is meant for
  * tiny streams (at most a dozen events per substream): every valuation of every sub-formula is materialized.
  *
+ * DESIGN §3a on top: FILTER's NOT (pushed to the leaves, [[Oracle.satisfies]]), conditions relating events over
+ * `var.attr`, aggregates and prev ([[Oracle.relationHolds]], [[Oracle.aggregate]]), and `cel AND cel` (a valuation
+ * of each side over disjoint events), all read off the query's AST and evaluated by the oracle's own rules
+ * ([[Predicates]]), never the engine's.
+ *
  * Pipeline, per event that completes valuations (DESIGN §3):
  *   PARTITION BY -> CEL valuations -> CONSUME BY barrier (start must follow the last consuming event)
  *   -> selection strategy (among the valuations with that end) -> WITHIN -> projection (DISTINCT) -> LIMIT.
@@ -130,75 +135,91 @@ object BruteForce {
       go(0, 0)
     }
 
-    def eval(e: Expr, value: String => Any): Any = e match {
-      case Expr.Column(name) => normalize(value(name.value))
-      case Expr.Literal(v, _) => normalize(v)
-      case Expr.Negate(x, _) =>
-        eval(x, value) match {
-          case l: java.lang.Long => java.lang.Long.valueOf(-l.longValue)
-          case d: java.lang.Double => java.lang.Double.valueOf(-d.doubleValue)
-          case _ => null
-        }
-      case Expr.Not(x, _) => box(bool(eval(x, value)).map(!_))
-      case Expr.And(l, r, _) => box(and(bool(eval(l, value)), bool(eval(r, value))))
-      case Expr.Or(l, r, _) => box(or(bool(eval(l, value)), bool(eval(r, value))))
-      case Expr.Arithmetic(op, l, r, _) =>
-        (eval(l, value), eval(r, value)) match {
-          case (a: java.lang.Long, b: java.lang.Long) =>
-            val (x, y) = (a.longValue, b.longValue)
-            op match {
-              case ArithmeticOp.Add => java.lang.Long.valueOf(x + y)
-              case ArithmeticOp.Subtract => java.lang.Long.valueOf(x - y)
-              case ArithmeticOp.Multiply => java.lang.Long.valueOf(x * y)
-              // Spark: `/` is fractional division, NULL on a zero divisor.
-              case ArithmeticOp.Divide => if (y == 0) null else java.lang.Double.valueOf(x.toDouble / y.toDouble)
-              case ArithmeticOp.Remainder => if (y == 0) null else java.lang.Long.valueOf(x % y)
-            }
-          case (a, b) if isNumber(a) && isNumber(b) =>
-            val (x, y) = (num(a), num(b))
-            op match {
-              case ArithmeticOp.Add => java.lang.Double.valueOf(x + y)
-              case ArithmeticOp.Subtract => java.lang.Double.valueOf(x - y)
-              case ArithmeticOp.Multiply => java.lang.Double.valueOf(x * y)
-              case ArithmeticOp.Divide => if (y == 0) null else java.lang.Double.valueOf(x / y)
-              case ArithmeticOp.Remainder => if (y == 0) null else java.lang.Double.valueOf(x % y)
-            }
-          case _ => null
-        }
-      case Expr.Comparison(op, l, r, _) =>
-        box(compare(eval(l, value), eval(r, value)).map { c =>
-          op match {
-            case ComparisonOp.Eq => c == 0
-            case ComparisonOp.NotEq => c != 0
-            case ComparisonOp.Lt => c < 0
-            case ComparisonOp.LtEq => c <= 0
-            case ComparisonOp.Gt => c > 0
-            case ComparisonOp.GtEq => c >= 0
+    /** Evaluates a predicate over one event's columns (`value(column)`). */
+    def eval(e: Expr, value: String => Any): Any = eval(e, value, NoAttributes)
+
+    /** A predicate over one event has no `var.attr`: reading one is a bug of the caller. */
+    val NoAttributes: (String, String) => Any =
+      (v, c) => throw new IllegalArgumentException(s"$v.$c outside a condition relating events")
+
+    /**
+     * Evaluates a predicate: a column, or a slot's name in a condition, by `value`; `var.attr` by `attribute(var, attr)`.
+     */
+    def eval(e: Expr, value: String => Any, attribute: (String, String) => Any): Any = {
+      def ev(x: Expr): Any = eval(x, value, attribute)
+      e match {
+        case Expr.Column(name) => normalize(value(name.value))
+        case Expr.Attribute(v, c) => normalize(attribute(v.value, c.value))
+        case Expr.Literal(v, _) => normalize(v)
+        case Expr.Negate(x, _) =>
+          ev(x) match {
+            case l: java.lang.Long => java.lang.Long.valueOf(-l.longValue)
+            case d: java.lang.Double => java.lang.Double.valueOf(-d.doubleValue)
+            case _ => null
           }
-        })
-      case Expr.InSet(x, values, negated, _) =>
-        // x IN (a, b) = (x = a) OR (x = b); NOT IN is its negation.
-        val v = eval(x, value)
-        val result = values.foldLeft(Option(false)) { (acc, c) => or(acc, compare(v, eval(c, value)).map(_ == 0)) }
-        box(if (negated) result.map(!_) else result)
-      case Expr.InRange(x, lo, hi, negated, _) =>
-        // x BETWEEN lo AND hi = x >= lo AND x <= hi.
-        val v = eval(x, value)
-        val result = and(compare(v, eval(lo, value)).map(_ >= 0), compare(v, eval(hi, value)).map(_ <= 0))
-        box(if (negated) result.map(!_) else result)
-      case Expr.Like(x, pattern, regex, negated, _) =>
-        (eval(x, value), eval(pattern, value)) match {
-          case (s: String, p: String) =>
-            val m = if (regex) Pattern.compile(p).matcher(s).find() else like(s, p)
-            java.lang.Boolean.valueOf(m != negated)
-          case _ => null
-        }
-      case Expr.IsNull(x, negated, _) => java.lang.Boolean.valueOf((eval(x, value) == null) != negated)
-      case Expr.Call(f, _, _) => throw new UnsupportedOperationException(s"the oracle does not evaluate ${f.value}()")
+        case Expr.Not(x, _) => box(bool(ev(x)).map(!_))
+        case Expr.And(l, r, _) => box(and(bool(ev(l)), bool(ev(r))))
+        case Expr.Or(l, r, _) => box(or(bool(ev(l)), bool(ev(r))))
+        case Expr.Arithmetic(op, l, r, _) =>
+          (ev(l), ev(r)) match {
+            case (a: java.lang.Long, b: java.lang.Long) =>
+              val (x, y) = (a.longValue, b.longValue)
+              op match {
+                case ArithmeticOp.Add => java.lang.Long.valueOf(x + y)
+                case ArithmeticOp.Subtract => java.lang.Long.valueOf(x - y)
+                case ArithmeticOp.Multiply => java.lang.Long.valueOf(x * y)
+                // Spark: `/` is fractional division, NULL on a zero divisor.
+                case ArithmeticOp.Divide => if (y == 0) null else java.lang.Double.valueOf(x.toDouble / y.toDouble)
+                case ArithmeticOp.Remainder => if (y == 0) null else java.lang.Long.valueOf(x % y)
+              }
+            case (a, b) if isNumber(a) && isNumber(b) =>
+              val (x, y) = (num(a), num(b))
+              op match {
+                case ArithmeticOp.Add => java.lang.Double.valueOf(x + y)
+                case ArithmeticOp.Subtract => java.lang.Double.valueOf(x - y)
+                case ArithmeticOp.Multiply => java.lang.Double.valueOf(x * y)
+                case ArithmeticOp.Divide => if (y == 0) null else java.lang.Double.valueOf(x / y)
+                case ArithmeticOp.Remainder => if (y == 0) null else java.lang.Double.valueOf(x % y)
+              }
+            case _ => null
+          }
+        case Expr.Comparison(op, l, r, _) =>
+          box(compare(ev(l), ev(r)).map { c =>
+            op match {
+              case ComparisonOp.Eq => c == 0
+              case ComparisonOp.NotEq => c != 0
+              case ComparisonOp.Lt => c < 0
+              case ComparisonOp.LtEq => c <= 0
+              case ComparisonOp.Gt => c > 0
+              case ComparisonOp.GtEq => c >= 0
+            }
+          })
+        case Expr.InSet(x, values, negated, _) =>
+          // x IN (a, b) = (x = a) OR (x = b); NOT IN is its negation.
+          val v = ev(x)
+          val result = values.foldLeft(Option(false)) { (acc, c) => or(acc, compare(v, ev(c)).map(_ == 0)) }
+          box(if (negated) result.map(!_) else result)
+        case Expr.InRange(x, lo, hi, negated, _) =>
+          // x BETWEEN lo AND hi = x >= lo AND x <= hi.
+          val v = ev(x)
+          val result = and(compare(v, ev(lo)).map(_ >= 0), compare(v, ev(hi)).map(_ <= 0))
+          box(if (negated) result.map(!_) else result)
+        case Expr.Like(x, pattern, regex, negated, _) =>
+          (ev(x), ev(pattern)) match {
+            case (s: String, p: String) =>
+              val m = if (regex) Pattern.compile(p).matcher(s).find() else like(s, p)
+              java.lang.Boolean.valueOf(m != negated)
+            case _ => null
+          }
+        case Expr.IsNull(x, negated, _) => java.lang.Boolean.valueOf((ev(x) == null) != negated)
+        case Expr.Call(f, _, _) => throw new UnsupportedOperationException(s"the oracle does not evaluate ${f.value}()")
+      }
     }
 
     /** A guard: true only when the predicate is TRUE (NULL is false). */
     def holds(e: Expr, value: String => Any): Boolean = eval(e, value) == java.lang.Boolean.TRUE
+    def holds(e: Expr, value: String => Any, attribute: (String, String) => Any): Boolean =
+      eval(e, value, attribute) == java.lang.Boolean.TRUE
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -223,6 +244,7 @@ object BruteForce {
       case Cel.Bind(b, v, _) => go(b); if (!types) out += v.value
       case Cel.Sequence(a, b, _, _) => go(a); go(b)
       case Cel.Or(a, b, _) => go(a); go(b)
+      case Cel.And(a, b, _) => go(a); go(b)
       case Cel.Iteration(b, _, _) => go(b)
       case Cel.Filtered(b, _, _) => go(b)
     }
@@ -294,6 +316,17 @@ object BruteForce {
           }
         case Cel.Filtered(body, f, _) => go(body).filter(v => satisfies(f, v, sub))
         case Cel.Or(a, b, _) => go(a) ++ go(b)
+        case Cel.And(a, b, _) =>
+          // DESIGN §3a: a valuation of each side over disjoint events, in any order; it spans both.
+          val (left, right) = (go(a), go(b))
+          val out = mutable.HashSet.empty[Val]
+          for (v1 <- left; v2 <- right if (v1.data & v2.data) == 0L) {
+            val vars = v1.mu.keySet ++ v2.mu.keySet
+            out += Val(math.min(v1.start, v2.start), math.max(v1.end, v2.end),
+              vars.iterator.map(x => x -> (v1.of(x) | v2.of(x))).toMap)
+            if (out.size > MaxValuations) throw new TooLarge(s"more than $MaxValuations valuations")
+          }
+          out.toSet
         case Cel.Sequence(a, b, contiguous, _) => seq(go(a), go(b), contiguous)
         case Cel.Iteration(body, contiguous, _) =>
           // phi+ = phi ∪ (phi ; phi+), as a least fixpoint.
@@ -310,13 +343,109 @@ object BruteForce {
       go(c)
     }
 
-    /** `FILTER X[P]`: every position in μ(X) satisfies P (vacuously true when μ(X) is empty). */
-    def satisfies(f: Filter, v: Val, sub: IndexedSeq[Array[Any]]): Boolean = f match {
+    private def parsed(text: String): Expr = predicates.getOrElseUpdate(text, PredicateParser.parse(text))
+
+    /**
+     * Whether valuation `v` satisfies the filter `f` (or, `negated`, the filter `NOT f`). The connectives are the
+     * formula's (DESIGN §3a): AND both, OR either; NOT is pushed down to the leaves by De Morgan, where it negates the
+     * leaf's predicate (so a negated leaf is still vacuously true when its variables bind nothing).
+     */
+    def satisfies(f: Filter, v: Val, sub: IndexedSeq[Array[Any]], negated: Boolean = false): Boolean = f match {
+      case Filter.Not(o, _) => satisfies(o, v, sub, !negated)
+      case Filter.And(a, b, _) =>
+        if (negated) satisfies(a, v, sub, negated) || satisfies(b, v, sub, negated)
+        else satisfies(a, v, sub, negated) && satisfies(b, v, sub, negated)
+      case Filter.Or(a, b, _) =>
+        if (negated) satisfies(a, v, sub, negated) && satisfies(b, v, sub, negated)
+        else satisfies(a, v, sub, negated) || satisfies(b, v, sub, negated)
       case Filter.OnVariable(x, p, _) =>
-        val e = predicates.getOrElseUpdate(p.text, PredicateParser.parse(p.text))
+        // `x[P]`: every position in μ(x) satisfies P (vacuously true when μ(x) is empty).
+        val e = negate(parsed(p.text), negated)
         bits(v.of(x.value)).forall(i => Predicates.holds(e, col => valueIn(sub(i), col)))
-      case Filter.And(a, b, _) => satisfies(a, v, sub) && satisfies(b, v, sub)
-      case Filter.Or(a, b, _) => satisfies(a, v, sub) || satisfies(b, v, sub)
+      case Filter.Relation(c, _) => relationHolds(c, v, sub, negated)
+    }
+
+    private def negate(e: Expr, negated: Boolean): Expr = if (negated) Expr.Not(e, Position.Unknown) else e
+
+    /** A slot's name as the condition's predicate reads it: the backquoted column `__cer_slot_k`, unquoted. */
+    private def slotColumn(s: Slot): String = s.name.stripPrefix("`").stripSuffix("`")
+
+    /** `variable.attr` read on the event at substream position `i` (a condition naming another variable is a bug). */
+    private def attributesOf(variable: String, sub: IndexedSeq[Array[Any]], i: Int): (String, String) => Any = (x, c) =>
+      if (x == variable) valueIn(sub(i), c) else throw new IllegalArgumentException(s"$x.$c where only $variable is read")
+
+    private def noColumn(text: String): String => Any =
+      col => throw new IllegalArgumentException(s"unknown column $col in $text")
+
+    /** A slot's argument on the event at position `i` (its `var.attr` all name the slot's variable). */
+    private def argumentAt(s: Slot, sub: IndexedSeq[Array[Any]], i: Int): Any = {
+      val argument = s.argument.get.sparkSql
+      Predicates.eval(parsed(argument), noColumn(argument), attributesOf(s.variable.value, sub, i))
+    }
+
+    /** An aggregate over the events at `positions` (stream order), by the rules of DESIGN §3a (NULLs skipped). */
+    def aggregate(s: Slot, positions: Vector[Int], sub: IndexedSeq[Array[Any]]): Any = {
+      lazy val args = positions.map(argumentAt(s, sub, _))
+      lazy val present = args.filter(_ != null)
+      def extreme(keep: Int => Boolean): Any =
+        if (present.isEmpty) null
+        else present.reduceLeft((a, b) => Predicates.compare(b, a) match {
+          case Some(c) if keep(c) => b
+          case Some(_) => a
+          case None => throw new IllegalStateException(s"${s.function.name} over values that do not compare: $a, $b")
+        })
+      s.function match {
+        case SlotFunction.Count => java.lang.Long.valueOf(positions.size.toLong)
+        case SlotFunction.Sum =>
+          if (present.isEmpty) null
+          else if (present.forall(_.isInstanceOf[java.lang.Long]))
+            java.lang.Long.valueOf(present.map(_.asInstanceOf[java.lang.Long].longValue).sum)
+          else java.lang.Double.valueOf(present.map(_.asInstanceOf[java.lang.Number].doubleValue).sum)
+        case SlotFunction.Avg =>
+          if (present.isEmpty) null
+          else java.lang.Double.valueOf(present.map(_.asInstanceOf[java.lang.Number].doubleValue).sum / present.size)
+        case SlotFunction.Min => extreme(_ < 0)
+        case SlotFunction.Max => extreme(_ > 0)
+        case SlotFunction.First => args.headOption.orNull
+        case SlotFunction.Last => args.lastOption.orNull
+        case SlotFunction.Prev => throw new IllegalArgumentException("prev is not an aggregate")
+      }
+    }
+
+    /**
+     * A condition relating events (DESIGN §3a).
+     *  - Without prev: its aggregates are computed once over the events of their variables; the predicate must hold
+     *    for every combination of one event per variable it names outside aggregates (vacuously true when one of
+     *    them binds no event; evaluated once when it names none).
+     *  - With prev (on one variable b, the only one named): with e1..en the events of b in stream order, the
+     *    predicate must hold for every e_i (i >= 2) as the current event, each prev slot read on e_(i-1).
+     */
+    def relationHolds(c: Condition, v: Val, sub: IndexedSeq[Array[Any]], negated: Boolean): Boolean = {
+      val e = negate(parsed(c.predicate.sparkSql), negated)
+      val (prevs, aggregates) = c.slots.partition(_.function == SlotFunction.Prev)
+      val aggregated: Map[String, Any] =
+        aggregates.iterator.map(s => slotColumn(s) -> aggregate(s, bits(v.of(s.variable.value)), sub)).toMap
+      if (prevs.nonEmpty) {
+        val b = prevs.head.variable.value
+        require(prevs.forall(_.variable.value == b) && c.variables.forall(_ == b),
+          s"a condition with prev names only the prev variable: ${c.text}")
+        val events = bits(v.of(b))
+        events.indices.drop(1).forall { k =>
+          val (previous, current) = (events(k - 1), events(k))
+          val slots = aggregated ++ prevs.map(s => slotColumn(s) -> argumentAt(s, sub, previous))
+          Predicates.holds(e, col => slots.getOrElse(col, noColumn(c.text)(col)), attributesOf(b, sub, current))
+        }
+      } else {
+        val vars = c.variables.toVector
+        // Every combination: one position per variable of `vars`.
+        val combinations = vars.foldLeft(Iterator.single(Map.empty[String, Int])) { (acc, x) =>
+          val events = bits(v.of(x))
+          acc.flatMap(m => events.iterator.map(i => m.updated(x, i)))
+        }
+        combinations.forall { chosen =>
+          Predicates.holds(e, col => aggregated.getOrElse(col, noColumn(c.text)(col)), (x, attr) => valueIn(sub(chosen(x)), attr))
+        }
+      }
     }
 
     // --- selection strategies ---------------------------------------------------------------------------

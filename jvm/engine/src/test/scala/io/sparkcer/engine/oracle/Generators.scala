@@ -2,6 +2,8 @@ package io.sparkcer.engine.oracle
 
 import java.util.Random
 
+import scala.collection.mutable
+
 import io.sparkcer.engine.ceql._
 import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr}
 
@@ -21,6 +23,8 @@ object Dsl {
     /** `c : o` */
     def next(o: Cel): Cel = Cel.Sequence(c, o, contiguous = true, P)
     def or(o: Cel): Cel = Cel.Or(c, o, P)
+    /** `c AND o`: conjunction (DESIGN §3a). */
+    def and(o: Cel): Cel = Cel.And(c, o, P)
     /** `c+` */
     def plus: Cel = Cel.Iteration(c, contiguous = false, P)
     /** `c:+` */
@@ -35,6 +39,43 @@ object Dsl {
   implicit final class FilterOps(private val f: Filter) extends AnyVal {
     def and(o: Filter): Filter = Filter.And(f, o, P)
     def or(o: Filter): Filter = Filter.Or(f, o, P)
+  }
+  /** `NOT f` in a FILTER. */
+  def fnot(f: Filter): Filter = Filter.Not(f, P)
+
+  /** `v.c` in a condition relating events. */
+  def attr(v: String, c: String): Expr = Expr.Attribute(name(v), name(c))
+  /** An aggregate or prev call in a condition: `count(b)`, `sum(b.x)`, `prev(b.x)` ([[rel]] makes it a slot). */
+  def count(v: String): Expr = Expr.Call(name("count"), Seq(Expr.Column(name(v))), P)
+  def call(function: String, argument: Expr): Expr = Expr.Call(name(function), Seq(argument), P)
+
+  /**
+   * A condition relating events (`Filter.Relation`) from an expression over [[attr]] and [[call]]s, built as the
+   * parser builds it: its Spark text has each call replaced by a slot column `` `__cer_slot_k` `` (left to right).
+   */
+  def rel(e: Expr): Filter = Filter.Relation(condition(e), P)
+
+  def condition(e: Expr): Condition = {
+    val slots = mutable.ArrayBuffer.empty[Slot]
+    val references = mutable.ArrayBuffer.empty[Reference]
+    def slot(c: Expr.Call): String = {
+      val function = SlotFunction.named(c.function.value).getOrElse(throw new IllegalArgumentException(c.toString))
+      val slotName = s"`__cer_slot_${slots.size}`"
+      slots += (c.arguments match {
+        case Seq(Expr.Column(v)) if function == SlotFunction.Count => Slot(function, v, None, slotName, P)
+        case Seq(argument) =>
+          val vars = Printer.attributes(argument).map(_._1).distinct
+          require(vars.size == 1, s"an aggregate's argument names one variable: $c")
+          val text = Printer.expr(argument)
+          Slot(function, name(vars.head), Some(Predicate(text, text, P, Nil)), slotName, P)
+        case _ => throw new IllegalArgumentException(c.toString)
+      })
+      slotName
+    }
+    val text = Printer.condition(e)
+    val sparkSql = Printer.condition(e, slot)
+    Printer.attributes(e, outsideCalls = true).foreach { case (v, a) => references += Reference(name(v), a, -1) }
+    Condition(Predicate(text, sparkSql, P, Nil), references.toSeq, slots.toSeq)
   }
 
   def col(c: String): Expr = Expr.Column(name(c))
@@ -122,6 +163,7 @@ object Printer {
     case Cel.Bind(b, v, _) => s"${operand(b)} AS ${v.value}"
     case Cel.Sequence(a, b, contiguous, _) => s"${operand(a)} ${if (contiguous) ":" else ";"} ${operand(b)}"
     case Cel.Or(a, b, _) => s"${operand(a)} OR ${operand(b)}"
+    case Cel.And(a, b, _) => s"${operand(a)} AND ${operand(b)}"
     case Cel.Iteration(b, contiguous, _) => operand(b) + (if (contiguous) ":+" else "+")
     case Cel.Filtered(b, f, _) => s"${operand(b)} FILTER ${filter(f)}"
   }
@@ -130,6 +172,38 @@ object Printer {
     case Filter.OnVariable(v, p, _) => s"${v.value}[${p.text}]"
     case Filter.And(a, b, _) => s"(${filter(a)} AND ${filter(b)})"
     case Filter.Or(a, b, _) => s"(${filter(a)} OR ${filter(b)})"
+    case Filter.Not(o, _) => s"NOT ${filter(o)}"
+    case Filter.Relation(c, _) => c.text
+  }
+
+  /**
+   * A condition relating events as written in a FILTER. The FILTER's parser ends a condition at AND or OR outside
+   * brackets and reads a leading bracket that closes before a connective as a group of filters, so the top
+   * comparison goes without brackets and any other top operator is compared with TRUE (same three-valued meaning).
+   * `call` prints an aggregate or prev call (its slot name, in the Spark text).
+   */
+  def condition(e: Expr, call: Expr.Call => String = c => callText(c)): String = e match {
+    case Expr.Comparison(op, l, r, _) => s"${expr(l, call)} ${op.symbol} ${expr(r, call)}"
+    case other => s"${expr(other, call)} = TRUE"
+  }
+
+  private def callText(c: Expr.Call): String = s"${c.function.value}(${c.arguments.map(expr(_)).mkString(", ")})"
+
+  /** The `var.attr` references of an expression, left to right (only those outside calls, if `outsideCalls`). */
+  def attributes(e: Expr, outsideCalls: Boolean = false): Seq[(String, String)] = e match {
+    case Expr.Attribute(v, c) => Seq(v.value -> c.value)
+    case _: Expr.Column | _: Expr.Literal => Nil
+    case Expr.Negate(x, _) => attributes(x, outsideCalls)
+    case Expr.Not(x, _) => attributes(x, outsideCalls)
+    case Expr.Arithmetic(_, l, r, _) => attributes(l, outsideCalls) ++ attributes(r, outsideCalls)
+    case Expr.Comparison(_, l, r, _) => attributes(l, outsideCalls) ++ attributes(r, outsideCalls)
+    case Expr.And(l, r, _) => attributes(l, outsideCalls) ++ attributes(r, outsideCalls)
+    case Expr.Or(l, r, _) => attributes(l, outsideCalls) ++ attributes(r, outsideCalls)
+    case Expr.InSet(x, vs, _, _) => (x +: vs).flatMap(attributes(_, outsideCalls))
+    case Expr.InRange(x, lo, hi, _, _) => Seq(x, lo, hi).flatMap(attributes(_, outsideCalls))
+    case Expr.Like(x, p, _, _, _) => attributes(x, outsideCalls) ++ attributes(p, outsideCalls)
+    case Expr.IsNull(x, _, _) => attributes(x, outsideCalls)
+    case Expr.Call(_, args, _) => if (outsideCalls) Nil else args.flatMap(attributes(_, outsideCalls))
   }
 
   def literal(v: Any): String = v match {
@@ -140,20 +214,27 @@ object Printer {
     case other => other.toString
   }
 
-  def expr(e: Expr): String = e match {
-    case Expr.Column(n) => n.value
-    case Expr.Literal(v, _) => literal(v)
-    case Expr.Negate(x, _) => s"-(${expr(x)})"
-    case Expr.Not(x, _) => s"NOT (${expr(x)})"
-    case Expr.Arithmetic(op, l, r, _) => s"(${expr(l)} ${op.symbol} ${expr(r)})"
-    case Expr.Comparison(op, l, r, _) => s"(${expr(l)} ${op.symbol} ${expr(r)})"
-    case Expr.And(l, r, _) => s"(${expr(l)} AND ${expr(r)})"
-    case Expr.Or(l, r, _) => s"(${expr(l)} OR ${expr(r)})"
-    case Expr.InSet(x, vs, neg, _) => s"(${expr(x)}${if (neg) " NOT" else ""} IN {${vs.map(expr).mkString(", ")}})"
-    case Expr.InRange(x, lo, hi, neg, _) => s"(${expr(x)}${if (neg) " NOT" else ""} IN RANGE(${expr(lo)}, ${expr(hi)}))"
-    case Expr.Like(x, p, regex, neg, _) => s"(${expr(x)}${if (neg) " NOT" else ""} ${if (regex) "RLIKE" else "LIKE"} ${expr(p)})"
-    case Expr.IsNull(x, neg, _) => s"(${expr(x)} IS${if (neg) " NOT" else ""} NULL)"
-    case Expr.Call(f, args, _) => s"${f.value}(${args.map(expr).mkString(", ")})"
+  def expr(e: Expr): String = expr(e, callText)
+
+  /** An expression as Spark SQL text; `call` prints function calls (see [[condition]]). */
+  def expr(e: Expr, call: Expr.Call => String): String = {
+    def ex(x: Expr): String = expr(x, call)
+    e match {
+      case Expr.Column(n) => n.value
+      case Expr.Attribute(v, c) => s"${v.value}.${c.value}"
+      case Expr.Literal(v, _) => literal(v)
+      case Expr.Negate(x, _) => s"-(${ex(x)})"
+      case Expr.Not(x, _) => s"NOT (${ex(x)})"
+      case Expr.Arithmetic(op, l, r, _) => s"(${ex(l)} ${op.symbol} ${ex(r)})"
+      case Expr.Comparison(op, l, r, _) => s"(${ex(l)} ${op.symbol} ${ex(r)})"
+      case Expr.And(l, r, _) => s"(${ex(l)} AND ${ex(r)})"
+      case Expr.Or(l, r, _) => s"(${ex(l)} OR ${ex(r)})"
+      case Expr.InSet(x, vs, neg, _) => s"(${ex(x)}${if (neg) " NOT" else ""} IN {${vs.map(ex).mkString(", ")}})"
+      case Expr.InRange(x, lo, hi, neg, _) => s"(${ex(x)}${if (neg) " NOT" else ""} IN RANGE(${ex(lo)}, ${ex(hi)}))"
+      case Expr.Like(x, p, regex, neg, _) => s"(${ex(x)}${if (neg) " NOT" else ""} ${if (regex) "RLIKE" else "LIKE"} ${ex(p)})"
+      case Expr.IsNull(x, neg, _) => s"(${ex(x)} IS${if (neg) " NOT" else ""} NULL)"
+      case c: Expr.Call => call(c)
+    }
   }
 }
 
@@ -180,7 +261,13 @@ object Generators {
       partitions: Boolean = true,
       consumption: Boolean = true,
       limits: Boolean = true,
-      projections: Boolean = true)
+      projections: Boolean = true,
+      /** NOT in filters: `NOT x[p]`, `NOT (f OR g)`. */
+      filterNot: Boolean = false,
+      /** Conditions relating events (DESIGN §3a): `a.x < b.x`, aggregates, prev. */
+      relations: Boolean = false,
+      /** `cel AND cel`. */
+      conjunction: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -239,6 +326,7 @@ object Generators {
     case Cel.Bind(b, _, _) => canEndWithNot(b)
     case Cel.Sequence(_, b, _, _) => canEndWithNot(b)
     case Cel.Or(a, b, _) => canEndWithNot(a) || canEndWithNot(b)
+    case Cel.And(a, b, _) => canEndWithNot(a) || canEndWithNot(b)
     case Cel.Iteration(b, _, _) => canEndWithNot(b)
     case Cel.Filtered(b, _, _) => canEndWithNot(b)
   }
@@ -250,6 +338,7 @@ object Generators {
     case Cel.Bind(b, _, _) => canStartWithNot(b)
     case Cel.Sequence(a, _, _, _) => canStartWithNot(a)
     case Cel.Or(a, b, _) => canStartWithNot(a) || canStartWithNot(b)
+    case Cel.And(a, b, _) => canStartWithNot(a) || canStartWithNot(b)
     case Cel.Iteration(b, _, _) => canStartWithNot(b)
     case Cel.Filtered(b, _, _) => canStartWithNot(b)
   }
@@ -261,6 +350,7 @@ object Generators {
     case Cel.Bind(b, _, _) => alwaysMarks(b)
     case Cel.Sequence(a, b, _, _) => alwaysMarks(a) || alwaysMarks(b)
     case Cel.Or(a, b, _) => alwaysMarks(a) && alwaysMarks(b)
+    case Cel.And(a, b, _) => alwaysMarks(a) || alwaysMarks(b)
     case Cel.Iteration(b, _, _) => alwaysMarks(b)
     case Cel.Filtered(b, _, _) => alwaysMarks(b)
   }
@@ -272,6 +362,7 @@ object Generators {
     case Cel.Bind(b, v, _) => definedVars(b) + v.value
     case Cel.Sequence(a, b, _, _) => definedVars(a) ++ definedVars(b)
     case Cel.Or(a, b, _) => definedVars(a) ++ definedVars(b)
+    case Cel.And(a, b, _) => definedVars(a) ++ definedVars(b)
     case Cel.Iteration(b, _, _) => definedVars(b)
     case Cel.Filtered(b, _, _) => definedVars(b)
   }
@@ -281,30 +372,167 @@ object Generators {
     case Cel.Bind(b, v, _) => asVars(b) :+ v.value
     case Cel.Sequence(a, b, _, _) => asVars(a) ++ asVars(b)
     case Cel.Or(a, b, _) => asVars(a) ++ asVars(b)
+    case Cel.And(a, b, _) => asVars(a) ++ asVars(b)
     case Cel.Iteration(b, _, _) => asVars(b)
     case Cel.Filtered(b, _, _) => asVars(b)
   }
 
+  /** Every variable a filter names (in conditions, those of their aggregates and prev too). */
   def filterVars(f: Filter): Set[String] = f match {
     case Filter.OnVariable(v, _, _) => Set(v.value)
+    case Filter.Relation(c, _) => c.allVariables.toSet
     case Filter.And(a, b, _) => filterVars(a) ++ filterVars(b)
     case Filter.Or(a, b, _) => filterVars(a) ++ filterVars(b)
+    case Filter.Not(a, _) => filterVars(a)
+  }
+
+  def conditions(f: Filter): Seq[Condition] = f match {
+    case Filter.Relation(c, _) => Seq(c)
+    case _: Filter.OnVariable => Nil
+    case Filter.And(a, b, _) => conditions(a) ++ conditions(b)
+    case Filter.Or(a, b, _) => conditions(a) ++ conditions(b)
+    case Filter.Not(a, _) => conditions(a)
+  }
+
+  /**
+   * How many events `variable` binds in a valuation of `c`: Some(n) when always n, None when it varies (DESIGN §3a:
+   * a variable "binds several events" when the count may exceed one).
+   */
+  def multiplicity(c: Cel, variable: String): Option[Int] = {
+    def plus(a: Option[Int], b: Option[Int]) = for (x <- a; y <- b) yield x + y
+    def go(c: Cel, v: Option[String]): Option[Int] = c match {
+      case Cel.Atom(_, t, _) => Some(if (v.forall(_ == t.value)) 1 else 0)
+      case _: Cel.Not => Some(0)
+      case Cel.Bind(b, x, _) => go(b, if (v.contains(x.value)) None else v)
+      case Cel.Sequence(a, b, _, _) => plus(go(a, v), go(b, v))
+      case Cel.And(a, b, _) => plus(go(a, v), go(b, v))
+      case Cel.Or(a, b, _) => val (x, y) = (go(a, v), go(b, v)); if (x == y) x else None
+      case Cel.Iteration(b, _, _) => if (go(b, v).contains(0)) Some(0) else None
+      case Cel.Filtered(b, _, _) => go(b, v)
+    }
+    go(c, Some(variable))
+  }
+
+  /** Whether `variable` may bind several events in a valuation of `c` (aggregates and prev need it). */
+  def repeats(c: Cel, variable: String): Boolean = multiplicity(c, variable).forall(_ > 1)
+
+  /** Whether a condition relates events (rather than testing one event, as `a.x > 1` does). */
+  def relates(c: Condition): Boolean = c.slots.nonEmpty || c.variables.size > 1
+
+  /** The conditions of the FILTERs of a formula (NOT's excluded), each with the sub-formula it filters. */
+  def scopedConditions(c: Cel): Seq[(Cel, Condition)] = c match {
+    case Cel.Filtered(b, f, _) => conditions(f).map(b -> _) ++ scopedConditions(b)
+    case _: Cel.Atom | _: Cel.Not => Nil
+    case Cel.Bind(b, _, _) => scopedConditions(b)
+    case Cel.Sequence(a, b, _, _) => scopedConditions(a) ++ scopedConditions(b)
+    case Cel.Or(a, b, _) => scopedConditions(a) ++ scopedConditions(b)
+    case Cel.And(a, b, _) => scopedConditions(a) ++ scopedConditions(b)
+    case Cel.Iteration(b, _, _) => scopedConditions(b)
+  }
+
+  /** The constructs of DESIGN §3a a query uses (for the properties' coverage report). */
+  def constructs(q: Query): Set[String] = {
+    def filters(c: Cel): Seq[Filter] = c match {
+      case Cel.Filtered(b, f, _) => f +: filters(b)
+      case Cel.Not(_, f, _) => f.toSeq
+      case _: Cel.Atom => Nil
+      case Cel.Bind(b, _, _) => filters(b)
+      case Cel.Sequence(a, b, _, _) => filters(a) ++ filters(b)
+      case Cel.Or(a, b, _) => filters(a) ++ filters(b)
+      case Cel.And(a, b, _) => filters(a) ++ filters(b)
+      case Cel.Iteration(b, _, _) => filters(b)
+    }
+    def hasNot(f: Filter): Boolean = f match {
+      case _: Filter.Not => true
+      case Filter.And(a, b, _) => hasNot(a) || hasNot(b)
+      case Filter.Or(a, b, _) => hasNot(a) || hasNot(b)
+      case _ => false
+    }
+    val fs = filters(q.pattern)
+    val cs = fs.flatMap(conditions)
+    Set(
+      Option.when(fs.exists(hasNot))("NOT"),
+      Option.when(cs.exists(c => c.slots.isEmpty && c.variables.size > 1))("two events"),
+      Option.when(cs.exists(c => c.slots.isEmpty && c.variables.size == 1))("one event"),
+      Option.when(cs.exists(_.aggregates.nonEmpty))("aggregates"),
+      Option.when(cs.exists(_.prevVariables.nonEmpty))("prev"),
+      Option.when(containsAnd(q.pattern))("conjunction")).flatten
+  }
+
+  def containsAnd(c: Cel): Boolean = c match {
+    case _: Cel.Atom | _: Cel.Not => false
+    case _: Cel.And => true
+    case Cel.Bind(b, _, _) => containsAnd(b)
+    case Cel.Sequence(a, b, _, _) => containsAnd(a) || containsAnd(b)
+    case Cel.Or(a, b, _) => containsAnd(a) || containsAnd(b)
+    case Cel.Iteration(b, _, _) => containsAnd(b)
+    case Cel.Filtered(b, _, _) => containsAnd(b)
+  }
+
+  /** Per atom occurrence of `c` (positive atoms, in order): the variables that bind it (its type, the AS around it). */
+  def bindersOfAtoms(c: Cel, around: List[String] = Nil): Seq[Set[String]] = c match {
+    case a: Cel.Atom => Seq((a.eventType.value :: around).toSet)
+    case _: Cel.Not => Nil
+    case Cel.Bind(b, v, _) => bindersOfAtoms(b, v.value :: around)
+    case Cel.Sequence(a, b, _, _) => bindersOfAtoms(a, around) ++ bindersOfAtoms(b, around)
+    case Cel.Or(a, b, _) => bindersOfAtoms(a, around) ++ bindersOfAtoms(b, around)
+    case Cel.And(a, b, _) => bindersOfAtoms(a, around) ++ bindersOfAtoms(b, around)
+    case Cel.Iteration(b, _, _) => bindersOfAtoms(b, around)
+    case Cel.Filtered(b, _, _) => bindersOfAtoms(b, around)
+  }
+
+  /** A condition that relates each event of a repeating variable to other events needs a window (RMA's Def. 3.2). */
+  def needsWindow(c: Cel): Boolean = scopedConditions(c).exists { case (body, cond) =>
+    relates(cond) && cond.prevVariables.isEmpty && cond.variables.exists(repeats(body, _))
+  }
+
+  /** NEXT, LAST and MAX are refused with conditions relating events. */
+  def relatesEvents(c: Cel): Boolean = scopedConditions(c).exists(sc => relates(sc._2))
+
+  /**
+   * The rules of conditions relating events that the engine imposes, within the sub-formula `body` they filter.
+   * Besides analysis's, the automaton compiler refuses a relating condition on a part of an iteration that may begin
+   * with NOT(...) ("cannot begin with NOT(...)"); this keeps clear of such parts anywhere (the fixed cases have some
+   * outside iterations).
+   */
+  def validCondition(body: Cel, c: Condition): Boolean =
+    c.allVariables.nonEmpty && c.slots.forall(s => repeats(body, s.variable.value)) && (c.prevVariables match {
+      case Seq() => true
+      case Seq(b) => c.allVariables == Seq(b) && c.aggregates.isEmpty
+      case _ => false
+    }) && (!relates(c) || !canStartWithNot(body))
+
+  /** The filter of NOT(T FILTER ...): a conjunction of tests of that event (the compiler refuses OR and NOT in it). */
+  def conjunctionOfLeaves(f: Filter): Boolean = f match {
+    case Filter.And(a, b, _) => conjunctionOfLeaves(a) && conjunctionOfLeaves(b)
+    case _: Filter.Or | _: Filter.Not => false
+    case _ => true
   }
 
   /** Mirrors the restrictions analysis imposes, so that generated (and shrunk) queries are valid. */
   def valid(q: Query): Boolean = {
     def ok(c: Cel): Boolean = c match {
       case _: Cel.Atom => true
-      case Cel.Not(a, f, _) => f.forall(x => filterVars(x) == Set(a.eventType.value))
+      case Cel.Not(a, f, _) =>
+        // Inside NOT(T FILTER ...) a filter tests only that event: no aggregates, no other variable.
+        f.forall(x => filterVars(x) == Set(a.eventType.value) && conditions(x).forall(_.slots.isEmpty) &&
+          conjunctionOfLeaves(x))
       case Cel.Bind(b, _, _) => ok(b) && alwaysMarks(b)
-      case Cel.Sequence(a, b, _, _) => ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty
+      case Cel.Sequence(a, b, _, _) =>
+        ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty && !containsAnd(a) && !containsAnd(b)
       case Cel.Or(a, b, _) => ok(a) && ok(b)
-      case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b)
-      case Cel.Filtered(b, f, _) => ok(b) && filterVars(f).subsetOf(definedVars(b))
+      // AND is the pattern (under FILTER, AS and OR only), and its operands hold no NOT.
+      case Cel.And(a, b, _) =>
+        ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty && !containsNot(a) && !containsNot(b)
+      case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b) && !containsAnd(b)
+      case Cel.Filtered(b, f, _) =>
+        ok(b) && filterVars(f).subsetOf(definedVars(b)) && conditions(f).forall(validCondition(b, _))
     }
     val vars = asVars(q.pattern)
     val selectable = definedVars(q.pattern)
     ok(q.pattern) && vars.distinct.size == vars.size && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
+      (q.within.isDefined || !needsWindow(q.pattern)) &&
+      (!relatesEvents(q.pattern) || Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(q.strategy)) &&
       (q.selection match {
         case Selection.Variables(items) =>
           items.nonEmpty && items.map(_.variable.value).distinct.size == items.size &&
@@ -322,6 +550,7 @@ object Generators {
     case Cel.Bind(b, _, _) => containsNot(b)
     case Cel.Sequence(a, b, _, _) => containsNot(a) || containsNot(b)
     case Cel.Or(a, b, _) => containsNot(a) || containsNot(b)
+    case Cel.And(a, b, _) => containsNot(a) || containsNot(b)
     case Cel.Iteration(b, _, _) => containsNot(b)
     case Cel.Filtered(b, _, _) => containsNot(b)
   }
@@ -338,22 +567,109 @@ object Generators {
     def atomOrNot(allowNot: Boolean): Cel =
       if (allowNot && features.not && rnd.nextInt(5) == 0) {
         val t = pick(rnd, "A", "B", "C")
-        if (features.filters && rnd.nextBoolean()) not(t, on(t)(predicate(rnd))) else not(t)
+        if (features.filters && rnd.nextBoolean()) {
+          // Inside NOT(T FILTER ...): a test of that one event, possibly written as a condition on T.
+          not(t, if (features.relations && rnd.nextInt(3) == 0) oneEvent(t) else on(t)(predicate(rnd)))
+        } else not(t)
       } else {
         val t = eventType()
         if (rnd.nextInt(15) == 0) atom(Stream, t) else atom(t)
       }
 
-    private def filterOver(vars: Seq[String], depth: Int = 0): Filter =
-      if (depth < 2 && rnd.nextInt(4) == 0) {
-        val (a, b) = (filterOver(vars, depth + 1), filterOver(vars, depth + 1))
-        if (rnd.nextBoolean()) a and b else a or b
-      } else on(vars(rnd.nextInt(vars.size)))(predicate(rnd))
+    /** A filter of `body`, over the variables `vars` it binds. */
+    private def filterOver(body: Cel, vars: Seq[String], depth: Int = 0): Filter = {
+      val f =
+        if (depth < 2 && rnd.nextInt(4) == 0) {
+          val (a, b) = (filterOver(body, vars, depth + 1), filterOver(body, vars, depth + 1))
+          if (rnd.nextBoolean()) a and b else a or b
+        } else if (features.relations && rnd.nextInt(3) != 0) relation(body, vars)
+        else on(vars(rnd.nextInt(vars.size)))(predicate(rnd))
+      if (features.filterNot && rnd.nextInt(5) == 0) fnot(f) else f
+    }
+
+    private def cmpOp(): ComparisonOp =
+      pick(rnd, ComparisonOp.Eq, ComparisonOp.NotEq, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
+    private def cmp(l: Expr, r: Any): Expr = Expr.Comparison(cmpOp(), l, lit(r), Position.Unknown)
+    private def arith(op: ArithmeticOp, l: Expr, r: Any): Expr = Expr.Arithmetic(op, l, lit(r), Position.Unknown)
+
+    /** A condition on the one event of `t` (as in `NOT(T FILTER T.x > 1)`). */
+    private def oneEvent(t: String): Filter = rnd.nextInt(3) match {
+      case 0 => rel(cmp(attr(t, "x"), rnd.nextInt(4)))
+      case 1 => rel(cmp(arith(ArithmeticOp.Add, attr(t, "x"), attr(t, "y")), rnd.nextInt(4)))
+      case _ => rel(cmp(attr(t, "z"), attr(t, "x")))
+    }
+
+    /**
+     * A condition relating events of `body` (DESIGN §3a): two events (`a.x < b.x`), aggregates over a variable that
+     * may bind several events (`sum(b.x) > 4`), or prev (`b.x > prev(b.x)`). The analysis rules that depend on the
+     * rest of the query (a window, the strategy) are met by [[query]].
+     */
+    private def relation(body: Cel, vars: Seq[String]): Filter = {
+      val repeating = vars.filter(repeats(body, _))
+      def one() = vars(rnd.nextInt(vars.size))
+      def two() = { val a = one(); val others = vars.filter(_ != a); (a, if (others.isEmpty) a else pick(rnd, others: _*)) }
+      def r() = repeating(rnd.nextInt(repeating.size))
+      val P = Position.Unknown
+      val choice = if (repeating.isEmpty || rnd.nextInt(5) < 2) rnd.nextInt(8) else 8 + rnd.nextInt(13)
+      rel(choice match {
+        // Two events (the same variable twice when the body binds one).
+        case 0 => val (a, b) = two(); cmp(attr(a, "x"), attr(b, "x"))
+        case 1 => val (a, b) = two(); attr(a, "x") === attr(b, "x")
+        case 2 => val (a, b) = two(); arith(ArithmeticOp.Add, attr(a, "x"), attr(b, "y")) > rnd.nextInt(5)
+        case 3 => val (a, b) = two(); (attr(a, "x") =!= attr(b, "x")) || (attr(a, "y") < 2)
+        case 4 => val (a, b) = two(); pick(rnd, cmp(attr(a, "z"), attr(b, "x")), cmp(attr(a, "s"), attr(b, "s")),
+          cmp(attr(a, "y"), attr(b, "y")))
+        case 5 => cmp(attr(one(), "x"), rnd.nextInt(4))
+        case 6 => val (a, b) = two(); cmp(arith(ArithmeticOp.Subtract, attr(a, "x"), attr(b, "x")), rnd.nextInt(5) - 2)
+        case 7 => val (a, b) = two(); Expr.And(attr(a, "x") <= attr(b, "x"), Expr.IsNull(attr(b, "y"), rnd.nextBoolean(), P), P)
+        // Aggregates.
+        case 8 => cmp(call("sum", attr(r(), "x")), rnd.nextInt(8))
+        case 9 => cmp(count(r()), rnd.nextInt(4))
+        case 10 => call("max", attr(r(), "x")) < attr(one(), "y")
+        case 11 => cmp(call("avg", attr(r(), "x")), pick(rnd, 1L, 1.5, 2L))
+        case 12 => val b = r(); cmp(call("min", attr(b, pick(rnd, "x", "y"))), rnd.nextInt(3))
+        case 13 => val b = r(); val c = pick(rnd, "x", "y"); cmp(call("first", attr(b, c)), call("last", attr(b, c)))
+        case 14 => val b = r(); cmp(call("sum", arith(ArithmeticOp.Multiply, attr(b, "x"), attr(b, "z"))), count(b))
+        case 15 => cmp(attr(one(), "x"), call(pick(rnd, "min", "max", "avg", "sum"), attr(r(), pick(rnd, "x", "y", "z"))))
+        case 16 => // NULL aggregates: sum, avg, min and max skip NULLs and are NULL over none; first and last are not.
+          Expr.IsNull(call(pick(rnd, "sum", "avg", "min", "max", "first", "last"), attr(r(), "y")), rnd.nextBoolean(), P)
+        // prev.
+        case 17 => val b = r(); cmp(attr(b, pick(rnd, "x", "x", "y")), call("prev", attr(b, "x")))
+        case 18 => val b = r(); attr(b, "x") =!= arith(ArithmeticOp.Add, call("prev", attr(b, "x")), 1)
+        case 19 => val b = r(); cmp(attr(b, pick(rnd, "y", "z")), call("prev", attr(b, pick(rnd, "y", "z", "x"))))
+        case _ => val b = r(); cmp(arith(ArithmeticOp.Add, call("prev", attr(b, "x")), attr(b, "x")), rnd.nextInt(6))
+      })
+    }
+
+    /**
+     * A pattern shaped for conditions relating events: a sequence of two or three parts, each an event bound to a
+     * variable, an iteration of one (`(B AS b)+`) or a small random formula, filtered by a condition over them.
+     */
+    def relational(size: Int): Cel = {
+      def t() = pick(rnd, "A", "A", "B", "B", "C")
+      def part(): Cel = rnd.nextInt(6) match {
+        case 0 | 1 => atom(t()).as(fresh())
+        case 2 | 3 => val b = atom(t()).as(fresh()); if (rnd.nextInt(5) == 0) b.cplus else b.plus
+        case 4 => atom(t()).plus.as(fresh())
+        case _ => formula(1 + rnd.nextInt(math.max(1, size / 2)), allowNot = false)
+      }
+      val parts = Seq.fill(2 + rnd.nextInt(2))(part())
+      val body = parts.reduceLeft((a, b) => if (rnd.nextInt(8) == 0) a.next(b) else a.seq(b))
+      val vars = definedVars(body).toSeq.sorted
+      val filtered = body.filter(filterOver(body, vars))
+      // Sometimes the filtered part is itself part of a larger pattern, or iterated (each iteration filtered alone).
+      rnd.nextInt(6) match {
+        case 0 => filtered.seq(atom(t()))
+        case 1 => atom(t()).seq(filtered)
+        case 2 => filtered.plus
+        case _ => filtered
+      }
+    }
 
     /** A formula of about `size` nodes. */
     def formula(size: Int, allowNot: Boolean = true): Cel = {
       if (size <= 1) atomOrNot(allowNot)
-      else rnd.nextInt(12) match {
+      else rnd.nextInt(if (features.conjunction) 13 else 12) match {
         case 0 | 1 | 2 =>
           val l = 1 + rnd.nextInt(size - 1)
           formula(l, allowNot).seq(formula(size - l, allowNot)) match {
@@ -372,7 +688,10 @@ object Generators {
         case 9 | 10 if features.filters =>
           val b = formula(size - 1, allowNot)
           val vars = definedVars(b).toSeq.sorted
-          if (vars.isEmpty) b else b.filter(filterOver(vars))
+          if (vars.isEmpty) b else b.filter(filterOver(b, vars))
+        case 12 =>
+          val l = 1 + rnd.nextInt(size - 1)
+          formula(l, allowNot).and(formula(size - l, allowNot))
         case _ => formula(size, allowNot)
       }
     }
@@ -383,9 +702,16 @@ object Generators {
     var q: Query = null
     while (q == null || !valid(q)) {
       val gen = new FormulaGen(rnd, features)
-      val pattern = gen.formula(1 + rnd.nextInt(features.maxSize))
-      val strategy =
+      val pattern =
+        if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
+        else gen.formula(1 + rnd.nextInt(features.maxSize))
+      val strategy0 =
         if (features.strategies && rnd.nextInt(3) != 0) pick(rnd, Strategy.values: _*) else Strategy.All
+      // NEXT, LAST and MAX are refused with conditions relating events.
+      val strategy =
+        if (Seq(Strategy.Next, Strategy.Last, Strategy.Max).contains(strategy0) && relatesEvents(pattern))
+          pick(rnd, Strategy.All, Strategy.Any, Strategy.Strict)
+        else strategy0
       val vars = asVars(pattern)
       val selectable = (vars ++ definedVars(pattern).toSeq.sorted).distinct
       val selection =
@@ -403,7 +729,7 @@ object Generators {
       val partitionBy: Seq[Seq[String]] =
         if (!features.partitions || rnd.nextInt(3) != 0) Nil
         else pick(rnd, Seq(Seq("g")), Seq(Seq("g"), Seq("h")), Seq(Seq("g", "h")), Seq(Seq("h", "g")), Seq(Seq("x")))
-      val within =
+      val within0 =
         if (!features.windows || rnd.nextInt(3) != 0) None
         else rnd.nextInt(3) match {
           // WITHIN n [attr] must measure the stream order (analysis requires attr to lead ORDER BY): ts only.
@@ -411,6 +737,11 @@ object Generators {
           case 1 => Some(span(pick(rnd, 500L, 750L, 1000L, 1500L, 2250L), "ts"))
           case _ => Some(millis(pick(rnd, 1000L, 2000L, 3000L, 60000L)))
         }
+      // A condition relating each event of a repeating variable to others needs a window.
+      val within =
+        if (within0.isEmpty && needsWindow(pattern))
+          Some(pick(rnd, events(3L + rnd.nextInt(5)), span(pick(rnd, 1000L, 2250L), "ts"), millis(3000L)))
+        else within0
       val consumeBy =
         if (!features.consumption || rnd.nextInt(4) != 0) Consumption.Nothing
         else pick(rnd, Consumption.Any, Consumption.Partition, Consumption.Nothing)
@@ -431,13 +762,16 @@ object Generators {
       Iterator(a, b) ++ (if (contiguous) Iterator(s.copy(contiguous = false)) else Iterator.empty) ++
         shrinkCel(a).map(y => s.copy(first = y)) ++ shrinkCel(b).map(y => s.copy(second = y))
     case o @ Cel.Or(a, b, _) => Iterator(a, b) ++ shrinkCel(a).map(y => o.copy(left = y)) ++ shrinkCel(b).map(y => o.copy(right = y))
+    case o @ Cel.And(a, b, _) => Iterator(a, b) ++ shrinkCel(a).map(y => o.copy(left = y)) ++ shrinkCel(b).map(y => o.copy(right = y))
     case i @ Cel.Iteration(b, _, _) => Iterator(b) ++ shrinkCel(b).map(y => i.copy(body = y))
     case f @ Cel.Filtered(b, flt, _) =>
-      val smallerFilters = flt match {
-        case Filter.And(l, r, _) => Iterator(l, r)
-        case Filter.Or(l, r, _) => Iterator(l, r)
+      def smaller(x: Filter): Iterator[Filter] = x match {
+        case a @ Filter.And(l, r, _) => Iterator(l, r) ++ smaller(l).map(y => a.copy(left = y)) ++ smaller(r).map(y => a.copy(right = y))
+        case o @ Filter.Or(l, r, _) => Iterator(l, r) ++ smaller(l).map(y => o.copy(left = y)) ++ smaller(r).map(y => o.copy(right = y))
+        case Filter.Not(o, _) => Iterator(o) ++ smaller(o).map(fnot)
         case _ => Iterator.empty
       }
+      val smallerFilters = smaller(flt)
       Iterator(b) ++ smallerFilters.map(x => f.copy(filter = x)) ++ shrinkCel(b).map(y => f.copy(body = y))
   }
 

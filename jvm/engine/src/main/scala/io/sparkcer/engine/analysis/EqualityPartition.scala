@@ -1,0 +1,118 @@
+package io.sparkcer.engine.analysis
+
+import scala.collection.mutable
+
+import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
+
+/**
+ * An equality on one attribute that ties every event of a match together (`s.name = b.name` in `SELL AS s ; BUY AS b`,
+ * or `a.name = b.name AND b.name = c.name`) says that a match lies within one value of the attribute: it is a
+ * partition (DESIGN §3a), and runs as `PARTITION BY name`, each value's events on their own (with Spark's shuffle),
+ * instead of a condition checked on every pair of events.
+ *
+ * This reading is exact only where partitioning changes nothing else, so it applies when:
+ *  - the equalities are conjuncts of a FILTER on the whole pattern (not inside an OR, a NOT or an iteration);
+ *  - through them, every atom of the pattern binds a variable of one class of equal attributes;
+ *  - nothing counts the events in between, which a partition would leave out: no `:`, `:+`, NOT(...), STRICT,
+ *    WITHIN n EVENTS, nor CONSUME BY PARTITION (whose partition it would narrow).
+ */
+object EqualityPartition {
+
+  /** The attributes derived as partition keys, and the query without the equalities they stand for. */
+  final case class Derived(attributes: Seq[Name], equalities: Seq[String], query: Query)
+
+  def derive(query: Query, columns: IndexedSeq[String]): Option[Derived] = {
+    if (!eligible(query)) return None
+    val (filters, body) = rootFilters(query.pattern)
+    val conjuncts = filters.flatMap(conjunctsOf)
+    val equalities = conjuncts.flatMap(c => equality(c).map(c -> _))
+    val atoms = atomVariables(body)
+    // Per attribute, the classes of variables its equalities join; an attribute partitions when one class covers every atom.
+    val byAttribute = equalities.groupBy(_._2._3.toLowerCase(java.util.Locale.ROOT)).toSeq.sortBy(_._1)
+    val chosen = byAttribute.flatMap { case (attribute, eqs) =>
+      val parent = mutable.HashMap.empty[String, String]
+      def find(v: String): String = { val p = parent.getOrElseUpdate(v, v); if (p == v) v else find(p) }
+      eqs.foreach { case (_, (a, b, _, _)) => parent(find(a)) = find(b) }
+      val classes = parent.keys.groupBy(find).values.map(_.toSet)
+      val covering = classes.exists(cls => atoms.forall(_.exists(cls.contains)))
+      val column = columns.find(_.equalsIgnoreCase(attribute))
+      if (covering && column.isDefined) Some((eqs.head._2._4, eqs.map(_._1))) else None
+    }
+    if (chosen.isEmpty) None
+    else {
+      val removed = chosen.flatMap(_._2).toSet
+      val pattern = withoutLeaves(query.pattern, removed)
+      val keys = chosen.map(_._1).filterNot(k => query.partitionBy.exists(_.exists(_.value.equalsIgnoreCase(k.value))))
+      Some(Derived(chosen.map(_._1), chosen.flatMap(_._2).map(_.condition.text),
+        query.copy(pattern = pattern, partitionBy = query.partitionBy ++ keys.map(Seq(_)))))
+    }
+  }
+
+  private def eligible(query: Query): Boolean = {
+    def counts(cel: Cel): Boolean = cel match {
+      case _: Cel.Not => true
+      case Cel.Sequence(a, b, contiguous, _) => contiguous || counts(a) || counts(b)
+      case Cel.Iteration(b, contiguous, _) => contiguous || counts(b)
+      case Cel.Or(a, b, _) => counts(a) || counts(b)
+      case Cel.And(a, b, _) => counts(a) || counts(b)
+      case Cel.Bind(b, _, _) => counts(b)
+      case Cel.Filtered(b, _, _) => counts(b)
+      case _: Cel.Atom => false
+    }
+    query.strategy != Strategy.Strict && query.consumeBy != Consumption.Partition &&
+      !query.within.exists(_.isInstanceOf[Window.Events]) && !counts(query.pattern)
+  }
+
+  /** The filters applied to the whole pattern (outermost first), and the pattern under them. */
+  private def rootFilters(cel: Cel): (Seq[Filter], Cel) = cel match {
+    case Cel.Filtered(body, f, _) => val (more, inner) = rootFilters(body); (f +: more, inner)
+    case other => (Nil, other)
+  }
+
+  private def conjunctsOf(f: Filter): Seq[Filter.Relation] = f match {
+    case Filter.And(l, r, _) => conjunctsOf(l) ++ conjunctsOf(r)
+    case r: Filter.Relation => Seq(r)
+    case _ => Nil
+  }
+
+  /** `x.attr = y.attr` over two variables: (x, y, attr, the attribute's name as written). */
+  private def equality(r: Filter.Relation): Option[(String, String, String, Name)] =
+    if (r.condition.slots.nonEmpty || r.condition.references.size != 2) None
+    else {
+      val parsed = try Some(PredicateParser.parse(r.condition.predicate.sparkSql)) catch { case _: CeqlException => None }
+      parsed.collect {
+        case Expr.Comparison(ComparisonOp.Eq, Expr.Attribute(x, a), Expr.Attribute(y, b), _)
+            if x.value != y.value && a.value.equalsIgnoreCase(b.value) =>
+          (x.value, y.value, a.value, r.condition.references.head.variable.copy(value = a.value))
+      }
+    }
+
+  /** Per atom of the pattern (NOT's excepted), the variables it binds: its type and the AS names around it. */
+  private def atomVariables(cel: Cel, around: List[String] = Nil): Seq[Set[String]] = cel match {
+    case Cel.Atom(_, t, _) => Seq((t.value :: around).toSet)
+    case _: Cel.Not => Nil
+    case Cel.Bind(b, v, _) => atomVariables(b, v.value :: around)
+    case Cel.Sequence(a, b, _, _) => atomVariables(a, around) ++ atomVariables(b, around)
+    case Cel.Or(a, b, _) => atomVariables(a, around) ++ atomVariables(b, around)
+    case Cel.And(a, b, _) => atomVariables(a, around) ++ atomVariables(b, around)
+    case Cel.Iteration(b, _, _) => atomVariables(b, around)
+    case Cel.Filtered(b, _, _) => atomVariables(b, around)
+  }
+
+  /** The pattern with the given leaves dropped from its root filters (a filter left empty goes with them). */
+  private def withoutLeaves(cel: Cel, removed: Set[Filter.Relation]): Cel = cel match {
+    case Cel.Filtered(body, f, pos) =>
+      def prune(f: Filter): Option[Filter] = f match {
+        case r: Filter.Relation if removed(r) => None
+        case Filter.And(l, r, p) => (prune(l), prune(r)) match {
+          case (Some(a), Some(b)) => Some(Filter.And(a, b, p))
+          case (a, b) => a.orElse(b)
+        }
+        case other => Some(other)
+      }
+      val inner = withoutLeaves(body, removed)
+      prune(f).fold(inner)(Cel.Filtered(inner, _, pos))
+    case other => other
+  }
+}

@@ -1,0 +1,61 @@
+package io.sparkcer.engine.chain
+
+import io.sparkcer.engine.analysis.AnalyzedQuery
+import io.sparkcer.engine.automaton.{AtomSpec, Nfa}
+import io.sparkcer.engine.ceql.{Cel, Consumption, Strategy}
+
+/**
+ * A pattern the lazy chain evaluates ([[ChainRun]]): a sequence (SEQ) or a conjunction (AND) of single events, each
+ * bound to variables no other atom binds, under a window, related by conditions. These are the patterns of the lazy
+ * chain NFA paper (Kolchinsky and Schuster, §4.1 and §4.2) that CEQL writes `A AS a ; B AS b ; C AS c` and
+ * `A AS a AND B AS b`.
+ *
+ * @param atoms      the atoms, in the pattern's order
+ * @param ordered    SEQ (the events come in the atoms' order) rather than AND (in any order)
+ * @param conditions per condition of the automaton, the atom of each of its variables
+ */
+final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, conditions: IndexedSeq[IndexedSeq[Int]]) {
+  def describe: String = {
+    val names = atoms.map(a => a.variables.lastOption.getOrElse("?"))
+    val shape = if (ordered) names.mkString(" ; ") else names.mkString(" AND ")
+    s"lazy chain over $shape: events buffered per atom, and at each event that can end a match the buffers are " +
+      "searched rarest first (lazy chain NFA)"
+  }
+}
+
+object ChainPlan {
+
+  /**
+   * The chain of a pattern with conditions relating events, where it has that shape and its clauses allow it: SELECT
+   * ALL without LIMIT (every combination is reported, as the paper's skip-till-any-match), no CONSUME BY, and a window
+   * (the buffers keep the events inside it).
+   */
+  def of(analyzed: AnalyzedQuery, nfa: Nfa): Option[ChainPlan] = {
+    val query = analyzed.query
+    if (nfa.conditions.isEmpty || query.strategy != Strategy.All || query.limit.isDefined ||
+      query.consumeBy != Consumption.Nothing || analyzed.window.isEmpty) return None
+    shape(query.pattern).flatMap { case (ordered, count) =>
+      val atoms = nfa.atoms
+      val single = atoms.length == count && atoms.forall(a => !a.negated)
+      // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match.
+      val conditions = nfa.conditions.map(_.variables.map(v => atoms.indices.filter(atoms(_).variables.contains(v))))
+      if (single && conditions.forall(_.forall(_.size == 1)))
+        Some(ChainPlan(atoms, ordered, conditions.map(_.map(_.head).toIndexedSeq)))
+      else None
+    }
+  }
+
+  /** (ordered, number of atoms) of a SEQ or an AND of atoms, with FILTER and AS anywhere; None for any other shape. */
+  private def shape(cel: Cel): Option[(Boolean, Int)] = cel match {
+    case _: Cel.Atom => Some((true, 1))
+    case Cel.Filtered(b, _, _) => shape(b)
+    case Cel.Bind(b, _, _) => shape(b)
+    case Cel.Sequence(a, b, false, _) => both(a, b, ordered = true)
+    case Cel.And(a, b, _) => both(a, b, ordered = false)
+    case _ => None
+  }
+
+  private def both(a: Cel, b: Cel, ordered: Boolean): Option[(Boolean, Int)] =
+    for ((o1, n1) <- shape(a); (o2, n2) <- shape(b) if (n1 == 1 || o1 == ordered) && (n2 == 1 || o2 == ordered))
+      yield (ordered, n1 + n2)
+}

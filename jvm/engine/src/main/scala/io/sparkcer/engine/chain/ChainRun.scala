@@ -1,0 +1,217 @@
+package io.sparkcer.engine.chain
+
+import java.io.{DataInput, DataOutput}
+
+import io.sparkcer.engine.eval.{EventReader, EventRing, Run}
+import io.sparkcer.engine.tecs.MatchSink
+
+/**
+ * The lazy chain NFA (Kolchinsky and Schuster) for one partition: no partial match is built as events arrive; each
+ * event is only stored in the buffer of every atom whose guard it passes (the paper's `store` edges), and the
+ * buffers keep the events inside the window. When an event can end a match (under SEQ, it passes the last atom's
+ * guard; under AND, any atom's), the matches it ends are built then, from the buffers, one atom at a time in
+ * ascending order of candidates (the paper's frequency order, taken afresh at each step from the buffers' counts,
+ * as its tree NFA does): the rarest atom first, so that the frequent events are touched only where a rarer one
+ * admits them. Each atom's candidates are the range of its buffer that the atoms bound so far leave open (the
+ * paper's ordering filters prec/succ, found by binary search), and each condition is checked as soon as its last
+ * variable is bound (the paper's cond_i, RMA's last-bound placement in the order of the search).
+ *
+ * Per event: one append per atom it passes; at an event that ends matches, work proportional to the candidates
+ * the search visits, which conditions prune, never to the events of other partitions or outside the window.
+ */
+final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], events: EventRing[E]) extends Run {
+  private val n = plan.atoms.length
+  private val buffers = Array.fill(n)(new PositionBuffer)
+  /** Per atom, the conditions that name it. */
+  private val conditionsOf = Array.tabulate(n)(i => plan.conditions.indices.filter(plan.conditions(_).contains(i)).toArray)
+  private val bound = new Array[Long](n)
+  private val reversed = Array.range(0, n).reverse
+  private val isBound = new Array[Boolean](n)
+  private val positions = new Array[Long](n)
+  private val labels = new Array[Int](n)
+  private val noSlots = new Array[Any](0)
+  /** Per condition, the events of its variables while it is checked. */
+  private val chosen = plan.conditions.map(atoms => new Array[AnyRef](atoms.length)).toArray
+
+  def liveNodes: Int = 0
+  def maxOutputDepth: Int = 0
+  def activeStates: Int = buffers.map(_.size).sum
+
+  def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
+    expire(threshold)
+    var found = 0
+    if (sink != null) {
+      val ends = if (plan.ordered) Iterator.single(n - 1) else Iterator.range(0, n)
+      var open = true
+      for (last <- ends if open && passes(last, bits)) {
+        java.util.Arrays.fill(isBound, false)
+        bind(last, position)
+        if (holdsAt(last)) {
+          val (more, accepted) = search(n - 1, sink)
+          found += accepted
+          open = more
+        }
+      }
+    }
+    var i = 0
+    while (i < n) { if (passes(i, bits)) buffers(i).append(position, key); i += 1 }
+    found
+  }
+
+  private def passes(atom: Int, bits: Array[Long]): Boolean = {
+    val g = plan.atoms(atom).guard
+    g < 0 || (((bits(g >>> 6) >>> (g & 63)) & 1L) != 0L)
+  }
+
+  private def bind(atom: Int, position: Long): Unit = { bound(atom) = position; isBound(atom) = true }
+
+  /**
+   * Binds the `left` atoms still free, rarest first; reports each complete binding. Returns whether the sink wants
+   * more, and how many matches it accepted.
+   */
+  private def search(left: Int, sink: MatchSink): (Boolean, Int) =
+    if (left == 0) {
+      val accepted = report(sink)
+      (accepted._1, accepted._2)
+    } else {
+      var best = -1
+      var (bestFrom, bestUntil) = (0, 0)
+      var i = 0
+      while (i < n) {
+        if (!isBound(i)) {
+          val (from, until) = candidates(i)
+          if (best < 0 || until - from < bestUntil - bestFrom) { best = i; bestFrom = from; bestUntil = until }
+        }
+        i += 1
+      }
+      var more = true
+      var total = 0
+      var k = bestFrom
+      val buffer = buffers(best)
+      while (more && k < bestUntil) {
+        val p = buffer.position(k)
+        if (plan.ordered || !taken(p)) {
+          bind(best, p)
+          if (holdsAt(best)) {
+            val (m, t) = search(left - 1, sink)
+            more = m
+            total += t
+          }
+          isBound(best) = false
+        }
+        k += 1
+      }
+      (more, total)
+    }
+
+  /** The range [from, until) of atom i's buffer that the bound atoms leave open. */
+  private def candidates(i: Int): (Int, Int) = {
+    val buffer = buffers(i)
+    if (!plan.ordered) (0, buffer.firstAtOrAfter(bound(lastBound)))
+    else {
+      var after = Long.MinValue
+      var before = Long.MaxValue
+      var j = i - 1
+      while (j >= 0 && !isBound(j)) j -= 1
+      if (j >= 0) after = bound(j)
+      j = i + 1
+      while (j < n && !isBound(j)) j += 1
+      if (j < n) before = bound(j)
+      (buffer.firstAtOrAfter(after + 1), buffer.firstAtOrAfter(before))
+    }
+  }
+
+  /** Under AND, the event that ends the match: every other event comes before it. */
+  private def lastBound: Int = {
+    var best = -1
+    var i = 0
+    while (i < n) { if (isBound(i) && (best < 0 || bound(i) > bound(best))) best = i; i += 1 }
+    best
+  }
+
+  private def taken(p: Long): Boolean = {
+    var i = 0
+    while (i < n) { if (isBound(i) && bound(i) == p) return true; i += 1 }
+    false
+  }
+
+  /** Whether every condition on atom i whose atoms are all bound holds. */
+  private def holdsAt(i: Int): Boolean = {
+    val cs = conditionsOf(i)
+    var k = 0
+    while (k < cs.length) {
+      val atoms = plan.conditions(cs(k))
+      if (atoms.forall(isBound(_))) {
+        val events = chosen(cs(k))
+        var v = 0
+        while (v < atoms.length) { events(v) = this.events(bound(atoms(v))); v += 1 }
+        if (!reader.holds(cs(k), events, noSlots)) return false
+      }
+      k += 1
+    }
+    true
+  }
+
+  /** One complete binding to the sink, its events latest first as the enumeration gives them. */
+  private def report(sink: MatchSink): (Boolean, Int) = {
+    // Under SEQ the atoms' order is the events' order; under AND it is found.
+    val order = if (plan.ordered) reversed else (0 until n).sortBy(a => -bound(a)).toArray
+    var k = 0
+    while (k < n) { positions(k) = bound(order(k)); labels(k) = plan.atoms(order(k)).label; k += 1 }
+    val more = sink.accept(positions(n - 1), n, positions, labels)
+    (more, 1)
+  }
+
+  def expire(threshold: Long): Unit = buffers.foreach(_.expire(threshold))
+
+  def save(out: DataOutput): Unit = buffers.foreach(_.save(out))
+  def load(in: DataInput): Unit = buffers.foreach(_.load(in))
+}
+
+/** The positions (and window keys) of one atom's events inside the window, in stream order. */
+private final class PositionBuffer {
+  private var positions = new Array[Long](16)
+  private var keys = new Array[Long](16)
+  private var first = 0
+  private var end = 0
+
+  def size: Int = end - first
+  def position(k: Int): Long = positions(first + k)
+
+  def append(position: Long, key: Long): Unit = {
+    if (end == positions.length) {
+      val live = size
+      val capacity = if (live * 2 > positions.length) positions.length * 2 else positions.length
+      val (p, k) = (new Array[Long](capacity), new Array[Long](capacity))
+      System.arraycopy(positions, first, p, 0, live)
+      System.arraycopy(keys, first, k, 0, live)
+      positions = p; keys = k; first = 0; end = live
+    }
+    positions(end) = position
+    keys(end) = key
+    end += 1
+  }
+
+  /** Forgets the events whose window key is at or below the threshold (they sit at the front). */
+  def expire(threshold: Long): Unit = while (first < end && keys(first) <= threshold) first += 1
+
+  /** The index (from the oldest kept) of the first position at or after `p`: a binary search. */
+  def firstAtOrAfter(p: Long): Int = {
+    var (lo, hi) = (first, end)
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (positions(mid) < p) lo = mid + 1 else hi = mid
+    }
+    lo - first
+  }
+
+  def save(out: DataOutput): Unit = {
+    out.writeInt(size)
+    for (k <- first until end) { out.writeLong(positions(k)); out.writeLong(keys(k)) }
+  }
+
+  def load(in: DataInput): Unit = {
+    first = 0; end = 0
+    for (_ <- 0 until in.readInt()) append(in.readLong(), in.readLong())
+  }
+}

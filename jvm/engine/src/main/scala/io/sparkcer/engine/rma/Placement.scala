@@ -1,0 +1,195 @@
+package io.sparkcer.engine.rma
+
+import scala.collection.mutable
+
+import io.sparkcer.engine.analysis.Multiplicity
+import io.sparkcer.engine.automaton.{Nfa, Transition}
+
+/**
+ * The RMA construction for conditions relating events (RMA paper, Algorithms 3 and 4, "n-ary FILTER"), on the
+ * complex event automaton of [[io.sparkcer.engine.automaton.NfaCompiler]], whose atoms are the paper's
+ * variable-binding transitions:
+ *  - registers are allocated only for what a condition reads, one per variable and scope (RMA's rx); a variable that
+ *    repeats within its scope gets a list (every event must meet the condition), `prev` a single register (the last
+ *    event bound), an aggregate an accumulator;
+ *  - every transition that binds an event to a variable writes its register (RMA's write set R): the transition's
+ *    label carries these [[Actions]], together with the clearing of the scopes it enters afresh;
+ *  - each condition is placed on the transitions that bind one of its variables, reading the others' registers
+ *    (RMA's last-bound placement, made dynamic: see [[Check]]); a condition with aggregates is placed on the
+ *    transitions that leave its scope, and, where the match may end inside the scope, on a final copy of the atom
+ *    that ends it (the atom itself stays, not final, so that the run goes on).
+ * No state is added but those final copies, as in the paper.
+ */
+object Placement {
+
+  /** The automaton with its checks and register actions, and what its registers are. */
+  final case class Placed(nfa: Nfa, program: RegisterProgram)
+
+  def place(nfa: Nfa): Placed = new Builder(nfa).build()
+
+  /** A scope's registers: per variable a single register or a list, the `prev` register, the accumulators. */
+  private final case class Allocation(single: Map[String, Int], list: Map[String, Int], prev: Option[(String, Int)],
+      accumulators: IndexedSeq[Int]) {
+    def registers: RegisterSet =
+      RegisterSet((single.values.toSeq ++ prev.map(_._2)).sorted, list.values.toSeq.sorted, accumulators)
+  }
+
+  private final class Builder(nfa: Nfa) {
+    private var singles = 0
+    private var lists = 0
+    private val accumulators = mutable.ArrayBuffer.empty[(Int, Int)]
+    private val labels = mutable.LinkedHashMap[(IndexedSeq[Int], Actions), Int]((IndexedSeq.empty[Int], Actions.None) -> 0)
+    private val checks = mutable.LinkedHashMap.empty[Check, Int]
+
+    private val allocations: IndexedSeq[Allocation] = nfa.scopes.map { scope =>
+      val c = nfa.conditions(scope.condition)
+      val prev = c.prevVariables.headOption
+      val plain = if (prev.isDefined) Nil else c.variables
+      val (one, several) = plain.partition(v => Multiplicity.of(scope.body, v) == Multiplicity.One)
+      Allocation(
+        one.map(v => v -> { singles += 1; singles - 1 }).toMap,
+        several.map(v => v -> { lists += 1; lists - 1 }).toMap,
+        prev.map(v => v -> { singles += 1; singles - 1 }),
+        c.slots.indices.filter(k => c.slots(k).function.aggregate).map { k =>
+          accumulators += (scope.condition -> k); accumulators.length - 1
+        })
+    }
+
+    private def aggregates(s: Int): Boolean = nfa.conditions(nfa.scopes(s).condition).aggregates.nonEmpty
+
+    def build(): Placed = {
+      val n = nfa.stateCount
+      // Final atoms inside a scope with aggregates get a final copy, where the aggregates are checked as the match ends.
+      val copies = (0 until n).filter(q => nfa.finals(q) && nfa.scopes.indices.exists(s => aggregates(s) &&
+        nfa.scopes(s).atoms.contains(nfa.atomOf(q)))).zipWithIndex.map { case (q, i) => q -> (n + i) }.toMap
+      // Every transition with the state it leads to (a final copy, or its own target) and the checks it carries.
+      val placed: IndexedSeq[IndexedSeq[(Transition, Int, Seq[Check])]] = (0 until n).map { q =>
+        nfa.transitions(q).flatMap { t =>
+          val checks = checksOn(t)
+          (t, t.target, checks) +: copies.get(t.target).toSeq.map(copy => (t, copy, checks ++ endChecks(nfa.atomOf(t.target))))
+        }
+      } ++ copies.map(_ => IndexedSeq.empty)
+      val live = liveness(placed)
+      val transitions = placed.map(_.map { case (t, target, checks) =>
+        val label = if (t.marks) labelOf(t, live(target)) else t.label
+        // A check applies its transition's label (its resets); a transition that marks nothing has none.
+        t.copy(target = target, label = label, checks = checks.map(c => checkBit(c.copy(label = math.max(label, 0)))))
+      })
+      val finals = (0 until n).map(q => nfa.finals(q) && !copies.contains(q)) ++ copies.map(_ => true)
+      val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq,
+        labels.keys.toIndexedSeq.map(_._2), checks.keys.toIndexedSeq, nfa.guards.length)
+      Placed(new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1), nfa.conditions, nfa.scopes,
+        nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms), program)
+    }
+
+    /**
+     * The registers live at each state: those that a check on some transition ahead reads (RMA keeps an event "only
+     * for as long as" a predicate needs it). A least fixpoint over the automaton's transitions.
+     */
+    private def liveness(placed: IndexedSeq[IndexedSeq[(Transition, Int, Seq[Check])]]): IndexedSeq[RegisterSet] = {
+      // A check reads the registers before its transition's writes, or (at the end of a match) after them.
+      val live = Array.fill(placed.length)(RegisterSet.None)
+      for (q <- placed.indices; (_, target, checks) <- placed(q); c <- checks) {
+        val at = if (c.phase == Phase.Write) target else q
+        live(at) = live(at) ++ reads(c)
+      }
+      var changed = true
+      while (changed) {
+        changed = false
+        for (q <- placed.indices; (_, target, _) <- placed(q)) {
+          val more = live(q) ++ live(target)
+          if (more != live(q)) { live(q) = more; changed = true }
+        }
+      }
+      live.toIndexedSeq
+    }
+
+    private def reads(check: Check): RegisterSet = {
+      val singles = check.sources.collect { case Source.Single(r) => r } ++ check.slots.collect { case SlotSource.Previous(r) => r }
+      val lists = check.sources.collect { case Source.Each(l) => l; case Source.CurrentOrList(l) => l }
+      RegisterSet(singles.distinct.sorted, lists.distinct.sorted,
+        check.slots.collect { case SlotSource.Aggregate(a) => a }.distinct.sorted)
+    }
+
+    private val allRegisters = RegisterSet(0 until singles, 0 until lists, accumulators.indices)
+
+    /**
+     * The label of a marking transition: its selected variables, and what it does to the registers: reset the scopes
+     * it enters afresh, write the event where a check ahead reads it, and drop what no check ahead reads.
+     */
+    private def labelOf(t: Transition, live: RegisterSet): Int = {
+      val b = nfa.atomOf(t.target)
+      val write = mutable.ArrayBuffer.empty[Int]
+      val append = mutable.ArrayBuffer.empty[Int]
+      val accumulate = mutable.ArrayBuffer.empty[Int]
+      for ((scope, alloc) <- nfa.scopes.zip(allocations) if scope.atoms.contains(b)) {
+        val c = nfa.conditions(scope.condition)
+        scope.bindings(b).foreach { v =>
+          alloc.single.get(v).filter(live.singles.contains).foreach(write += _)
+          alloc.list.get(v).filter(live.lists.contains).foreach(append += _)
+          alloc.prev.filter(p => p._1 == v && live.singles.contains(p._2)).foreach(write += _._2)
+          for ((k, acc) <- c.slots.indices.filter(k => c.slots(k).function.aggregate).zip(alloc.accumulators)
+               if c.slots(k).variable.value == v && live.accumulators.contains(acc)) accumulate += acc
+        }
+      }
+      val reset = t.resets.map(allocations(_).registers).foldLeft(RegisterSet.None)(_ ++ _)
+      val actions = Actions(reset, write.toSeq, append.toSeq, accumulate.toSeq, allRegisters -- live)
+      labels.getOrElseUpdate((nfa.labels(t.label), actions), labels.size)
+    }
+
+    private def checkBit(check: Check): Int = nfa.guards.length + checks.getOrElseUpdate(check, checks.size)
+
+    /**
+     * The checks on a transition that reads an event into atom b, leaving atom `from` (-1: none): the conditions of
+     * the scopes whose variables it binds, and the aggregates of the scopes it leaves (checked before the transition
+     * acts). A skip carries none.
+     */
+    private def checksOn(t: Transition): Seq[Check] = if (!t.reads) Nil else {
+      val (from, b) = (t.from, nfa.atomOf(t.target))
+      val binding = for {
+        ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
+        if scope.atoms.contains(b) && !aggregates(s)
+        c = nfa.conditions(scope.condition)
+        here = scope.bindings(b).filter(c.allVariables.contains)
+        if here.nonEmpty
+      } yield {
+        val check = alloc.prev match {
+          case Some((v, register)) =>
+            if (!here.contains(v)) None
+            else Some(Check(scope.condition, c.variables.map(_ => Source.Current), c.slots.map(_ => SlotSource.Previous(register)),
+              label = 0, Phase.Reset))
+          case None =>
+            val sources = c.variables.map { v =>
+              if (here.contains(v)) alloc.list.get(v).filter(_ => here.size > 1).fold[Source](Source.Current)(Source.CurrentOrList)
+              else source(alloc, v)
+            }
+            Some(Check(scope.condition, sources, Nil, label = 0, Phase.Reset))
+        }
+        check
+      }
+      val leaving = for {
+        ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
+        // Left for an atom outside it, or for a new instance of it (an iteration around it begins again).
+        if aggregates(s) && scope.atoms.contains(from) && (!scope.atoms.contains(b) || t.resets.contains(s))
+      } yield aggregateCheck(scope.condition, alloc, Phase.Before)
+      binding.flatten ++ leaving
+    }
+
+    /** The aggregates of the scopes around final atom `b`, checked as a match ends there (its event included). */
+    private def endChecks(b: Int): Seq[Check] =
+      for {
+        ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
+        if aggregates(s) && scope.atoms.contains(b)
+      } yield aggregateCheck(scope.condition, alloc, Phase.Write)
+
+    private def aggregateCheck(condition: Int, alloc: Allocation, phase: Phase): Check = {
+      val c = nfa.conditions(condition)
+      val accumulator = c.slots.indices.filter(k => c.slots(k).function.aggregate).zip(alloc.accumulators).toMap
+      Check(condition, c.variables.map(source(alloc, _)), c.slots.indices.map(k => SlotSource.Aggregate(accumulator(k))),
+        label = 0, phase)
+    }
+
+    private def source(alloc: Allocation, v: String): Source =
+      alloc.single.get(v).map(Source.Single).getOrElse(Source.Each(alloc.list(v)))
+  }
+}

@@ -1,0 +1,129 @@
+package io.sparkcer.engine.rma
+
+import scala.collection.mutable
+
+import io.sparkcer.engine.automaton.{DeterministicCea, SymbolTable}
+import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatchesException}
+
+/**
+ * What the register runs of one evaluator share: the deterministic automaton, built lazily as in CORE (RMA's
+ * determinization, Alg. 5: the min-terms of a state's formulas are the symbols its runs meet, each computed once),
+ * the register program, and the caller's reader, which evaluates conditions and aggregates.
+ *
+ * A run's symbol extends the event's guard bits with the outcome of each check on the transitions leaving its state,
+ * evaluated against the run's registers: so the cached moves of the automaton serve every run, and a condition is
+ * evaluated only where a transition that carries it can be taken.
+ */
+final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program: RegisterProgram,
+    reader: EventReader[E], val bound: MatchBound) {
+  private val symbols = new SymbolTable(program.words)
+  /** The bits of the symbol [[symbol]] computed last. */
+  val bits = new Array[Long](program.words)
+  val empty: Registers = Registers.empty(program)
+  private val aggregations = program.accumulators.map { case (condition, slot) => reader.aggregation(condition, slot) }
+  /** Per label: whether reading an event with it adds the event to the match (it binds a selected variable). */
+  private val outputs = cea.nfa.labels.map(_.nonEmpty).toArray
+  /** Per deterministic state: its checks, each with the guards (guard, negated) of the transitions carrying it. */
+  private val checksOf = mutable.ArrayBuffer.empty[Array[(Int, Array[(Int, Boolean)])]]
+
+  def addsToMatch(label: Int): Boolean = outputs(label)
+
+  /** Past the bound on the runs of a partition: what to write instead, where it happened. */
+  def tooManyRuns(event: E): TooManyMatchesException = new TooManyMatchesException(
+    s"the event at ${reader.describe(event)} leaves more than ${bound.perEvent} partial matches that its conditions " +
+      s"keep apart (each keeps other events in its registers), the bound ${bound.setting}. A condition that relates " +
+      "each event of a repeating variable to another event keeps every subset of its events; a shorter window bounds " +
+      "them, and an aggregate keeps one value instead (max(b.price) < s.price rather than b.price < s.price); " +
+      s"or raise ${bound.setting}.")
+
+  /** The symbol of an event for a run in deterministic state `state` with registers `registers`. */
+  def symbol(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int = {
+    java.util.Arrays.fill(bits, 0L)
+    System.arraycopy(guards, 0, bits, 0, guards.length)
+    val checks = checksAt(state)
+    var i = 0
+    while (i < checks.length) {
+      val (check, carriers) = checks(i)
+      if (carriers.exists { case (g, negated) => g < 0 || (((guards(g >>> 6) >>> (g & 63)) & 1L) != 0L) != negated } &&
+        holds(program.checks(check), registers, events, position)) {
+        val bit = program.guards + check
+        bits(bit >>> 6) |= 1L << (bit & 63)
+      }
+      i += 1
+    }
+    symbols.intern(bits)
+  }
+
+  /** The registers after reading the event at `position` with `label`. */
+  def after(label: Int, registers: Registers, position: Long, events: EventRing[E]): Registers =
+    registers.after(program.actions(label), position, accumulate(events, position), Phase.All)
+
+  private def accumulate(events: EventRing[E], position: Long): (Int, AnyRef) => AnyRef = { (i, state) =>
+    val (condition, slot) = program.accumulators(i)
+    val aggregation = aggregations(i)
+    aggregation.update(if (state == null) aggregation.zero else state, reader.argument(condition, slot, events(position)))
+  }
+
+  def saveAccumulator(i: Int, state: AnyRef, out: java.io.DataOutput): Unit = aggregations(i).write(state, out)
+  def loadAccumulator(i: Int, in: java.io.DataInput): AnyRef = aggregations(i).read(in)
+
+  /**
+   * Whether a check holds: its condition for every combination of the events its variables take (vacuously when a
+   * variable has none yet: that combination is checked when its last event arrives).
+   */
+  private def holds(check: Check, registers: Registers, events: EventRing[E], position: Long): Boolean = {
+    val regs = registers.after(program.actions(check.label), position, accumulate(events, position),
+      check.phase)
+    val slots = new Array[Any](check.slots.length)
+    var k = 0
+    var pending = true // false once a `prev` finds no previous event: nothing to check yet
+    while (pending && k < slots.length) {
+      check.slots(k) match {
+        case SlotSource.Previous(r) =>
+          if (regs.singles(r) < 0) pending = false
+          else slots(k) = reader.argument(check.condition, k, events(regs.singles(r)))
+        case SlotSource.Aggregate(a) =>
+          val state = regs.accumulators(a)
+          slots(k) = aggregations(a).result(if (state == null) aggregations(a).zero else state)
+      }
+      k += 1
+    }
+    if (!pending) return true
+    val current = events(position)
+    val sources = check.sources.toArray
+    val choice = new Array[AnyRef](sources.length)
+    val needsCurrent = sources.exists(s => s == Source.Current || s.isInstanceOf[Source.CurrentOrList])
+    def each(list: PositionList)(f: AnyRef => Boolean): Boolean = {
+      var l = list
+      while (l != null) { if (!f(events(l.head))) return false; l = l.tail }
+      true
+    }
+    def combinations(i: Int, usedCurrent: Boolean): Boolean =
+      // A combination of events bound earlier only was checked when its last event arrived.
+      if (i == sources.length) (needsCurrent && !usedCurrent) || reader.holds(check.condition, choice, slots)
+      else sources(i) match {
+        case Source.Current => choice(i) = current; combinations(i + 1, usedCurrent = true)
+        case Source.CurrentOrList(l) =>
+          choice(i) = current
+          combinations(i + 1, usedCurrent = true) && each(regs.lists(l)) { e => choice(i) = e; combinations(i + 1, usedCurrent) }
+        case Source.Single(r) =>
+          regs.singles(r) < 0 || { choice(i) = events(regs.singles(r)); combinations(i + 1, usedCurrent) }
+        case Source.Each(l) =>
+          each(regs.lists(l)) { e => choice(i) = e; combinations(i + 1, usedCurrent) }
+      }
+    combinations(0, usedCurrent = false)
+  }
+
+  private def checksAt(state: Int): Array[(Int, Array[(Int, Boolean)])] = {
+    while (checksOf.length <= state) checksOf += null
+    if (checksOf(state) == null) {
+      val carriers = for {
+        q <- cea.keyOf(state).toSeq
+        t <- cea.nfa.transitions(q)
+        c <- t.checks
+      } yield (c - program.guards) -> (t.guard -> t.negated)
+      checksOf(state) = carriers.groupBy(_._1).toArray.sortBy(_._1).map { case (c, ts) => c -> ts.map(_._2).distinct.toArray }
+    }
+    checksOf(state)
+  }
+}

@@ -1,0 +1,130 @@
+package io.sparkcer.engine.rma
+
+import java.io.{DataInput, DataOutput}
+
+import io.sparkcer.engine.eval.{EventRing, Run}
+import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList}
+
+/**
+ * CORE's Algorithm 1 on a register match automaton, for one partition: a run is a state of the deterministic
+ * automaton together with its registers (RMA's configuration [i, q, γ]), and every partial match that reached that
+ * state with those registers shares the run's union-list of tECS nodes, since their futures are alike. So runs
+ * split only where conditions tell their events apart: a pattern whose conditions read few registers keeps CORE's
+ * sharing (a rising run `(B AS b)+ FILTER b.price > prev(b.price)` has one run per last b, however many rising
+ * subsets end there), and per event the work is one symbol and one cached transition per run.
+ *
+ * @param events the partition's events: registers hold positions, and conditions read the events there
+ */
+final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventRing[E], enumerator: Enumerator)
+    extends Run {
+  private val cea = machine.cea
+  private val isFinal: Int => Boolean = cea.isFinal
+  private val tecs = new Tecs()
+  def liveNodes: Int = tecs.liveNodes
+  def maxOutputDepth: Int = tecs.maxOutputDepth
+  private var current = new RunTable
+  private var next = new RunTable
+
+  def activeStates: Int = current.count
+
+  def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
+    tecs.reclaim(threshold)
+    tecs.beginEvent(key)
+    next.reset()
+
+    // A run may begin at this event, with empty registers, from a bottom node of its own.
+    val start = machine.empty
+    val begin = cea.moves(cea.initial, machine.symbol(cea.initial, bits, start, events, position), machine.bits)
+    if (!begin.isEmpty) step(begin, start, tecs.newBottom(position, key), key, position, threshold)
+
+    var i = 0
+    while (i < current.count) {
+      val partial = current.lists(i)
+      partial.expire(threshold)
+      if (!partial.isEmpty) {
+        val registers = current.registers(i)
+        val moves = cea.moves(current.states(i), machine.symbol(current.states(i), bits, registers, events, position),
+          machine.bits)
+        if (!moves.isEmpty) step(moves, registers, current.merged(i, tecs, threshold), partial.maxStart, position, threshold)
+      }
+      i += 1
+    }
+
+    if (next.count > machine.bound.perEvent) throw machine.tooManyRuns(events(position))
+    val swap = current; current = next; next = swap
+    if (sink == null) 0 else current.enumerateFinal(isFinal, tecs, enumerator, threshold, sink)
+  }
+
+  /** ExecTrans with registers: each marking move writes the event into the registers its label names. */
+  private def step(moves: io.sparkcer.engine.automaton.Moves, registers: Registers, node: Int, maxStart: Long,
+      position: Long, threshold: Long): Unit = {
+    if (moves.unmarked >= 0) next.list(moves.unmarked, registers).insert(tecs, node, maxStart, threshold)
+    var k = 0
+    while (k < moves.markTargets.length) {
+      val label = moves.markLabels(k)
+      val marked = if (machine.addsToMatch(label)) tecs.extend(node, position, label) else node
+      next.list(moves.markTargets(k), machine.after(label, registers, position, events))
+        .insert(tecs, marked, maxStart, threshold)
+      k += 1
+    }
+  }
+
+  def expire(threshold: Long): Unit = {
+    tecs.reclaim(threshold)
+    current.expire(threshold)
+  }
+
+  def save(out: DataOutput): Unit = {
+    tecs.save(out)
+    val live = (0 until current.count).filterNot(current.lists(_).isEmpty)
+    out.writeInt(live.length)
+    live.foreach { i =>
+      val key = cea.keyOf(current.states(i))
+      out.writeInt(key.length)
+      key.foreach(out.writeInt)
+      current.registers(i).save(out, machine.saveAccumulator)
+      current.lists(i).save(out)
+    }
+  }
+
+  def load(in: DataInput): Unit = {
+    tecs.load(in)
+    current.reset()
+    for (_ <- 0 until in.readInt()) {
+      val state = cea.stateOf(Array.fill(in.readInt())(in.readInt()))
+      val registers = Registers.load(machine.program, in, machine.loadAccumulator)
+      current.list(state, registers).load(in)
+    }
+  }
+
+  /** The runs after one event, in the order they were first reached, found by state and registers. */
+  private final class RunTable extends RunSlots {
+    var registers = new Array[Registers](8)
+    private val slots = new java.util.HashMap[RunKey, Integer]()
+
+    override protected def grown(capacity: Int): Unit = registers = java.util.Arrays.copyOf(registers, capacity)
+
+    def reset(): Unit = { count = 0; slots.clear() }
+
+    def list(state: Int, regs: Registers): UnionList = {
+      val key = new RunKey(state, regs)
+      val slot = slots.get(key)
+      if (slot != null) lists(slot)
+      else {
+        val i = addSlot(state)
+        registers(i) = regs
+        slots.put(key, i)
+        lists(i)
+      }
+    }
+  }
+}
+
+/** A run's identity: its deterministic state and its registers. */
+private final class RunKey(val state: Int, val registers: Registers) {
+  override val hashCode: Int = state * 31 + registers.hashCode
+  override def equals(o: Any): Boolean = o match {
+    case k: RunKey => k.state == state && k.registers == registers
+    case _ => false
+  }
+}

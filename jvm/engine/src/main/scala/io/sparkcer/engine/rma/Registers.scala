@@ -1,0 +1,101 @@
+package io.sparkcer.engine.rma
+
+import java.io.{DataInput, DataOutput}
+
+/**
+ * The registers of a run (RMA's γ): immutable, compared and hashed by content, so that runs in the same automaton
+ * state with the same registers are one run (their partial matches share a union-list: their futures are alike).
+ * Events are held by their positions in the partition's substream; the window keeps those events.
+ *
+ * @param singles      position per single register, -1 for empty
+ * @param lists        per list register, its positions, latest first (null for empty)
+ * @param accumulators per accumulator, the aggregate's state (null before the first event)
+ */
+final class Registers(val singles: Array[Long], val lists: Array[PositionList], val accumulators: Array[AnyRef]) {
+  override val hashCode: Int =
+    java.util.Arrays.hashCode(singles) * 31 * 31 + java.util.Arrays.hashCode(lists.asInstanceOf[Array[AnyRef]]) * 31 +
+      java.util.Arrays.hashCode(accumulators)
+
+  override def equals(o: Any): Boolean = o match {
+    case r: Registers => (r eq this) || (r.hashCode == hashCode && java.util.Arrays.equals(singles, r.singles) &&
+      java.util.Arrays.equals(lists.asInstanceOf[Array[AnyRef]], r.lists.asInstanceOf[Array[AnyRef]]) &&
+      java.util.Arrays.equals(accumulators, r.accumulators))
+    case _ => false
+  }
+
+  /** The registers after `actions` read the event at `position`, up to `phase`; `accumulate(i, state)` adds it to i. */
+  def after(actions: Actions, position: Long, accumulate: (Int, AnyRef) => AnyRef, phase: Phase): Registers =
+    if (phase == Phase.Before || actions.isEmpty || (phase == Phase.Reset && actions.reset.isEmpty)) this
+    else {
+      val s = singles.clone()
+      val l = lists.clone()
+      val a = accumulators.clone()
+      def clear(set: RegisterSet): Unit = {
+        set.singles.foreach(s(_) = -1L)
+        set.lists.foreach(l(_) = null)
+        set.accumulators.foreach(a(_) = null)
+      }
+      clear(actions.reset)
+      if (phase != Phase.Reset) {
+        actions.write.foreach(s(_) = position)
+        actions.append.foreach(i => l(i) = new PositionList(position, l(i)))
+        actions.accumulate.foreach(i => a(i) = accumulate(i, a(i)))
+      }
+      if (phase == Phase.All) clear(actions.drop)
+      new Registers(s, l, a)
+    }
+
+  /** Writes the registers; accumulators go through `write`. */
+  def save(out: DataOutput, write: (Int, AnyRef, DataOutput) => Unit): Unit = {
+    singles.foreach(out.writeLong)
+    lists.foreach { l =>
+      val positions = if (l == null) Nil else l.toList
+      out.writeInt(positions.length)
+      positions.foreach(out.writeLong)
+    }
+    accumulators.zipWithIndex.foreach { case (acc, i) =>
+      out.writeBoolean(acc != null)
+      if (acc != null) write(i, acc, out)
+    }
+  }
+}
+
+object Registers {
+  def empty(program: RegisterProgram): Registers =
+    new Registers(Array.fill(program.singles)(-1L), new Array[PositionList](program.lists),
+      new Array[AnyRef](program.accumulators.length))
+
+  def load(program: RegisterProgram, in: DataInput, read: (Int, DataInput) => AnyRef): Registers = {
+    val singles = Array.fill(program.singles)(in.readLong())
+    val lists = Array.fill(program.lists) {
+      val positions = List.fill(in.readInt())(in.readLong())
+      positions.foldRight(null: PositionList)((p, rest) => new PositionList(p, rest))
+    }
+    val accumulators = Array.tabulate(program.accumulators.length)(i => if (in.readBoolean()) read(i, in) else null)
+    new Registers(singles, lists, accumulators)
+  }
+}
+
+/** An immutable list of positions, latest first, sharing its tail with the runs it was extended from. */
+final class PositionList(val head: Long, val tail: PositionList) {
+  val length: Int = if (tail == null) 1 else tail.length + 1
+  override val hashCode: Int = (if (tail == null) 17 else tail.hashCode) * 31 + java.lang.Long.hashCode(head)
+
+  override def equals(o: Any): Boolean = o match {
+    case other: PositionList =>
+      var (a, b) = (this, other)
+      while (a != null && b != null && (a eq b) == false) {
+        if (a.head != b.head || a.hashCode != b.hashCode) return false
+        a = a.tail; b = b.tail
+      }
+      a eq b
+    case _ => false
+  }
+
+  def toList: List[Long] = {
+    val out = List.newBuilder[Long]
+    var l = this
+    while (l != null) { out += l.head; l = l.tail }
+    out.result()
+  }
+}

@@ -1,0 +1,63 @@
+package io.sparkcer.engine.tecs
+
+/**
+ * CORE's ordered hash table T, without its hashing: the runs after one event, in the order they were first reached,
+ * each with its deterministic state, the union-list of the partial matches that reached it and, once asked for, that
+ * list merged into one node. Subclasses find a run's slot by their own key (a state; a state and its registers).
+ */
+abstract class RunSlots {
+  var states = new Array[Int](8)
+  var lists: Array[UnionList] = Array.fill(8)(new UnionList)
+  private var mergedNodes = new Array[Int](8)
+  var count = 0
+
+  /** Called with the new capacity when the slots grow, for a subclass's own per-slot arrays. */
+  protected def grown(capacity: Int): Unit = ()
+
+  /** A new slot for `state`, with an empty union-list, at the end of the order; returns its index. */
+  protected final def addSlot(state: Int): Int = {
+    if (count == states.length) {
+      states = java.util.Arrays.copyOf(states, count * 2)
+      mergedNodes = java.util.Arrays.copyOf(mergedNodes, count * 2)
+      lists = java.util.Arrays.copyOf(lists, count * 2)
+      for (j <- count until lists.length) lists(j) = new UnionList
+      grown(count * 2)
+    }
+    states(count) = state
+    mergedNodes(count) = -1
+    lists(count).clear()
+    count += 1
+    count - 1
+  }
+
+  /** The list of slot i as one node, computed once per event (marking moves and output both need it). */
+  final def merged(i: Int, tecs: Tecs, threshold: Long): Int = {
+    if (mergedNodes(i) < 0) mergedNodes(i) = lists(i).merge(tecs, threshold)
+    mergedNodes(i)
+  }
+
+  /**
+   * Output (lines 29-33 of CORE's Algorithm 1): enumerates the complex events of every run in a final state, until
+   * the sink wants no more; returns how many it accepted.
+   */
+  final def enumerateFinal(isFinal: Int => Boolean, tecs: Tecs, enumerator: Enumerator, threshold: Long,
+      sink: MatchSink): Int = {
+    var total = 0
+    var i = 0
+    var open = true
+    while (open && i < count) {
+      if (isFinal(states(i))) {
+        val root = merged(i, tecs, threshold)
+        if (root >= 0) {
+          total += enumerator.enumerate(tecs, root, threshold, sink)
+          open = !enumerator.stopped
+        }
+      }
+      i += 1
+    }
+    total
+  }
+
+  /** Drops the partial matches that started at or below `threshold`. */
+  final def expire(threshold: Long): Unit = for (i <- 0 until count) lists(i).expire(threshold)
+}

@@ -1,0 +1,108 @@
+package io.sparkcer.spark
+
+import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, GenericInternalRow, MutableProjection, Predicate, PrettyAttribute, Unevaluable}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate}
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.catalyst.util.toPrettySQL
+import org.apache.spark.sql.types.{BooleanType, DataType}
+
+import io.sparkcer.engine.eval.Aggregation
+
+/**
+ * A condition relating events (DESIGN §3a) as the CER operators carry it ([[CerOperator.conditions]]), so that
+ * Catalyst sees its expressions and keeps the columns it reads.
+ *
+ * @param predicate the condition: a boolean expression over `inputs`
+ * @param slots     per slot of the condition, over the struct of the slot's variable: Spark's aggregate function
+ *                  over the slot's argument (`sum(b.volume)`; `count(b)` counts the structs, which are never NULL),
+ *                  or for `prev` the argument itself
+ * @param inputs    what the engine binds, not columns of the operator's child (as a higher-order function binds
+ *                  the variables of its lambda): one struct of `columns` per variable of the condition, in the
+ *                  engine's order ([[io.sparkcer.engine.ceql.Condition.variables]]), then one attribute per slot
+ * @param columns   the input columns an event's struct holds: what the condition reads of the operator's child
+ */
+final case class CerCondition(predicate: Expression, slots: Seq[Expression], inputs: Seq[Attribute],
+    columns: Seq[Attribute]) extends Expression with Unevaluable {
+
+  override def children: Seq[Expression] = predicate +: (slots ++ columns)
+  @transient override lazy val references: AttributeSet = AttributeSet(columns)
+  override def dataType: DataType = BooleanType
+  override def nullable: Boolean = false
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): CerCondition =
+    copy(predicate = newChildren.head, slots = newChildren.slice(1, 1 + slots.length),
+      columns = newChildren.drop(1 + slots.length).map(_.asInstanceOf[Attribute]))
+
+  private def slotInputs: Seq[Attribute] = inputs.takeRight(slots.length)
+
+  /** The condition as written, with Spark's coercions: each slot is shown as its call, `b.price > prev(b.price)`. */
+  override def sql: String = {
+    val calls = slotInputs.zip(slots).map {
+      case (input, a: AggregateFunction) => input.exprId -> toPrettySQL(a)
+      case (input, argument) => input.exprId -> s"prev(${toPrettySQL(argument)})"
+    }.toMap
+    toPrettySQL(predicate.transform {
+      case a: Attribute if calls.contains(a.exprId) => PrettyAttribute(calls(a.exprId))
+    })
+  }
+
+  override def toString: String = sql
+
+  /** The condition compiled for one task over rows of `input`. */
+  def bind(input: Seq[Attribute], partitionIndex: Int): CerCondition.Bound =
+    new CerCondition.Bound(this, input, partitionIndex)
+}
+
+object CerCondition {
+
+  /**
+   * One task's compiled condition. An event's struct is a view of its columns in the row the engine holds (as
+   * [[MatchWriter]]'s structs are), so binding an event copies nothing.
+   */
+  final class Bound(condition: CerCondition, input: Seq[Attribute], partitionIndex: Int) {
+    private val struct = DataTypeUtils.fromAttributes(condition.columns)
+    private val ordinals = condition.columns.map(c => input.indexWhere(_.exprId == c.exprId)).toIndexedSeq
+    private def view() = ProjectingInternalRow(struct, ordinals)
+
+    private val views = Array.fill(condition.inputs.length - condition.slots.length)(view())
+    private val values = new Array[Any](condition.inputs.length)
+    views.copyToArray(values)
+    private val bound = new GenericInternalRow(values)
+    private val predicate = Predicate.create(condition.predicate, condition.inputs)
+    predicate.initialize(partitionIndex)
+
+    /** Per slot: its argument, compiled over one struct, which `event` views. */
+    private final class Argument(slot: Expression) {
+      private val argument = slot match {
+        case a: AggregateFunction => a.children.head
+        case e => e
+      }
+      private val projection = MutableProjection.create(Seq(argument), argument.references.toSeq)
+      projection.initialize(partitionIndex)
+      private val event = view()
+      private val row = new GenericInternalRow(Array[Any](event))
+
+      def apply(e: InternalRow): Any = {
+        event.project(e)
+        projection(row).get(0, argument.dataType)
+      }
+    }
+    private val arguments = condition.slots.map(new Argument(_)).toArray
+
+    /** Whether the condition is TRUE with its variables bound to `events` and its slots to `slots`. */
+    def holds(events: Array[AnyRef], slots: Array[Any]): Boolean = {
+      var v = 0
+      while (v < views.length) { views(v).project(events(v).asInstanceOf[InternalRow]); v += 1 }
+      System.arraycopy(slots, 0, values, views.length, slots.length)
+      predicate.eval(bound)
+    }
+
+    def argument(slot: Int, event: InternalRow): Any = arguments(slot)(event)
+
+    def aggregation(slot: Int): Aggregation = condition.slots(slot) match {
+      case a: DeclarativeAggregate => new SparkAggregation(a, partitionIndex)
+      case other => throw new IllegalStateException(s"prev(${toPrettySQL(other)}) is not an aggregate")
+    }
+  }
+}

@@ -1,0 +1,132 @@
+"""
+Conditions that relate events (DESIGN §3a) on the real jar: `var.attr` conditions, aggregates, `prev`, NOT and AND,
+through `spark.sql` (the statement and the `cer` table function), `df.cer` and `spark_cer.validate`, each compared
+with the engine's command-line runner on the same data; equalities across every event run as a partition, which
+EXPLAIN says; and the errors a user sees, with their place.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import AnalysisException
+
+import spark_cer
+from spark_cer import CeqlError
+
+from conftest import STOCK_ORDER, STOCKS, canonical
+
+ORDER = "ORDER BY ts, id"
+
+# Over the small `events` table (event_type, id, sym, price, volume, ts), with NULL prices and symbols.
+QUERIES = {
+    # a dearer BUY of the same symbol after a SELL: the equality is a partition, the comparison a condition
+    "dearer-buy": "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.sym = s.sym AND b.price > s.price "
+    f"{ORDER} WITHIN 6 [ts]",
+    # the comparison alone: a lazy chain over the buffered SELLs
+    "dearer-buy-any-symbol": "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price * 1.1 "
+    f"{ORDER} WITHIN 4 [ts]",
+    # three rising prices in a row of purchases
+    "rising": "SELECT * FROM events PATTERN (BUY AS b)+ FILTER b.price > prev(b.price) AND count(b) >= 3 "
+    f"PARTITION BY sym {ORDER} WITHIN 8 [ts]",
+    # a burst whose total volume passes a bound, with its average and its ends
+    "burst": "SELECT * FROM events PATTERN (BUY AS b)+ FILTER sum(b.volume) > 150 AND avg(b.volume) < 70 "
+    f"AND first(b.price) < last(b.price) PARTITION BY sym {ORDER} WITHIN 5 [ts]",
+    # every purchase of the burst cheaper than the closing sale: a list register, under a window
+    "cheaper-burst": "SELECT * FROM events PATTERN (BUY AS b)+ ; SELL AS s FILTER b.price < s.price "
+    f"PARTITION BY sym {ORDER} WITHIN 5 [ts]",
+    # a sale and a purchase of one symbol in either order, the purchase not dearer
+    "conjunction": "SELECT * FROM events PATTERN (SELL AS s AND BUY AS b) FILTER s.sym = b.sym "
+    f"AND NOT (b.price > s.price) {ORDER} WITHIN 3 [ts]",
+    # a condition on one event is a guard
+    "unary": f"SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s.volume > 60 AND b[volume < 20] {ORDER} "
+    "WITHIN 4 [ts]",
+}
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+def test_statement_gives_the_runner_rows(spark, events, runner, events_csv, name: str) -> None:
+    expected = runner.matches(QUERIES[name], events_csv)
+    assert expected, "the query should match something on the test data"
+    assert canonical(spark.sql(QUERIES[name]).collect()) == canonical(expected)
+
+
+@pytest.mark.parametrize("name", ["dearer-buy", "rising", "burst", "conjunction"])
+def test_table_function_and_dataframe_give_the_runner_rows(spark, events, runner, events_csv, name: str) -> None:
+    statement = QUERIES[name]
+    pattern = statement.split(" PATTERN ", 1)[1]
+    body, order = pattern.split(f" {ORDER} ")
+    within = order.strip()
+    partition = None
+    if " PARTITION BY sym" in body:
+        body, partition = body.replace(" PARTITION BY sym", ""), "sym"
+    expected = canonical(runner.matches(statement, events_csv))
+    query = f"SELECT * WHERE {body} {within}"
+    by_key = "PARTITION BY (sym) " if partition else "WITH SINGLE PARTITION "
+    rows = spark.sql(f"SELECT * FROM cer(TABLE(events) {by_key}ORDER BY (ts, id), '{query}')").collect()
+    assert canonical(rows) == expected
+    assert canonical(events.cer(query, order_by=["ts", "id"], partition_by=partition).collect()) == expected
+
+
+def test_stock_trace_dearer_purchase(spark, stocks, runner) -> None:
+    """On the full trace: a purchase of the same stock at least 1% dearer than a sale, within 1 s."""
+    query = ("SELECT * FROM S PATTERN SELL AS s ; BUY AS b FILTER b.name = s.name AND b.price > s.price * 1.01 "
+             f"{STOCK_ORDER} WITHIN 1000 [stock_time]")
+    assert spark.sql(query).count() == runner.count(query, STOCKS) > 0
+
+
+def test_explain_names_the_partition_and_the_evaluation(spark, events) -> None:
+    plan = spark.sql(QUERIES["dearer-buy"])._jdf.queryExecution().executedPlan().toString()
+    assert "partitioned by sym (from b.sym = s.sym" in plan
+    assert "lazy chain" in plan
+    plan = spark.sql(QUERIES["rising"])._jdf.queryExecution().executedPlan().toString()
+    assert "registers (RMA)" in plan
+
+
+def test_derived_partition_is_not_an_output_column(spark, events) -> None:
+    columns = spark.sql(QUERIES["dearer-buy"]).columns
+    assert columns == ["match_start", "match_end", "s", "b"]
+
+
+ERRORS = [
+    # (query, the message's start, the column the caret points at)
+    ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.pricee > s.price ORDER BY ts WITHIN 5 [ts]",
+     "unknown column 'pricee' of b", "pricee"),
+    ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > x.price ORDER BY ts WITHIN 5 [ts]",
+     "variable 'x' is not bound", "x.price"),
+    ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER sum(b.volume) > 5 ORDER BY ts WITHIN 5 [ts]",
+     "sum(...) ranges over the events bound to b, but b binds one event here", "sum("),
+    ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > prev(b.price) ORDER BY ts WITHIN 5 [ts]",
+     "prev(...) is the event of b before the current one", "prev("),
+    ("SELECT * FROM events PATTERN (BUY AS b)+ ; SELL AS s FILTER b.price < s.price ORDER BY ts",
+     "'b' binds several events here", "b.price"),
+    ("SELECT NEXT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price ORDER BY ts WITHIN 5 [ts]",
+     "SELECT NEXT is not supported with conditions relating events", "b.price > s.price"),
+    ("SELECT * FROM events PATTERN SELL ; (SELL AS s AND BUY AS b) ORDER BY ts WITHIN 5 [ts]",
+     "AND is supported as the whole pattern", "SELL AS s AND"),
+]
+
+
+@pytest.mark.parametrize("query,problem,at", ERRORS, ids=[e[1][:30] for e in ERRORS])
+def test_errors_name_the_place(spark, events, query: str, problem: str, at: str) -> None:
+    with pytest.raises(AnalysisException) as caught:
+        spark.sql(query).collect()
+    text = str(caught.value)
+    assert problem in text, text
+    assert f"column {query.index(at) + 1}:" in text, text
+    assert "\tat " not in text and "java.lang." not in text
+
+
+@pytest.mark.parametrize("query,problem,at", ERRORS, ids=[e[1][:30] for e in ERRORS])
+def test_validate_gives_the_same_errors(query: str, problem: str, at: str) -> None:
+    columns = ["event_type", "id", "sym", "price", "volume", "ts"]
+    text = query.replace("FROM events ", "")
+    with pytest.raises(CeqlError) as caught:
+        spark_cer.validate(text, schema=columns)
+    assert problem in caught.value.problem
+    assert caught.value.column == text.index(at) + 1
+
+
+def test_validate_accepts_relations() -> None:
+    columns = ["event_type", "id", "sym", "price", "volume", "ts"]
+    for statement in QUERIES.values():
+        spark_cer.validate(statement.replace("FROM events ", ""), schema=columns)
