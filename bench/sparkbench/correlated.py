@@ -181,7 +181,8 @@ def report(rec: Record) -> None:
     if plain and plain.ok and dearer and dearer.ok:
         out.append(f"\nc_dearer without its conditions (c_dearer_plain, every sale then purchase within T): "
                    f"{plain.rows:,} matches in {plain.seconds:.2f} s; with them {dearer.rows:,} in "
-                   f"{dearer.seconds:.2f} s ({plain.seconds / dearer.seconds:.2f} of the time without).")
+                   f"{dearer.seconds:.2f} s, {plain.seconds / dearer.seconds:.2f}x faster: the conditions are checked "
+                   "in the search, which they prune, and fewer matches are written.")
     out += ["\n## Goals\n", "| goal | measured | verdict |", "|---|---|---|"]
     out += [f"| {g.text} | {g.measured} | {g.cell()} |" for g in goals(rec, scale)]
     checks = [(w.name, rec.plans.get(f"slice|{w.name}", "")) for w in CORRELATED]
