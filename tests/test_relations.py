@@ -130,3 +130,5 @@ def test_validate_accepts_relations() -> None:
     columns = ["event_type", "id", "sym", "price", "volume", "ts"]
     for statement in QUERIES.values():
         spark_cer.validate(statement.replace("FROM events ", ""), schema=columns)
+    assert spark_cer.validate(QUERIES["burst"].replace("FROM events ", ""), schema=columns).conditions == (
+        "sum(b.volume) > 150", "avg(b.volume) < 70", "first(b.price) < last(b.price)")

@@ -146,6 +146,8 @@ class CeqlQuery:
     predicates : dict of str to list of str
         For each filtered variable, its predicates as Spark reads them (CORE's ``IN {..}``, ``IN RANGE(a, b)``
         and ``a..b`` written as Spark's ``IN (..)`` and ``BETWEEN``).
+    conditions : tuple of str
+        The FILTER conditions over ``var.attr``, aggregates and ``prev``, as written (DESIGN §3a), in order.
     partition_by : tuple of str
         The ``PARTITION BY`` columns (the first name of each bracket group).
     order_by : tuple of (str, bool)
@@ -164,6 +166,7 @@ class CeqlQuery:
     variables: Tuple[str, ...]
     outputs: Tuple[OutputVariable, ...]
     predicates: Dict[str, List[str]] = field(default_factory=dict)
+    conditions: Tuple[str, ...] = ()
     partition_by: Tuple[str, ...] = ()
     order_by: Tuple[Tuple[str, bool], ...] = ()
     within: Optional[str] = None
@@ -332,6 +335,12 @@ def validate(
     >>> q.predicates
     {'s': ['price > 100']}
 
+    Conditions relating events:
+
+    >>> validate("SELL AS s ; (BUY AS b)+ FILTER b.price > s.price * 1.01 AND sum(b.volume) > 500 "
+    ...          "WITHIN 10 [ts]").conditions
+    ('b.price > s.price * 1.01', 'sum(b.volume) > 500')
+
     An unknown column, given the schema:
 
     >>> validate("SELL AS s FILTER s[prize > 100] ORDER BY ts", ["event_type", "price", "ts"])
@@ -365,6 +374,7 @@ def validate(
         variables=tuple(answer["variables"]),
         outputs=tuple(OutputVariable(o["name"], o["single"], tuple(o["attributes"])) for o in answer["outputs"]),
         predicates={v: list(ps) for v, ps in answer["predicates"].items()},
+        conditions=tuple(answer["conditions"]),
         partition_by=tuple(answer["partition_by"]),
         order_by=tuple((c, bool(d)) for c, d in answer["order_by"]),
         within=answer["within"],

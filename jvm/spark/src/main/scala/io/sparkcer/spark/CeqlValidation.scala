@@ -89,6 +89,7 @@ object CeqlValidation {
       "outputs" -> analyzed.outputs.map(o =>
         Map[String, Any]("name" -> o.name, "single" -> o.single, "attributes" -> o.attributes.map(analyzed.columns))),
       "predicates" -> filters.groupBy(_.variable.value).map { case (v, fs) => v -> fs.map(_.predicate.sparkSql) },
+      "conditions" -> Filter.filters(query.pattern).flatMap(Filter.relations).map(_.condition.text),
       "partition_by" -> query.partitionBy.map(_.head.value),
       "order_by" -> query.orderBy.map(k => Seq[Any](k.column.value, k.descending)),
       "within" -> query.within.map(Window.describe).orNull,
