@@ -129,15 +129,10 @@ object Analyzer {
       }
     }
 
-    private def atoms(cel: Cel): Seq[Cel.Atom] = cel match {
-      case a: Cel.Atom => Seq(a)
-      case Cel.Not(a, _, _) => Seq(a)
-      case Cel.Bind(b, _, _) => atoms(b)
-      case Cel.Sequence(a, b, _, _) => atoms(a) ++ atoms(b)
-      case Cel.Or(a, b, _) => atoms(a) ++ atoms(b)
-      case Cel.And(a, b, _) => atoms(a) ++ atoms(b)
-      case Cel.Iteration(b, _, _) => atoms(b)
-      case Cel.Filtered(b, _, _) => atoms(b)
+    /** Every atom of a formula, NOT's included. */
+    private def atoms(cel: Cel): Seq[Cel.Atom] = Cel.leaves(cel).collect {
+      case a: Cel.Atom => a
+      case n: Cel.Not => n.atom
     }
 
     /**
@@ -181,17 +176,6 @@ object Analyzer {
       case _: Cel.Atom => ()
     }
 
-    private def negations(cel: Cel): Seq[Cel.Not] = cel match {
-      case n: Cel.Not => Seq(n)
-      case _: Cel.Atom => Nil
-      case Cel.Bind(b, _, _) => negations(b)
-      case Cel.Sequence(a, b, _, _) => negations(a) ++ negations(b)
-      case Cel.Or(a, b, _) => negations(a) ++ negations(b)
-      case Cel.And(a, b, _) => negations(a) ++ negations(b)
-      case Cel.Iteration(b, _, _) => negations(b)
-      case Cel.Filtered(b, _, _) => negations(b)
-    }
-
     /**
      * AND runs its operands side by side, each whole: it is the pattern, under FILTER, AS and OR only, not an operand
      * of `;`, `:` or `+` (`outside`: the first such operator around the node, if any).
@@ -202,7 +186,7 @@ object Analyzer {
           fail("AND is supported as the whole pattern (with FILTER, AS and OR around it), not inside ';', ':' or '+'; " +
             "write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c", pos)
         }
-        Seq(a, b).flatMap(negations).headOption.foreach { n =>
+        Seq(a, b).flatMap(Cel.leaves).collectFirst { case n: Cel.Not => n }.foreach { n =>
           fail("NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +
             "there may fall on the other operand's event; write the operand without NOT, or its orders with OR", n.pos)
         }

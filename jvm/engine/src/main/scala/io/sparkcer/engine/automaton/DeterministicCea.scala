@@ -40,6 +40,15 @@ abstract class DeterministicCea(val nfa: Nfa) {
   def keyOf(state: Int): Array[Int] = if (state < 0) Array.emptyIntArray else keys(state)
   def stateOf(key: Array[Int]): Int = intern(key)
 
+  /** Writes a state as its key, which [[readState]] reads back in any process. */
+  def writeState(out: java.io.DataOutput, state: Int): Unit = {
+    val key = keyOf(state)
+    out.writeInt(key.length)
+    key.foreach(out.writeInt)
+  }
+
+  def readState(in: java.io.DataInput): Int = stateOf(Array.fill(in.readInt())(in.readInt()))
+
   def moves(state: Int, symbol: Int, bits: Array[Long]): Moves = {
     var row = table(state)
     if (row == null || symbol >= row.length) {

@@ -117,12 +117,7 @@ object NfaCompiler {
       val qualifiers = c.references.map { r =>
         Predicate.Edit(r.variable.pos.offset - p.pos.offset, r.attributeAt - r.variable.pos.offset, "")
       }
-      val edits = (p.edits ++ qualifiers).sortBy(_.offset)
-      val sparkSql = new StringBuilder
-      var done = 0
-      for (e <- edits) { sparkSql ++= p.text.substring(done, e.offset) ++= e.replacement; done = e.offset + e.length }
-      sparkSql ++= p.text.substring(done)
-      Filter.OnVariable(c.references.head.variable, Predicate(p.text, sparkSql.toString, p.pos, edits), p.pos)
+      Filter.OnVariable(c.references.head.variable, Predicate.edited(p.text, p.pos, p.edits ++ qualifiers), p.pos)
     }
 
     /** `bindings` are the AS variables around the current node, innermost first. */

@@ -108,6 +108,17 @@ object Cel {
   final case class Iteration(body: Cel, contiguous: Boolean, pos: Position) extends Cel
   /** `cel FILTER filter`. */
   final case class Filtered(body: Cel, filter: Filter, pos: Position) extends Cel
+
+  /** The atoms and NOTs of a formula, left to right. */
+  def leaves(cel: Cel): Seq[Cel] = cel match {
+    case _: Atom | _: Not => Seq(cel)
+    case Bind(b, _, _) => leaves(b)
+    case Sequence(a, b, _, _) => leaves(a) ++ leaves(b)
+    case Or(a, b, _) => leaves(a) ++ leaves(b)
+    case And(a, b, _) => leaves(a) ++ leaves(b)
+    case Iteration(b, _, _) => leaves(b)
+    case Filtered(b, _, _) => leaves(b)
+  }
 }
 
 /**

@@ -27,6 +27,16 @@ final case class Predicate(text: String, sparkSql: String, pos: Position, edits:
 
 object Predicate {
   final case class Edit(offset: Int, length: Int, replacement: String)
+
+  /** The predicate whose written `text` (starting at `pos`) Spark reads with `edits` applied (offsets in `text`). */
+  def edited(text: String, pos: Position, edits: Seq[Edit]): Predicate = {
+    val sorted = edits.sortBy(_.offset)
+    val sparkSql = new StringBuilder
+    var done = 0
+    for (e <- sorted) { sparkSql ++= text.substring(done, e.offset) ++= e.replacement; done = e.offset + e.length }
+    sparkSql ++= text.substring(done)
+    Predicate(text, sparkSql.toString, pos, sorted)
+  }
 }
 
 /**
@@ -79,12 +89,8 @@ object SqlText {
       val start = tokens(from).pos.offset
       val text = query.substring(start, tokens(until - 1).end)
       val inside = edits.filter(e => e.offset >= start && e.offset + e.length <= start + text.length)
-        .sortBy(_.offset).map(e => e.copy(offset = e.offset - start))
-      val sparkSql = new StringBuilder
-      var done = 0
-      for (e <- inside) { sparkSql ++= text.substring(done, e.offset) ++= e.replacement; done = e.offset + e.length }
-      sparkSql ++= text.substring(done)
-      Predicate(text, sparkSql.toString, tokens(from).pos, inside)
+        .map(e => e.copy(offset = e.offset - start))
+      Predicate.edited(text, tokens(from).pos, inside)
     }
   }
 

@@ -26,6 +26,9 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   private val conditionsOf = Array.tabulate(n)(i => plan.conditions.indices.filter(plan.conditions(_).contains(i)).toArray)
   private val bound = new Array[Long](n)
   private val reversed = Array.range(0, n).reverse
+  /** While reading an event: the matches reported, and whether the sink wants more (ANY and LIMIT stop it). */
+  private var found = 0
+  private var open = true
   private val isBound = new Array[Boolean](n)
   private val positions = new Array[Long](n)
   private val labels = new Array[Int](n)
@@ -39,18 +42,14 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     expire(threshold)
-    var found = 0
+    found = 0
+    open = true
     if (sink != null) {
       val ends = if (plan.ordered) Iterator.single(n - 1) else Iterator.range(0, n)
-      var open = true
       for (last <- ends if open && passes(last, bits)) {
         java.util.Arrays.fill(isBound, false)
         bind(last, position)
-        if (holdsAt(last)) {
-          val (more, accepted) = search(n - 1, sink)
-          found += accepted
-          open = more
-        }
+        if (holdsAt(last)) search(n - 1, sink)
       }
     }
     var i = 0
@@ -65,15 +64,10 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
 
   private def bind(atom: Int, position: Long): Unit = { bound(atom) = position; isBound(atom) = true }
 
-  /**
-   * Binds the `left` atoms still free, rarest first; reports each complete binding. Returns whether the sink wants
-   * more, and how many matches it accepted.
-   */
-  private def search(left: Int, sink: MatchSink): (Boolean, Int) =
-    if (left == 0) {
-      val accepted = report(sink)
-      (accepted._1, accepted._2)
-    } else {
+  /** Binds the `left` atoms still free, rarest first; reports each complete binding while the sink is `open`. */
+  private def search(left: Int, sink: MatchSink): Unit =
+    if (left == 0) report(sink)
+    else {
       var best = -1
       var (bestFrom, bestUntil) = (0, 0)
       var i = 0
@@ -84,24 +78,17 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         }
         i += 1
       }
-      var more = true
-      var total = 0
       var k = bestFrom
       val buffer = buffers(best)
-      while (more && k < bestUntil) {
+      while (open && k < bestUntil) {
         val p = buffer.position(k)
         if (plan.ordered || !taken(p)) {
           bind(best, p)
-          if (holdsAt(best)) {
-            val (m, t) = search(left - 1, sink)
-            more = m
-            total += t
-          }
+          if (holdsAt(best)) search(left - 1, sink)
           isBound(best) = false
         }
         k += 1
       }
-      (more, total)
     }
 
   /** The range [from, until) of atom i's buffer that the bound atoms leave open. */
@@ -153,13 +140,13 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   }
 
   /** One complete binding to the sink, its events latest first as the enumeration gives them. */
-  private def report(sink: MatchSink): (Boolean, Int) = {
+  private def report(sink: MatchSink): Unit = {
     // Under SEQ the atoms' order is the events' order; under AND it is found.
     val order = if (plan.ordered) reversed else (0 until n).sortBy(a => -bound(a)).toArray
     var k = 0
     while (k < n) { positions(k) = bound(order(k)); labels(k) = plan.atoms(order(k)).label; k += 1 }
-    val more = sink.accept(positions(n - 1), n, positions, labels)
-    (more, 1)
+    found += 1
+    open = sink.accept(positions(n - 1), n, positions, labels)
   }
 
   def expire(threshold: Long): Unit = buffers.foreach(_.expire(threshold))

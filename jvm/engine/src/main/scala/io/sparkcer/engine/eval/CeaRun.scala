@@ -84,26 +84,19 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
   /** Deterministic states are saved by their keys; the per-event merged nodes are made again on demand. */
   def save(out: DataOutput): Unit = {
     tecs.save(out)
-    writeState(out, preStart)
+    cea.writeState(out, preStart)
     val live = (0 until current.count).filterNot(current.lists(_).isEmpty)
     out.writeInt(live.length)
-    live.foreach { i => writeState(out, current.states(i)); current.lists(i).save(out) }
+    live.foreach { i => cea.writeState(out, current.states(i)); current.lists(i).save(out) }
   }
 
   def load(in: DataInput): Unit = {
     tecs.load(in)
-    preStart = readState(in)
+    preStart = cea.readState(in)
     current.reset(cea.stateCount)
-    for (_ <- 0 until in.readInt()) current.list(readState(in)).load(in)
+    for (_ <- 0 until in.readInt()) current.list(cea.readState(in)).load(in)
   }
 
-  private def writeState(out: DataOutput, state: Int): Unit = {
-    val key = cea.keyOf(state)
-    out.writeInt(key.length)
-    key.foreach(out.writeInt)
-  }
-
-  private def readState(in: DataInput): Int = cea.stateOf(Array.fill(in.readInt())(in.readInt()))
 
   /** The active states of one event, in the order they were first reached, found by state. */
   private final class States extends RunSlots {

@@ -79,9 +79,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     val live = (0 until current.count).filterNot(current.lists(_).isEmpty)
     out.writeInt(live.length)
     live.foreach { i =>
-      val key = cea.keyOf(current.states(i))
-      out.writeInt(key.length)
-      key.foreach(out.writeInt)
+      cea.writeState(out, current.states(i))
       current.registers(i).save(out, machine.saveAccumulator)
       current.lists(i).save(out)
     }
@@ -91,7 +89,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     tecs.load(in)
     current.reset()
     for (_ <- 0 until in.readInt()) {
-      val state = cea.stateOf(Array.fill(in.readInt())(in.readInt()))
+      val state = cea.readState(in)
       val registers = Registers.load(machine.program, in, machine.loadAccumulator)
       current.list(state, registers).load(in)
     }
