@@ -55,6 +55,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--engine-passes", type=int, default=2, help="timed passes of the engine alone after "
                                                                         "a warm-up pass, in one JVM (best is kept)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds before a plain SQL run is cancelled")
+    parser.add_argument("--growth-timeout", type=float, default=600,
+                        help="seconds before a plain SQL key join of the growth runs (issue 11) is cancelled")
     parser.add_argument("--cer-timeout", type=float, default=900, help="the same for spark-cer and the floor")
     parser.add_argument("--engine-timeout", type=float, default=900, help="the same for the engine's runner")
     parser.add_argument("--long", type=float, default=15, help="a warm-up longer than this is the only run")
@@ -72,6 +74,7 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     a = parser.parse_args(argv)
     if a.quick:
         a.scale, a.ops_scale, a.scales, a.repeat, a.timeout, a.engine_passes = 1, 1, "1,2", 1, 20, 1
+        a.growth_timeout = 20
     a.scales = sorted({int(s) for s in str(a.scales).split(",")})
     a.ops = (OPS_QUICK if a.quick else OPS) + (OPS_HEAVY if a.heavy else [])
     return a
@@ -97,9 +100,9 @@ def main() -> None:
         print(f"wrote {RESULTS / 'spark.md'} and the plots from spark.json (the run of `{rec.command}`)")
         return
     source = stock_csv(a.csv)
-    needed = sorted(set(a.scales) | {a.scale, a.ops_scale} | set(correlated.MEMORY_SCALES))
+    needed = sorted(set(a.scales) | {a.scale, a.ops_scale, correlated.GROWTH_SCALE} | set(correlated.MEMORY_SCALES))
     if a.correlated_only:
-        needed = sorted({a.scale} | set(correlated.MEMORY_SCALES))
+        needed = sorted({a.scale, correlated.GROWTH_SCALE} | set(correlated.MEMORY_SCALES))
     if a.prepare_only:
         prepare(source, Path(a.cache), needed)
         return

@@ -102,8 +102,12 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
       def hasWindowKey(event: Event): Boolean = windowColumn.forall(event.values(_) != null)
       def windowKey(event: Event): Long = LocalQuery.windowValue(event.values(windowColumn.get))
       override def describe(event: Event): String = located.map(i => s"${columns(i)} = ${event.values(i)}").mkString(", ")
-      override def holds(condition: Int, events: Array[AnyRef], slots: Array[Any]): Boolean =
-        conditions.holds(condition, events.map(_.asInstanceOf[Event].values), slots)
+      override def holds(condition: Int, events: Array[AnyRef], slots: Array[Any]): Boolean = {
+        val rows = new Array[Array[Any]](events.length)
+        var i = 0
+        while (i < rows.length) { rows(i) = events(i).asInstanceOf[Event].values; i += 1 }
+        conditions.holds(condition, rows, slots)
+      }
       override def argument(condition: Int, slot: Int, event: Event): Any = conditions.argument(condition, slot, event.values)
       override def aggregation(condition: Int, slot: Int): Aggregation = conditions.aggregation(condition, slot)
     }

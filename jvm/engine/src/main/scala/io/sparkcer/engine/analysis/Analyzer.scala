@@ -184,7 +184,8 @@ object Analyzer {
       case Cel.And(a, b, pos) =>
         outside.foreach { _ =>
           fail("AND is supported as the whole pattern (with FILTER, AS and OR around it), not inside ';', ':' or '+'; " +
-            "write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c", pos)
+            "write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c, or spell out its orders with OR: " +
+            "(A AND B) ; C is (A ; B ; C) OR (B ; A ; C)", pos)
         }
         Seq(a, b).flatMap(Cel.leaves).collectFirst { case n: Cel.Not => n }.foreach { n =>
           fail("NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +

@@ -35,6 +35,8 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   private val noSlots = new Array[Any](0)
   /** Per condition, the events of its variables while it is checked. */
   private val chosen = plan.conditions.map(atoms => new Array[AnyRef](atoms.length)).toArray
+  /** Per condition, the atoms of its variables (as arrays: the search reads them at every step). */
+  private val atomsOf = plan.conditions.map(_.toArray).toArray
 
   def liveNodes: Int = 0
   def maxOutputDepth: Int = 0
@@ -45,11 +47,15 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     found = 0
     open = true
     if (sink != null) {
-      val ends = if (plan.ordered) Iterator.single(n - 1) else Iterator.range(0, n)
-      for (last <- ends if open && passes(last, bits)) {
-        java.util.Arrays.fill(isBound, false)
-        bind(last, position)
-        if (holdsAt(last)) search(n - 1, sink)
+      // The event ends a match as the last atom under SEQ, as any atom under AND.
+      var last = if (plan.ordered) n - 1 else 0
+      while (open && last < n) {
+        if (passes(last, bits)) {
+          java.util.Arrays.fill(isBound, false)
+          bind(last, position)
+          if (holdsAt(last)) search(n - 1, sink)
+        }
+        last += 1
       }
     }
     var i = 0
@@ -127,8 +133,8 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     val cs = conditionsOf(i)
     var k = 0
     while (k < cs.length) {
-      val atoms = plan.conditions(cs(k))
-      if (atoms.forall(isBound(_))) {
+      val atoms = atomsOf(cs(k))
+      if (allBound(atoms)) {
         val events = chosen(cs(k))
         var v = 0
         while (v < atoms.length) { events(v) = this.events(bound(atoms(v))); v += 1 }
@@ -136,6 +142,12 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       }
       k += 1
     }
+    true
+  }
+
+  private def allBound(atoms: Array[Int]): Boolean = {
+    var v = 0
+    while (v < atoms.length) { if (!isBound(atoms(v))) return false; v += 1 }
     true
   }
 

@@ -1,7 +1,7 @@
 package io.sparkcer.engine.eval
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
-import io.sparkcer.engine.automaton.{Nfa, NfaCompiler}
+import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
 import io.sparkcer.engine.chain.ChainPlan
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
@@ -34,12 +34,32 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
 
   /**
    * Whether to de-duplicate the rows of one event: different runs can project onto the same row only under MAX,
-   * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row), and with
-   * registers, which keep runs apart by the events of unselected variables, and by the alternative of an OR of
-   * conditions each took; and in a lazy chain with an event no selected variable binds.
+   * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row); with
+   * registers, unless [[rowsTellRunsApart]]; and in a lazy chain with an event no selected variable binds.
    */
-  val deduplicate: Boolean = strategy == Strategy.Max || registers.isDefined ||
+  val deduplicate: Boolean = strategy == Strategy.Max || (registers.isDefined && !rowsTellRunsApart) ||
     chain.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty))
+
+  /**
+   * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected
+   * variable, and where two labels bind the same ones, one can only end a match and the other only come before its
+   * end (as the copy of a transition that checks an aggregate as the match ends does). Then a row gives the events
+   * its run read and the label of each, from which the registers and the states follow. Otherwise runs keep apart
+   * the events of unselected variables (in their registers) or the alternatives of an OR of conditions (in their
+   * labels' actions), with one row.
+   */
+  private def rowsTellRunsApart: Boolean = {
+    // Label 0 binds nothing and does nothing: the deterministic automaton reads it as a skip.
+    val marking = nfa.transitions.flatten.filter(_.label > 0)
+    def ends(t: Transition) = nfa.finals(t.target)
+    def continues(t: Transition) = nfa.transitions(t.target).nonEmpty
+    val labels = marking.map(_.label).distinct
+    labels.forall(nfa.labels(_).nonEmpty) && labels.groupBy(nfa.labels(_)).values.forall { same =>
+      same.count(l => marking.exists(t => t.label == l && ends(t))) <= 1 &&
+        same.count(l => marking.exists(t => t.label == l && continues(t))) <= 1
+    }
+  }
+
 
   /**
    * Whether events that satisfy no guard may be left out of the stream without changing any match: the

@@ -1,7 +1,6 @@
 package io.sparkcer.engine.eval
 
 import scala.collection.immutable.ArraySeq
-import scala.collection.mutable
 
 import io.sparkcer.engine.tecs.MatchSink
 
@@ -17,7 +16,7 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
   private var end = 0L
   private var emit: MatchOf[E] => Unit = _
   private var accepted = 0L
-  private val seen = mutable.HashSet.empty[(Long, Seq[Seq[Long]])]
+  private val seen = new java.util.HashSet[Row]()
   private val outputs = pattern.analyzed.outputs.length
   private val variablesOf: Array[Array[Int]] = pattern.nfa.labels.map(_.toArray).toArray
   private val counts = new Array[Int](outputs)
@@ -26,56 +25,66 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
   def completedBy(partition: Partition[E], end: Long, emit: MatchOf[E] => Unit): MatchSink = {
     this.partition = partition; this.end = end; this.emit = emit
     accepted = 0
-    if (seen.nonEmpty) seen.clear()
+    if (!seen.isEmpty) seen.clear()
     this
   }
 
   def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
-    if (!pattern.deduplicate || seen.add((start, boundPositions(size, positions, labels)))) {
+    val row = boundPositions(start, size, positions, labels)
+    if (!pattern.deduplicate || seen.add(new Row(row))) {
       if (accepted == bound.perEvent) throw tooMany()
       accepted += 1
       metrics.matches += 1
-      emit(MatchOf(partition.key, partition.events(start), partition.events(end), boundEvents(size, positions, labels)))
+      emit(MatchOf(partition.key, partition.events(start), partition.events(end), boundEvents(row)))
     }
     accepted < pattern.limit
   }
 
-  /** Per output variable, its events in stream order (the enumerator gives the marked events last first). */
-  private def boundEvents(size: Int, positions: Array[Long], labels: Array[Int]): IndexedSeq[IndexedSeq[E]] = {
+  /**
+   * The row of a complex event as positions, its identity under de-duplication: the start, then per output
+   * variable the number of its events and their positions in stream order (the enumerator gives the marked events
+   * last first).
+   */
+  private def boundPositions(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Array[Long] = {
     java.util.Arrays.fill(counts, 0)
+    var bound = 0
     var k = 0
     while (k < size) {
       val variables = variablesOf(labels(k))
       var j = 0
       while (j < variables.length) { counts(variables(j)) += 1; j += 1 }
+      bound += variables.length
       k += 1
     }
-    val bound = new Array[Array[AnyRef]](outputs)
+    val row = new Array[Long](1 + outputs + bound)
+    row(0) = start
+    var at = 1
     var v = 0
-    while (v < outputs) { bound(v) = new Array[AnyRef](counts(v)); counts(v) = 0; v += 1 }
+    while (v < outputs) { row(at) = counts(v); counts(v) = at + 1; at += 1 + row(at).toInt; v += 1 }
     k = size - 1
     while (k >= 0) {
-      val event = partition.events(positions(k))
       val variables = variablesOf(labels(k))
       var j = 0
-      while (j < variables.length) { v = variables(j); bound(v)(counts(v)) = event; counts(v) += 1; j += 1 }
+      while (j < variables.length) { v = variables(j); row(counts(v)) = positions(k); counts(v) += 1; j += 1 }
       k -= 1
     }
-    val lists = new Array[AnyRef](outputs)
-    v = 0
-    while (v < outputs) { lists(v) = ArraySeq.unsafeWrapArray(bound(v)); v += 1 }
-    ArraySeq.unsafeWrapArray(lists).asInstanceOf[IndexedSeq[IndexedSeq[E]]]
+    row
   }
 
-  /** The positions bound to each output variable, the identity of a row under de-duplication. */
-  private def boundPositions(size: Int, positions: Array[Long], labels: Array[Int]): Seq[Seq[Long]] = {
-    val bound = Array.fill(outputs)(Vector.newBuilder[Long])
-    var k = size - 1
-    while (k >= 0) {
-      variablesOf(labels(k)).foreach(v => bound(v) += positions(k))
-      k -= 1
+  /** Per output variable, its events, from the row's positions. */
+  private def boundEvents(row: Array[Long]): IndexedSeq[IndexedSeq[E]] = {
+    val lists = new Array[AnyRef](outputs)
+    var at = 1
+    var v = 0
+    while (v < outputs) {
+      val events = new Array[AnyRef](row(at).toInt)
+      var i = 0
+      while (i < events.length) { events(i) = partition.events(row(at + 1 + i)); i += 1 }
+      lists(v) = ArraySeq.unsafeWrapArray(events)
+      at += 1 + events.length
+      v += 1
     }
-    bound.map(_.result()).toSeq
+    ArraySeq.unsafeWrapArray(lists).asInstanceOf[IndexedSeq[IndexedSeq[E]]]
   }
 
   private def tooMany(): TooManyMatchesException = new TooManyMatchesException(
@@ -85,4 +94,13 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
       "memory together. Bound them with a window (WITHIN 100 EVENTS, WITHIN 10 SECONDS) or a shorter one, choose " +
       "among them with SELECT LAST (one per event) or SELECT MAX (the maximal ones), or keep the first n with " +
       s"LIMIT n; or raise ${bound.setting}.")
+}
+
+/** A row's positions ([[MatchReporter]]), compared by content. */
+private final class Row(val positions: Array[Long]) {
+  override val hashCode: Int = java.util.Arrays.hashCode(positions)
+  override def equals(o: Any): Boolean = o match {
+    case r: Row => java.util.Arrays.equals(positions, r.positions)
+    case _ => false
+  }
 }

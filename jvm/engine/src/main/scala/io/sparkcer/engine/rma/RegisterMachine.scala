@@ -45,7 +45,7 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     while (i < checks.length) {
       val (check, carriers) = checks(i)
       if (carriers.exists { case (g, negated) => g < 0 || (((guards(g >>> 6) >>> (g & 63)) & 1L) != 0L) != negated } &&
-        holds(program.checks(check), registers, events, position)) {
+        holds(prepared(check), registers, events, position)) {
         val bit = program.guards + check
         bits(bit >>> 6) |= 1L << (bit & 63)
       }
@@ -56,62 +56,88 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
 
   /** The registers after reading the event at `position` with `label`. */
   def after(label: Int, registers: Registers, position: Long, events: EventRing[E]): Registers =
-    registers.after(program.actions(label), position, accumulate(events, position), Phase.All)
+    registers.after(program.actions(label), position, accumulating.at(events, position), Phase.All)
 
-  private def accumulate(events: EventRing[E], position: Long): (Int, AnyRef) => AnyRef = { (i, state) =>
-    val (condition, slot) = program.accumulators(i)
-    val aggregation = aggregations(i)
-    aggregation.update(if (state == null) aggregation.zero else state, reader.argument(condition, slot, events(position)))
+  /** Adds the event at one position to an accumulator's state: one instance, pointed at each event in turn. */
+  private final class Accumulating extends ((Int, AnyRef) => AnyRef) {
+    private var events: EventRing[E] = _
+    private var position = 0L
+    def at(events: EventRing[E], position: Long): Accumulating = { this.events = events; this.position = position; this }
+    def apply(i: Int, state: AnyRef): AnyRef = {
+      val (condition, slot) = program.accumulators(i)
+      val aggregation = aggregations(i)
+      aggregation.update(if (state == null) aggregation.zero else state, reader.argument(condition, slot, events(position)))
+    }
   }
+  private val accumulating = new Accumulating
 
   def saveAccumulator(i: Int, state: AnyRef, out: java.io.DataOutput): Unit = aggregations(i).write(state, out)
   def loadAccumulator(i: Int, in: java.io.DataInput): AnyRef = aggregations(i).read(in)
+
+  /** A check made ready to evaluate: its sources as arrays, and the arrays its evaluation fills, kept for reuse. */
+  private final class Prepared(val check: Check) {
+    val sources: Array[Source] = check.sources.toArray
+    val slotSources: Array[SlotSource] = check.slots.toArray
+    val actions: Actions = program.actions(check.label)
+    val needsCurrent: Boolean = sources.exists(s => s == Source.Current || s.isInstanceOf[Source.CurrentOrList])
+    val choice = new Array[AnyRef](sources.length)
+    val slots = new Array[Any](slotSources.length)
+  }
+  private val prepared = program.checks.map(new Prepared(_)).toArray
 
   /**
    * Whether a check holds: its condition for every combination of the events its variables take (vacuously when a
    * variable has none yet: that combination is checked when its last event arrives).
    */
-  private def holds(check: Check, registers: Registers, events: EventRing[E], position: Long): Boolean = {
-    val regs = registers.after(program.actions(check.label), position, accumulate(events, position),
-      check.phase)
-    val slots = new Array[Any](check.slots.length)
+  private def holds(check: Prepared, registers: Registers, events: EventRing[E], position: Long): Boolean = {
+    val regs = registers.after(check.actions, position, accumulating.at(events, position), check.check.phase)
     var k = 0
-    var pending = true // false once a `prev` finds no previous event: nothing to check yet
-    while (pending && k < slots.length) {
-      check.slots(k) match {
+    while (k < check.slots.length) {
+      check.slotSources(k) match {
         case SlotSource.Previous(r) =>
-          if (regs.singles(r) < 0) pending = false
-          else slots(k) = reader.argument(check.condition, k, events(regs.singles(r)))
+          if (regs.singles(r) < 0) return true // no previous event: nothing to check yet
+          check.slots(k) = reader.argument(check.check.condition, k, events(regs.singles(r)))
         case SlotSource.Aggregate(a) =>
           val state = regs.accumulators(a)
-          slots(k) = aggregations(a).result(if (state == null) aggregations(a).zero else state)
+          check.slots(k) = aggregations(a).result(if (state == null) aggregations(a).zero else state)
       }
       k += 1
     }
-    if (!pending) return true
-    val current = events(position)
-    val sources = check.sources.toArray
-    val choice = new Array[AnyRef](sources.length)
-    val needsCurrent = sources.exists(s => s == Source.Current || s.isInstanceOf[Source.CurrentOrList])
-    def each(list: PositionList)(f: AnyRef => Boolean): Boolean = {
-      var l = list
-      while (l != null) { if (!f(events(l.head))) return false; l = l.tail }
-      true
+    combinations(check, 0, usedCurrent = false, regs, events, position)
+  }
+
+  /** Whether the condition holds for every choice of events from source `i` on, those before it chosen. */
+  private def combinations(check: Prepared, i: Int, usedCurrent: Boolean, regs: Registers, events: EventRing[E],
+      position: Long): Boolean =
+    // A combination of events bound earlier only was checked when its last event arrived.
+    if (i == check.sources.length)
+      (check.needsCurrent && !usedCurrent) || reader.holds(check.check.condition, check.choice, check.slots)
+    else check.sources(i) match {
+      case Source.Current =>
+        check.choice(i) = events(position)
+        combinations(check, i + 1, usedCurrent = true, regs, events, position)
+      case Source.CurrentOrList(l) =>
+        check.choice(i) = events(position)
+        combinations(check, i + 1, usedCurrent = true, regs, events, position) &&
+          everyOf(check, i, regs.lists(l), usedCurrent, regs, events, position)
+      case Source.Single(r) =>
+        regs.singles(r) < 0 || {
+          check.choice(i) = events(regs.singles(r))
+          combinations(check, i + 1, usedCurrent, regs, events, position)
+        }
+      case Source.Each(l) => everyOf(check, i, regs.lists(l), usedCurrent, regs, events, position)
     }
-    def combinations(i: Int, usedCurrent: Boolean): Boolean =
-      // A combination of events bound earlier only was checked when its last event arrived.
-      if (i == sources.length) (needsCurrent && !usedCurrent) || reader.holds(check.condition, choice, slots)
-      else sources(i) match {
-        case Source.Current => choice(i) = current; combinations(i + 1, usedCurrent = true)
-        case Source.CurrentOrList(l) =>
-          choice(i) = current
-          combinations(i + 1, usedCurrent = true) && each(regs.lists(l)) { e => choice(i) = e; combinations(i + 1, usedCurrent) }
-        case Source.Single(r) =>
-          regs.singles(r) < 0 || { choice(i) = events(regs.singles(r)); combinations(i + 1, usedCurrent) }
-        case Source.Each(l) =>
-          each(regs.lists(l)) { e => choice(i) = e; combinations(i + 1, usedCurrent) }
-      }
-    combinations(0, usedCurrent = false)
+
+  /** Whether the combinations hold with each event of `list` as the choice of source `i`. */
+  private def everyOf(check: Prepared, i: Int, list: PositionList, usedCurrent: Boolean, regs: Registers,
+      events: EventRing[E], position: Long): Boolean = {
+    var l = list
+    while (l != null) {
+      check.choice(i) = events(l.head)
+      if (!combinations(check, i + 1, usedCurrent, regs, events, position)) return false
+      l = l.tail
+    }
+    true
   }
 
   private def checksAt(state: Int): Array[(Int, Array[(Int, Boolean)])] = {

@@ -35,7 +35,11 @@ final class RegisterProgram(
  * @param accumulate the accumulators the event is added to (the argument of their slot, on the event)
  */
 final case class Actions(reset: RegisterSet, write: Seq[Int], append: Seq[Int], accumulate: Seq[Int], drop: RegisterSet) {
-  def isEmpty: Boolean = reset.isEmpty && write.isEmpty && append.isEmpty && accumulate.isEmpty && drop.isEmpty
+  val isEmpty: Boolean = reset.isEmpty && write.isEmpty && append.isEmpty && accumulate.isEmpty && drop.isEmpty
+  // As arrays, for the loops of Registers.after, which every run takes at every event.
+  private[rma] val writes: Array[Int] = write.toArray
+  private[rma] val appends: Array[Int] = append.toArray
+  private[rma] val accumulates: Array[Int] = accumulate.toArray
 }
 
 object Actions {
@@ -44,7 +48,10 @@ object Actions {
 
 /** Some registers of each kind. */
 final case class RegisterSet(singles: Seq[Int], lists: Seq[Int], accumulators: Seq[Int]) {
-  def isEmpty: Boolean = singles.isEmpty && lists.isEmpty && accumulators.isEmpty
+  val isEmpty: Boolean = singles.isEmpty && lists.isEmpty && accumulators.isEmpty
+  private[rma] val singleArray: Array[Int] = singles.toArray
+  private[rma] val listArray: Array[Int] = lists.toArray
+  private[rma] val accumulatorArray: Array[Int] = accumulators.toArray
   def ++(other: RegisterSet): RegisterSet = RegisterSet((singles ++ other.singles).distinct.sorted,
     (lists ++ other.lists).distinct.sorted, (accumulators ++ other.accumulators).distinct.sorted)
   def --(other: RegisterSet): RegisterSet = RegisterSet(singles.filterNot(other.singles.contains),

@@ -30,18 +30,16 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
       val s = singles.clone()
       val l = lists.clone()
       val a = accumulators.clone()
-      def clear(set: RegisterSet): Unit = {
-        set.singles.foreach(s(_) = -1L)
-        set.lists.foreach(l(_) = null)
-        set.accumulators.foreach(a(_) = null)
-      }
-      clear(actions.reset)
+      Registers.clear(actions.reset, s, l, a)
       if (phase != Phase.Reset) {
-        actions.write.foreach(s(_) = position)
-        actions.append.foreach(i => l(i) = new PositionList(position, l(i)))
-        actions.accumulate.foreach(i => a(i) = accumulate(i, a(i)))
+        var i = 0
+        while (i < actions.writes.length) { s(actions.writes(i)) = position; i += 1 }
+        i = 0
+        while (i < actions.appends.length) { val r = actions.appends(i); l(r) = new PositionList(position, l(r)); i += 1 }
+        i = 0
+        while (i < actions.accumulates.length) { val r = actions.accumulates(i); a(r) = accumulate(r, a(r)); i += 1 }
       }
-      if (phase == Phase.All) clear(actions.drop)
+      if (phase == Phase.All) Registers.clear(actions.drop, s, l, a)
       new Registers(s, l, a)
     }
 
@@ -61,6 +59,16 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
 }
 
 object Registers {
+  private def clear(set: RegisterSet, singles: Array[Long], lists: Array[PositionList], accumulators: Array[AnyRef]): Unit =
+    if (!set.isEmpty) {
+      var i = 0
+      while (i < set.singleArray.length) { singles(set.singleArray(i)) = -1L; i += 1 }
+      i = 0
+      while (i < set.listArray.length) { lists(set.listArray(i)) = null; i += 1 }
+      i = 0
+      while (i < set.accumulatorArray.length) { accumulators(set.accumulatorArray(i)) = null; i += 1 }
+    }
+
   def empty(program: RegisterProgram): Registers =
     new Registers(Array.fill(program.singles)(-1L), new Array[PositionList](program.lists),
       new Array[AnyRef](program.accumulators.length))
