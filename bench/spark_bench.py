@@ -2,7 +2,7 @@
 spark-cer against what a Spark user would do instead, on CORE's stock workload: the report of issue 5.
 
     .venv/bin/python bench/spark_bench.py [--scale 4] [--scales 1,4,16] [--repeat 3] [--timeout 120] [--quick]
-    .venv/bin/python bench/spark_bench.py --report-only   # spark.md and the plots again, from spark.json
+    .venv/bin/python bench/spark_bench.py --report-only   # spark.md, correlated.md and the plots again, from the records
     make bench                                  # the same, after installing bench/requirements.txt
 
 Every workload (sql/stocks/*.ceql: CORE's sequences S3..S24 with and without output, S3 with windows T..4T,
@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 from sparkbench import correlated
 from sparkbench.data import data_paths, prepare, stock_csv
@@ -67,7 +67,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--engine-heap", default="12g", help="-Xmx of the engine's runner")
     parser.add_argument("--report-only", action="store_true",
-                        help="run nothing: rebuild spark.md and the plots from bench/results/spark.json")
+                        help="run nothing: rebuild spark.md and the plots from bench/results/spark.json, and "
+                             "correlated.md from the newer of spark.json and correlated.json")
     parser.add_argument("--correlated-only", action="store_true",
                         help="only the correlated workloads (issue 11): bench/results/correlated.json and .md")
     parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
@@ -80,24 +81,41 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     return a
 
 
-def publish(rec: Record) -> None:
-    """The plots, then spark.md (which lists the plots that exist), and correlated.md."""
+def publish(rec: Record, correlated_rec: Optional[Record] = None) -> None:
+    """The plots, then spark.md (which lists the plots that exist), and correlated.md (from `correlated_rec`, else
+    from the same run)."""
     try:
         plots(rec)
     except Exception as e:  # noqa: BLE001 - the report is still written
         rec.fail(f"plots: {e}")
     report(rec)
-    correlated.report(rec)
+    correlated.report(correlated_rec or rec)
+
+
+def recorded(path: Path) -> Record:
+    rec = Record.read(path)
+    if rec.args is None:  # recorded before the record kept the arguments: they are the command's
+        rec.args = parse_args(shlex.split(rec.command)[2:])
+    return rec
+
+
+def latest_correlated(rec: Record) -> Record:
+    """The record correlated.md comes from: the newer of a full run's and a --correlated-only run's."""
+    path = RESULTS / "correlated.json"
+    if not path.exists():
+        return rec
+    other = recorded(path)
+    return other if other.started and (rec.started is None or other.started > rec.started) else rec
 
 
 def main() -> None:
     a = parse_args(sys.argv[1:])
     if a.report_only:
-        rec = Record.read(RESULTS / "spark.json")
-        if rec.args is None:  # recorded before spark.json kept the arguments: they are the command's
-            rec.args = parse_args(shlex.split(rec.command)[2:])
-        publish(rec)
-        print(f"wrote {RESULTS / 'spark.md'} and the plots from spark.json (the run of `{rec.command}`)")
+        rec = recorded(RESULTS / "spark.json")
+        newer = latest_correlated(rec)
+        publish(rec, newer)
+        print(f"wrote {RESULTS / 'spark.md'} and the plots from spark.json (the run of `{rec.command}`), and "
+              f"correlated.md from the run of `{newer.command}`")
         return
     source = stock_csv(a.csv)
     needed = sorted(set(a.scales) | {a.scale, a.ops_scale, correlated.GROWTH_SCALE} | set(correlated.MEMORY_SCALES))
