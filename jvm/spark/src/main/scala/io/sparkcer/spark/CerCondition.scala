@@ -2,7 +2,7 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, GenericInternalRow, MutableProjection, Predicate, PrettyAttribute, Unevaluable}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Count, DeclarativeAggregate}
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.types.{BooleanType, DataType}
@@ -101,6 +101,8 @@ object CerCondition {
     def argument(slot: Int, event: InternalRow): Any = arguments(slot)(event)
 
     def aggregation(slot: Int): Aggregation = condition.slots(slot) match {
+      // Spark's count is exact and its state one Long: the engine's, without a buffer row per event.
+      case c: Count => new Aggregation.Count(skipsNulls = c.children.head.nullable)
       case a: DeclarativeAggregate => new SparkAggregation(a, partitionIndex)
       case other => throw new IllegalStateException(s"prev(${toPrettySQL(other)}) is not an aggregate")
     }

@@ -116,6 +116,17 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
       "PARTITION BY name ORDER BY ts WITHIN 5 EVENTS")
   }
 
+  test("count(b.x) counts the events whose x is not NULL, count(b) every event") {
+    import spark.implicits._
+    Seq(("A", 1, Some(1L)), ("A", 2, None), ("A", 3, Some(2L)), ("A", 4, Some(3L)), ("A", 5, Some(4L)))
+      .toDF("event_type", "ts", "x").createOrReplaceTempView("counted")
+    def matches(condition: String): Seq[Seq[Int]] =
+      spark.sql(s"SELECT * FROM counted PATTERN (A AS a)+ FILTER count(a) = 3 AND $condition ORDER BY ts " +
+        "WITHIN 3 EVENTS").collect().toSeq.map(_.getAs[scala.collection.Seq[Row]]("a").toSeq.map(_.getAs[Int]("ts"))).sortBy(_.head)
+    assert(matches("count(a.x) = 3") == Seq(Seq(3, 4, 5)))
+    assert(matches("count(a.x) = 2") == Seq(Seq(1, 2, 3), Seq(2, 3, 4)))
+  }
+
   test("NOT over a condition, and a condition over one event as a guard") {
     sameAsEngine("SELL AS s ; BUY AS b FILTER NOT (b.price > s.price) PARTITION BY name ORDER BY ts WITHIN 60 [ts]")
     sameAsEngine("SELL AS s ; BUY AS b FILTER s.volume > 500 AND b.price >= s.price PARTITION BY name ORDER BY ts " +

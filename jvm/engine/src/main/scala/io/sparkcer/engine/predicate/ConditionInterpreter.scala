@@ -76,7 +76,7 @@ object ConditionInterpreter {
    * (`count(b.price)` counts the events whose price is not NULL, `count(b)` every event).
    */
   def aggregation(function: SlotFunction, counted: Boolean): Aggregation = function match {
-    case SlotFunction.Count => Fold[java.lang.Long](0L, (n, v) => if (counted && v == null) n else n + 1, identity)
+    case SlotFunction.Count => new Aggregation.Count(skipsNulls = counted)
     case SlotFunction.Sum => Fold[Any](null, (s, v) => if (v == null) s else if (s == null) v else add(s, v), identity)
     case SlotFunction.Avg => Fold[(Double, Long)]((0.0, 0L),
       (s, v) => Values.toDouble(v).fold(s)(d => (s._1 + d, s._2 + 1)), s => if (s._2 == 0) null else s._1 / s._2)

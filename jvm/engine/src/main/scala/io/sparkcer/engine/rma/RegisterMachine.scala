@@ -66,7 +66,8 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     def apply(i: Int, state: AnyRef): AnyRef = {
       val (condition, slot) = program.accumulators(i)
       val aggregation = aggregations(i)
-      aggregation.update(if (state == null) aggregation.zero else state, reader.argument(condition, slot, events(position)))
+      aggregation.update(if (state == null) aggregation.zero else state,
+        if (aggregation.readsValue) reader.argument(condition, slot, events(position)) else null)
     }
   }
   private val accumulating = new Accumulating
