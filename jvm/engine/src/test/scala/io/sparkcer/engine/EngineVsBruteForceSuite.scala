@@ -44,7 +44,6 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   private val scale: Double = sys.props.get("oracle.cases").map(_.toDouble / 1000).getOrElse(1.0)
   private val baseSeed = 0x5eedL
 
-
   private def makeCase(seed: Long, features: Features, maxLength: Int, minLength: Int = 0): Case = {
     val rnd = new Random(seed)
     val q0 = Generators.query(rnd, features)

@@ -1,9 +1,8 @@
 package io.sparkcer.spark
 
-import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, GenericInternalRow, MutableProjection, Predicate, PrettyAttribute, Unevaluable}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Count, DeclarativeAggregate}
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.types.{BooleanType, DataType}
 
@@ -61,9 +60,8 @@ object CerCondition {
    * [[MatchWriter]]'s structs are), so binding an event copies nothing.
    */
   final class Bound(condition: CerCondition, input: Seq[Attribute], partitionIndex: Int) {
-    private val struct = DataTypeUtils.fromAttributes(condition.columns)
-    private val ordinals = condition.columns.map(c => input.indexWhere(_.exprId == c.exprId)).toIndexedSeq
-    private def view() = ProjectingInternalRow(struct, ordinals)
+    private val struct = new EventStruct(condition.columns, input)
+    private def view() = struct.view()
 
     private val views = Array.fill(condition.inputs.length - condition.slots.length)(view())
     private val values = new Array[Any](condition.inputs.length)

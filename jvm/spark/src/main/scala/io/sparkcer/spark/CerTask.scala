@@ -58,8 +58,7 @@ final case class CerTask(
     val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
     val relations = conditions.map(_.bind(input, partitionIndex)).toArray
     val reader = new InternalRowReader(predicates, relations, key, window, split.lift(1).map(ordinal), whereabouts)
-    val declared = partitionKeys.take(pattern.analyzed.declaredKeys)
-    val writer = new MatchWriter(declared.map(_.dataType).toArray, orderOrdinals.head, orderType,
+    val writer = new MatchWriter(pattern.analyzed.declaredKeys, orderOrdinals.head,
       events.zip(pattern.analyzed.outputs.map(_.single)), input, output.map(_.dataType).toArray)
     CerTask.Opened(reader, pattern.compiled.newEvaluator(reader, pattern.grouped, bound), writer)
   }

@@ -2,9 +2,8 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, GenericInternalRow, UnsafeProjection}
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData, MapData}
-import org.apache.spark.sql.types.{DataType, Decimal, StructType}
+import org.apache.spark.sql.types.{DataType, Decimal}
 import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String, VariantVal}
 
 import io.sparkcer.engine.eval.MatchOf
@@ -18,12 +17,12 @@ import io.sparkcer.engine.eval.MatchOf
  * each value is copied once, by the projection into the output row, and none is boxed on the way (this is the
  * path every match takes: a million matches are a million of these).
  *
+ * @param keys      how many PARTITION BY columns the output has (the first fields of the key row)
  * @param variables per selected variable: the input columns of its struct, and whether it is single
  */
 final class MatchWriter(
-    keyTypes: Array[DataType],
+    keys: Int,
     orderOrdinal: Int,
-    orderType: DataType,
     variables: Seq[(Seq[Attribute], Boolean)],
     input: Seq[Attribute],
     outputTypes: Array[DataType])
@@ -32,22 +31,16 @@ final class MatchWriter(
   private val bindings = new Array[Any](variables.length)
   private val row = new MatchRow(outputTypes)
   private val project = UnsafeProjection.create(outputTypes)
-  private val keys = keyTypes.length
   locally {
     val bound = new GenericInternalRow(bindings)
     for (v <- variables.indices) row.readFrom(keys + 2 + v, bound, v)
   }
 
-  /** Per variable, the schema of its struct and the input ordinals of its columns. */
-  private val structs: Array[(StructType, IndexedSeq[Int])] = variables.map { case (columns, _) =>
-    (DataTypeUtils.fromAttributes(columns), columns.map(c => input.indexWhere(_.exprId == c.exprId)).toIndexedSeq)
-  }.toArray
+  private val structs: Array[EventStruct] = variables.map { case (columns, _) => new EventStruct(columns, input) }.toArray
   /** Per single variable, the view of its event that every match reuses; null for a list. */
   private val views: Array[ProjectingInternalRow] = variables.indices.map { v =>
-    if (variables(v)._2) view(v) else null
+    if (variables(v)._2) structs(v).view() else null
   }.toArray
-
-  private def view(v: Int): ProjectingInternalRow = ProjectingInternalRow(structs(v)._1, structs(v)._2)
 
   override def apply(m: MatchOf[InternalRow]): InternalRow = {
     if (keys > 0) {
@@ -65,7 +58,7 @@ final class MatchWriter(
         else {
           val elements = new Array[Any](bound.length)
           var k = 0
-          while (k < elements.length) { val e = view(v); e.project(bound(k)); elements(k) = e; k += 1 }
+          while (k < elements.length) { val e = structs(v).view(); e.project(bound(k)); elements(k) = e; k += 1 }
           new GenericArrayData(elements)
         }
       v += 1

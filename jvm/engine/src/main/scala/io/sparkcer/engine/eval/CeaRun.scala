@@ -97,7 +97,6 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
     for (_ <- 0 until in.readInt()) current.list(cea.readState(in)).load(in)
   }
 
-
   /** The active states of one event, in the order they were first reached, found by state. */
   private final class States extends RunSlots {
     private var slotOf = new Array[Int](16)

@@ -60,7 +60,6 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     }
   }
 
-
   /**
    * Whether events that satisfy no guard may be left out of the stream without changing any match: the
    * automaton only skips them ([[Nfa.skipsUnguardedEvents]]), no window counts them, and no ANY or LIMIT picks

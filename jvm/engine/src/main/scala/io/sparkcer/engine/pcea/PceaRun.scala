@@ -68,8 +68,10 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], window: Option[Long]) 
     }
   }
 
-  /** The new nodes, where the transitions that join their states will look for them: after every transition fired, so
-   * that an event never joins itself. */
+  /**
+   * The new nodes, where the transitions that join their states will look for them: after every transition fired,
+   * so that an event never joins itself.
+   */
   private def updateIndices(event: E): Unit = {
     var p = 0
     while (p < created.length) {

@@ -10,9 +10,9 @@ package io.sparkcer.engine.pcea
  * `maxStart` is under the window's threshold is cut. That is safe because thresholds only grow, so no later
  * enumeration could reach anything under it.
  *
- * @param start    the window value of the event: its position in the paper, any non-decreasing value here
- *                 (the order column of a time window)
- * @param maxStart max{min start of ν : ν ∈ ⟦n⟧_prod}: the smaller of `start` and the children's `maxStart`. A run of
+ * @param maxStart max{min start of ν : ν ∈ ⟦n⟧_prod}, in window values (positions in the paper, any non-decreasing
+ *                 value here, such as the order column of a time window): the smaller of the event's own and the
+ *                 children's `maxStart`. A run of
  *                 this node's product is in the window iff this is; by the heap order, if a node is out of the
  *                 window, so is everything under it
  * @param leftNext the side union inserts into next, alternating to keep the heap balanced
@@ -20,7 +20,6 @@ package io.sparkcer.engine.pcea
 final class RunNode private (
     val labels: IndexedSeq[Int],
     val position: Long,
-    val start: Long,
     val product: Array[RunNode],
     val maxStart: Long,
     private var leftChild: RunNode,
@@ -38,7 +37,7 @@ final class RunNode private (
     maxStart > other.maxStart || (maxStart == other.maxStart && position > other.position)
 
   private def withUnion(left: RunNode, right: RunNode, leftNext: Boolean): RunNode =
-    new RunNode(labels, position, start, product, maxStart, left, right, leftNext)
+    new RunNode(labels, position, product, maxStart, left, right, leftNext)
 
   /** Cuts the union children that are out of the window (see the class comment). */
   private[pcea] def cutExpired(threshold: Long): Unit = {
@@ -56,7 +55,7 @@ object RunNode {
     var maxStart = start
     var k = 0
     while (k < children.length) { maxStart = math.min(maxStart, children(k).maxStart); k += 1 }
-    new RunNode(labels, position, start, children, maxStart, null, null, leftNext = true)
+    new RunNode(labels, position, children, maxStart, null, null, leftNext = true)
   }
 
   /**
