@@ -3,6 +3,7 @@ spark-cer against what a Spark user would do instead, on CORE's stock workload: 
 
     .venv/bin/python bench/spark_bench.py [--scale 4] [--scales 1,4,16] [--repeat 3] [--timeout 120] [--quick]
     .venv/bin/python bench/spark_bench.py --report-only   # spark.md, correlated.md and the plots again, from the records
+    .venv/bin/python bench/spark_bench.py --equality-only # equality correlation by PCEA (issue 12): equality.md
     make bench                                  # the same, after installing bench/requirements.txt
 
 Every workload (sql/stocks/*.ceql: CORE's sequences S3..S24 with and without output, S3 with windows T..4T,
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
-from sparkbench import correlated
+from sparkbench import correlated, equality
 from sparkbench.data import data_paths, prepare, stock_csv
 from sparkbench.phases import run_engine_phase, run_spark_phase
 from sparkbench.plots import plots
@@ -71,6 +72,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                              "correlated.md from the newer of spark.json and correlated.json")
     parser.add_argument("--correlated-only", action="store_true",
                         help="only the correlated workloads (issue 11): bench/results/correlated.json and .md")
+    parser.add_argument("--equality-only", action="store_true",
+                        help="only equality correlation by PCEA (issue 12), on a synthetic stream of 10 M account "
+                             "events and the stock trace: bench/results/equality.json, .md and .png")
     parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
     a = parser.parse_args(argv)
     if a.quick:
@@ -90,6 +94,15 @@ def publish(rec: Record, correlated_rec: Optional[Record] = None) -> None:
         rec.fail(f"plots: {e}")
     report(rec)
     correlated.report(correlated_rec or rec)
+
+
+def publish_equality(rec: Record) -> None:
+    """equality.png, then equality.md (which shows the plot when it exists)."""
+    try:
+        equality.plot(rec)
+    except Exception as e:  # noqa: BLE001 - the report is still written
+        rec.fail(f"equality plot: {e}")
+    equality.report(rec)
 
 
 def recorded(path: Path) -> Record:
@@ -116,11 +129,16 @@ def main() -> None:
         publish(rec, newer)
         print(f"wrote {RESULTS / 'spark.md'} and the plots from spark.json (the run of `{rec.command}`), and "
               f"correlated.md from the run of `{newer.command}`")
+        if (RESULTS / "equality.json").exists():
+            publish_equality(recorded(RESULTS / "equality.json"))
+            print(f"wrote {RESULTS / 'equality.md'} and equality.png from equality.json")
         return
     source = stock_csv(a.csv)
     needed = sorted(set(a.scales) | {a.scale, a.ops_scale, correlated.GROWTH_SCALE} | set(correlated.MEMORY_SCALES))
     if a.correlated_only:
         needed = sorted({a.scale, correlated.GROWTH_SCALE} | set(correlated.MEMORY_SCALES))
+    if a.equality_only:
+        needed = [equality.STOCK_SCALE]
     if a.prepare_only:
         prepare(source, Path(a.cache), needed)
         return
@@ -139,7 +157,7 @@ def main() -> None:
     for k in needed:  # events per scale, from the CSV the engine reads (Spark recounts them later)
         with open(data_paths(Path(a.cache), k)[1], "rb") as f:
             b.rec.events[k] = sum(1 for _ in f) - 1
-    if a.correlated_only:
+    if a.correlated_only or a.equality_only:
         b.start_spark()
         for k in needed:
             b.view(k)
@@ -147,13 +165,20 @@ def main() -> None:
     else:
         run_engine_phase(b, a)
         run_spark_phase(b, a)
-    correlated.run_correlated_phase(b, a)
+    if a.equality_only:
+        equality.run_equality_phase(b, a)
+    else:
+        correlated.run_correlated_phase(b, a)
     b.spark.stop()
     b.rec.load.append(("end", tuple(round(x, 2) for x in os.getloadavg())))
     b.rec.elapsed = time.perf_counter() - t0
     b.rec.machine = b.machine_facts()
     RESULTS.mkdir(parents=True, exist_ok=True)
-    if a.correlated_only:
+    if a.equality_only:
+        b.rec.write(RESULTS / "equality.json")
+        publish_equality(b.rec)
+        print(f"\nwrote {RESULTS / 'equality.json'}, equality.md and equality.png ({b.rec.elapsed / 60:.1f} minutes)")
+    elif a.correlated_only:
         b.rec.write(RESULTS / "correlated.json")
         correlated.report(b.rec)
         print(f"\nwrote {RESULTS / 'correlated.json'} and correlated.md ({b.rec.elapsed / 60:.1f} minutes)")

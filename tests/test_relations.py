@@ -1,8 +1,9 @@
 """
 Conditions that relate events (DESIGN §3a) on the real jar: `var.attr` conditions, aggregates, `prev`, NOT and AND,
 through `spark.sql` (the statement and the `cer` table function), `df.cer` and `spark_cer.validate`, each compared
-with the engine's command-line runner on the same data; equalities across every event run as a partition, which
-EXPLAIN says; and the errors a user sees, with their place.
+with the engine's command-line runner on the same data; equalities across every event run as a partition, other
+equalities on a PCEA (the general evaluator's rows either way), which EXPLAIN says; and the errors a user sees, with
+their place.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ QUERIES = {
     # a sale and a purchase of one symbol in either order, the purchase not dearer
     "conjunction": "SELECT * FROM events PATTERN (SELL AS s AND BUY AS b) FILTER s.sym = b.sym "
     f"AND NOT (b.price > s.price) {ORDER} WITHIN 3 [ts]",
+    # equalities on two attributes, each between neighbouring events: no partition, a PCEA's chain
+    "equality-chain": "SELECT * FROM events PATTERN SELL AS s ; BUY AS b ; BUY AS c FILTER s.sym = b.sym "
+    f"AND b.volume = c.volume {ORDER} WITHIN 40 [ts]",
     # a condition on one event is a guard
     "unary": f"SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s.volume > 60 AND b[volume < 20] {ORDER} "
     "WITHIN 4 [ts]",
@@ -80,6 +84,20 @@ def test_explain_names_the_partition_and_the_evaluation(spark, events) -> None:
     assert "lazy chain" in plan
     plan = spark.sql(QUERIES["rising"])._jdf.queryExecution().executedPlan().toString()
     assert "registers (RMA)" in plan
+
+
+def test_equalities_run_on_a_pcea_and_give_the_general_evaluators_rows(spark, events) -> None:
+    query = QUERIES["equality-chain"]
+    plan = spark.sql(query)._jdf.queryExecution().executedPlan().toString()
+    assert "equality correlation by PCEA" in plan and "keys {s.sym = b.sym}, {b.volume = c.volume}" in plan
+    rows = canonical(spark.sql(query).collect())
+    spark.conf.set("spark.cer.pcea.enabled", "false")
+    try:
+        general = spark.sql(query)
+        assert "not by PCEA: PCEA is turned off" in general._jdf.queryExecution().executedPlan().toString()
+        assert canonical(general.collect()) == rows
+    finally:
+        spark.conf.unset("spark.cer.pcea.enabled")
 
 
 def test_derived_partition_is_not_an_output_column(spark, events) -> None:

@@ -27,10 +27,12 @@ class Workload:
     name: str  # shown in the report
     file: str  # sql/stocks/<file>.ceql
     limit: Optional[int] = None  # CEQL LIMIT n appended (CORE's "first thousand outputs per occurrence")
+    query: Optional[str] = None  # the query itself, for a generated workload (no file)
+    order: str = STREAM_ORDER
 
     def text(self) -> str:
-        text = (SQL_DIR / f"{self.file}.ceql").read_text()
-        text = text.rstrip() + "\n" + STREAM_ORDER + "\n"
+        text = self.query if self.query else (SQL_DIR / f"{self.file}.ceql").read_text()
+        text = text.rstrip() + "\n" + self.order + "\n"
         return text + (f"LIMIT {self.limit}\n" if self.limit else "")
 
 

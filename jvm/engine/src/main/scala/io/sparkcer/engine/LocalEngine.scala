@@ -11,7 +11,9 @@ final case class EngineOptions(
     streamColumn: Option[String] = None,
     timeColumn: Option[String] = None,
     /** Whether chains of single events with conditions are evaluated lazily (CompiledPattern's `lazyChains`). */
-    lazyChains: Boolean = true)
+    lazyChains: Boolean = true,
+    /** Whether equalities are evaluated by a PCEA where one can (CompiledPattern's `equalityPcea`). */
+    equalityPcea: Boolean = true)
 
 /** The engine on its own rows: compile a CEQL statement against a list of columns, then run it over rows in stream order. */
 object LocalEngine {
@@ -20,7 +22,7 @@ object LocalEngine {
       matchBound: MatchBound = MatchBound.Default): LocalQuery = {
     val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options.typeColumn, options.streamColumn,
       options.timeColumn)
-    val compiled = new LocalQuery(new CompiledPattern(analyzed, options.lazyChains), matchBound)
+    val compiled = new LocalQuery(new CompiledPattern(analyzed, options.lazyChains, options.equalityPcea), matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled
   }
@@ -110,6 +112,8 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
       }
       override def argument(condition: Int, slot: Int, event: Event): Any = conditions.argument(condition, slot, event.values)
       override def aggregation(condition: Int, slot: Int): Aggregation = conditions.aggregation(condition, slot)
+      override def operand(condition: Int, side: Int, event: Event): AnyRef =
+        conditions.operand(condition, side, event.values)
     }
   }
 }

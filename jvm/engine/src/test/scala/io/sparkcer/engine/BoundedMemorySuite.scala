@@ -3,8 +3,9 @@ package io.sparkcer.engine
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * A long stream with a short window runs in constant memory: tECS nodes, buffered events and partitions are
- * reclaimed as the window slides, so what is held after 20x more events is no more than before.
+ * A long stream with a short window runs in constant memory: tECS nodes (a PCEA's reachable run nodes), buffered
+ * events, runs (a PCEA's index entries) and partitions are reclaimed as the window slides, so what is held after 20x
+ * more events is no more than before.
  */
 class BoundedMemorySuite extends AnyFunSuite {
   private val columns = IndexedSeq("event_type", "k", "v", "ts")
@@ -37,7 +38,10 @@ class BoundedMemorySuite extends AnyFunSuite {
       "aggregates" -> "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER sum(b.v) > a.v AND count(b) <= 3 WITHIN 15 [ts]",
       "prev" -> "SELECT * FROM S WHERE (B AS b)+ FILTER b.v > prev(b.v) WITHIN 12 [ts]",
       "AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER c.v > a.v WITHIN 20 [ts]",
-      "lazy chain" -> "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v <> c.v WITHIN 40 [ts]")) {
+      "lazy chain" -> "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v <> c.v WITHIN 40 [ts]",
+      // Equalities on a PCEA: its index and the run nodes it reaches.
+      "PCEA chain" -> "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER a.k = b.v AND b.v = c.v WITHIN 20 [ts]",
+      "PCEA AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER b.v = c.v WITHIN 20 [ts]")) {
     test(s"$name: nodes and buffered events stay flat over a 20x longer stream") {
       val short = peaks(query, 20000)
       val long = peaks(query, 400000)

@@ -345,7 +345,16 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
         stream(("A", 2, 0), ("B", 1, 0), ("A", 0, 0)), Seq(r(1, 2, v(2), v(1)))),
       Fixed("(A ; C) AND B, interleaved",
         query((atom("A").as("a") seq atom("C").as("c")) and atom("B").as("b")), stream(("A", 0, 0), ("B", 0, 0), ("C", 0, 0)),
-        Seq(r(0, 2, v(0), v(2), v(1))))
+        Seq(r(0, 2, v(0), v(2), v(1)))),
+      // Found by PceaVsGeneralSuite: the product of AND's operands skipped an event once a match began.
+      Fixed("SELECT STRICT A AND B: the match is a contiguous block",
+        query(atom("A").as("a") and atom("B").as("b"), strategy = Strategy.Strict),
+        stream(("B", 0, 0), ("C", 0, 0), ("A", 0, 0), ("B", 0, 0)), Seq(r(2, 3, v(2), v(3)))),
+      // Found by PceaVsGeneralSuite: a.y = b.y partitions by y, which the declared group [x, y] (x, else y) does not.
+      Fixed("an equality partitions by its attribute even when a PARTITION BY group names it",
+        query(ab.filter(rel(attr("a", "y") === attr("b", "y"))), partitionBy = Seq(Seq("x", "y"))),
+        stream(("A", null, 1), ("B", 1, null), ("B", 1, 1)),
+        Seq(BruteForce.Row(Vector(1L), 0, 2, Vector(v(0), v(2)))))
     )
   }
 

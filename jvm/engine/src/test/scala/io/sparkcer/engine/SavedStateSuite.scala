@@ -62,11 +62,15 @@ class SavedStateSuite extends AnyFunSuite {
       case _ => None
     }
 
-  /** The queries drawn: CEQL as CORE has it, and with conditions relating events (registers, lazy chains) and AND. */
+  /**
+   * The queries drawn: CEQL as CORE has it, with conditions relating events (registers, lazy chains) and AND, and
+   * with equalities (PCEA).
+   */
   private val kinds = Seq(
     ("", Generators.Features(), cases),
     (", with conditions relating events and AND", Generators.Features(filterNot = true, relations = true,
-      conjunction = true), cases / 2))
+      conjunction = true), cases / 2),
+    (", with equalities (PCEA)", Generators.Features(equalities = true, conjunction = true), cases / 2))
 
   for ((kind, features, cases) <- kinds) test(s"one saved state for the whole stream: the matches of an uninterrupted pass$kind") {
     var checked = 0

@@ -14,6 +14,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Analyzer}
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.eval.CompiledPattern
 
 /**
  * `spark_cer.validate` (DESIGN §5): checks a CEQL query without running it, with the one grammar and analysis
@@ -110,8 +111,12 @@ object CeqlValidation {
       conditions.foreach(_.checkReferences(columns, caseInsensitiveResolution))
     }
     val columns = known.getOrElse(namedColumns(query) ++ r.typeColumn ++ r.timeColumn)
-    Analyzer.analyze(query, r.query, columns.toIndexedSeq,
+    val analyzed = Analyzer.analyze(query, r.query, columns.toIndexedSeq,
       r.typeColumn.getOrElse(CerConf.EVENT_TYPE_COLUMN.defaultValue.get), None, r.timeColumn)
+    // Compiled as a query is planned, for the rules that depend on the evaluator chosen (a condition that keeps the
+    // events of a repeating variable needs a window, unless a PCEA keys it).
+    new CompiledPattern(analyzed, equalityPcea = session.forall(s => CerConf.pceaEnabled(s.sessionState.conf)))
+    analyzed
   }
 
   /** Every column a query names outside its predicates: standing in for a schema that is not given. */

@@ -30,7 +30,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val timeColumn = request.timeColumn.orElse(CerConf.timeColumn(conf)).filter(_ => needsTime)
     val analyzed = CerErrors.analyzing(Analyzer.analyze(query, text, columns.map(_.name),
       typeColumn, request.streamColumn, timeColumn))
-    val pattern = CerPattern(analyzed, request.source)
+    val pattern = CerPattern(analyzed, request.source, CerConf.pceaEnabled(conf))
     val nfa = CerErrors.analyzing(pattern.compiled.nfa)
     val eventColumns = columns.filterNot(a => request.streamColumn.exists(conf.resolver(a.name, _)))
 

@@ -1,10 +1,12 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, GenericInternalRow, MutableProjection, Predicate, PrettyAttribute, Unevaluable}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, EqualTo, Expression, GenericInternalRow, MutableProjection, Predicate, PrettyAttribute, Unevaluable}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Count, DeclarativeAggregate}
 import org.apache.spark.sql.catalyst.util.toPrettySQL
+import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types.{BooleanType, DataType}
+import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparkcer.engine.eval.Aggregation
 
@@ -70,7 +72,10 @@ object CerCondition {
     private val predicate = Predicate.create(condition.predicate, condition.inputs)
     predicate.initialize(partitionIndex)
 
-    /** Per slot: its argument, compiled over one struct, which `event` views. */
+    /**
+     * An expression over one variable's struct, compiled, which `event` views: a slot's argument (an aggregate's child,
+     * or prev's argument itself), or a side of an equality.
+     */
     private final class Argument(slot: Expression) {
       private val argument = slot match {
         case a: AggregateFunction => a.children.head
@@ -98,11 +103,37 @@ object CerCondition {
 
     def argument(slot: Int, event: InternalRow): Any = arguments(slot)(event)
 
+    /** The sides of an equality `a.x = b.y` (with Spark's coercions), each over its variable's struct: PCEA's keys. */
+    private lazy val sides: Array[Argument] = condition.predicate match {
+      case EqualTo(l, r) => Array(new Argument(l), new Argument(r))
+      case other => throw new IllegalStateException(s"not an equality: ${other.sql}")
+    }
+
+    /** Side `side` of the equality on one event, as a hash key that outlives the row ([[Bound.key]]). */
+    def operand(side: Int, event: InternalRow): AnyRef = Bound.key(sides(side)(event))
+
     def aggregation(slot: Int): Aggregation = condition.slots(slot) match {
       // Spark's count is exact and its state one Long: the engine's, without a buffer row per event.
       case c: Count => new Aggregation.Count(skipsNulls = c.children.head.nullable)
       case a: DeclarativeAggregate => new SparkAggregation(a, partitionIndex)
       case other => throw new IllegalStateException(s"prev(${toPrettySQL(other)}) is not an aggregate")
+    }
+  }
+
+  object Bound {
+    /**
+     * A value of an equality's side as a key: equal under Spark's `=` iff `equals`, and independent of the row it
+     * was read from. Strings are copied out of the row's bytes, binary wrapped to compare by content, structs and
+     * arrays copied; -0.0 is 0.0, as Spark's joins normalize it (and `equals` already finds every NaN equal).
+     */
+    def key(value: Any): AnyRef = value match {
+      case s: UTF8String => s.clone()
+      case d: java.lang.Double if d.doubleValue == 0.0 => java.lang.Double.valueOf(0.0)
+      case f: java.lang.Float if f.floatValue == 0.0f => java.lang.Float.valueOf(0.0f)
+      case b: Array[Byte] => java.nio.ByteBuffer.wrap(b.clone())
+      case r: InternalRow => r.copy()
+      case a: ArrayData => a.copy()
+      case other => other.asInstanceOf[AnyRef]
     }
   }
 }

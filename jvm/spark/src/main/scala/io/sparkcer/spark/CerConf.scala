@@ -54,6 +54,14 @@ object CerConf {
     .checkValue(_ >= 1, "must be at least 1")
     .createOptional
 
+  val PCEA_ENABLED = SQLConf.buildConf("spark.cer.pcea.enabled")
+    .doc("Whether a pattern related by equalities (a.acct = b.src) runs on a parallelized complex event automaton, " +
+      "which joins each event with the runs it extends by one hash lookup (EXPLAIN names it, or says why a pattern " +
+      "cannot); off, equalities are conditions as any other. The matches are the same either way.")
+    .version(Since)
+    .booleanConf
+    .createWithDefault(true)
+
   val MAX_MATCHES_PER_EVENT = SQLConf.buildConf("spark.cer.maxMatchesPerEvent")
     .doc("The most matches one event may complete: past it the query fails, saying what to write instead. Under " +
       "SELECT ALL each combination of earlier events the pattern can pick is a match (exponentially many under an " +
@@ -70,6 +78,8 @@ object CerConf {
 
   def rangeSplitPartitions(conf: SQLConf, defaultParallelism: => Int): Int =
     conf.getConf(RANGE_SPLIT_PARTITIONS).getOrElse(defaultParallelism.max(1))
+
+  def pceaEnabled(conf: SQLConf): Boolean = conf.getConf(PCEA_ENABLED)
 
   /** The engine's bound on the matches of one event, naming this conf as the way to raise it. */
   def matchBound(conf: SQLConf): MatchBound = MatchBound(conf.getConf(MAX_MATCHES_PER_EVENT), MAX_MATCHES_PER_EVENT.key)

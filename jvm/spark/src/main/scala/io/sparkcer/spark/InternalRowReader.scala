@@ -65,6 +65,8 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
 
   override def aggregation(condition: Int, slot: Int): Aggregation = conditions(condition).aggregation(slot)
 
+  override def operand(condition: Int, side: Int, event: InternalRow): AnyRef = conditions(condition).operand(side, event)
+
   /** Timestamps are microseconds; integer order columns of time-span windows count milliseconds. */
   override val windowUnitsPerMilli: Long = window match {
     case Some((_, TimestampType | TimestampNTZType)) => 1000L

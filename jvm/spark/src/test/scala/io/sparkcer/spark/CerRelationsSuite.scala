@@ -142,7 +142,51 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(plan.contains("registers (RMA)"), plan)
   }
 
-  test("on a stream: the table's matches, whatever the micro-batches, across a restart") {
+  test("equalities run on a PCEA (EXPLAIN says so): the engine's matches, and the general evaluator's") {
+    val chain = "SELL AS s ; BUY AS b ; SELL AS e FILTER s.name = b.name AND b.volume = e.volume ORDER BY ts WITHIN 80 [ts]"
+    // name relates every event: a partition; volume relates b and t, operands of AND: the PCEA's q-tree.
+    val conjunction = "SELL AS s AND BUY AS b AND SELL AS t FILTER s.name = b.name AND b.name = t.name AND " +
+      "b.volume = t.volume ORDER BY ts WITHIN 60 [ts]"
+    for ((pattern, plan) <- Seq(chain -> "keys {s.name = b.name}, {b.volume = e.volume} along the sequence",
+      conjunction -> "q-tree ()[(s), {b.volume = t.volume}[(b), (t)]]")) {
+      val explained = spark.sql(s"EXPLAIN SELECT * FROM stocks PATTERN $pattern").collect().head.getString(0)
+      assert(explained.contains("equality correlation by PCEA") && explained.contains(plan), explained)
+      val matches = sameAsEngine(pattern)
+      spark.conf.set(CerConf.PCEA_ENABLED.key, "false")
+      try {
+        val general = spark.sql(s"EXPLAIN SELECT * FROM stocks PATTERN $pattern").collect().head.getString(0)
+        assert(!general.contains("by PCEA (") && general.contains("not by PCEA: PCEA is turned off"), general)
+        assert(lines(spark.sql(s"SELECT * FROM stocks PATTERN $pattern")).sorted == matches)
+      } finally spark.conf.unset(CerConf.PCEA_ENABLED.key)
+    }
+  }
+
+  test("a PCEA's keys are Spark's equality: coerced types, -0.0 = 0.0, strings copied out of their rows") {
+    import spark.implicits._
+    Seq(("A", 1, Some(2), None, "x"), ("B", 2, None, Some(2.0), "x"), ("A", 3, Some(0), None, "yy"),
+      ("B", 4, None, Some(-0.0), "yy"), ("B", 5, None, Some(2.5), "x"), ("B", 6, None, Some(0.0), "x"))
+      .toDF("event_type", "ts", "k", "d", "s").createOrReplaceTempView("keyed")
+    def run(condition: String): Set[(Int, Int)] = {
+      val df = spark.sql(s"SELECT * FROM keyed PATTERN A AS a ; B AS b FILTER $condition ORDER BY ts WITHIN 9 EVENTS")
+      df.collect().map(r => (r.getAs[Row]("a").getAs[Int]("ts"), r.getAs[Row]("b").getAs[Int]("ts"))).toSet
+    }
+    /** The matches on the PCEA, which are the general evaluator's. */
+    def matches(condition: String): Set[(Int, Int)] = {
+      val plan = spark.sql(s"EXPLAIN SELECT * FROM keyed PATTERN A AS a ; B AS b FILTER $condition ORDER BY ts " +
+        "WITHIN 9 EVENTS").collect().head.getString(0)
+      assert(plan.contains("by PCEA ("), plan)
+      val found = run(condition)
+      spark.conf.set(CerConf.PCEA_ENABLED.key, "false")
+      try assert(run(condition) == found) finally spark.conf.unset(CerConf.PCEA_ENABLED.key)
+      found
+    }
+    assert(matches("a.k = b.d") == Set((1, 2), (3, 4), (3, 6)))
+    assert(matches("a.s = b.s") == Set((1, 2), (1, 5), (1, 6), (3, 4)))
+    assert(matches("a.k = b.d AND a.s = b.s") == Set((1, 2), (3, 4)))
+  }
+
+  /** On a stream, the matches of `query` over `trades` are the table's, whatever the micro-batches, across a restart. */
+  private def streamsLikeTable(query: String): Unit = {
     import spark.implicits._
     implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
     val trades: Seq[Trade] = stocks.map { case (kind, name, volume, price, ts, id) =>
@@ -151,8 +195,6 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     // Rows far in the future move the watermark past every trade, so that all their matches are final.
     val flush: Seq[Trade] = Seq(("FLUSH", "Z", 0L, 0.0, new Timestamp(10000000L), 0L),
       ("FLUSH", "Z", 0L, 0.0, new Timestamp(10000001L), 0L))
-    val query = "SELECT * FROM trades PATTERN SELL AS s ; (BUY AS b)+ FILTER b.price > prev(b.price) AND " +
-      "sum(b.volume) > s.volume AND avg(b.price) > s.price PARTITION BY name ORDER BY ts, id WITHIN 3 SECONDS"
     val names = Seq("event_type", "name", "volume", "price", "ts", "id")
     trades.toDF(names: _*).createOrReplaceTempView("trades")
     val expected = spark.sql(query).collect().toSeq.map(_.toString).sorted
@@ -179,6 +221,16 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
       val same = found.sorted == expected
       assert(same, s"${found.size} matches from the stream, ${expected.size} from the table")
     }
+  }
+
+  test("on a stream: the table's matches, whatever the micro-batches, across a restart") {
+    streamsLikeTable("SELECT * FROM trades PATTERN SELL AS s ; (BUY AS b)+ FILTER b.price > prev(b.price) AND " +
+      "sum(b.volume) > s.volume AND avg(b.price) > s.price PARTITION BY name ORDER BY ts, id WITHIN 3 SECONDS")
+  }
+
+  test("on a stream, a PCEA's runs are saved and restored with the checkpoint") {
+    streamsLikeTable("SELECT * FROM trades PATTERN SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER s.name = b.name AND " +
+      "b.name = e.name AND b.volume = e.volume ORDER BY ts, id WITHIN 3 SECONDS")
   }
 
   /** Per FILTER: where its error points (the first occurrence of a text), how many characters, and the problem. */

@@ -43,7 +43,11 @@ object EqualityPartition {
     else {
       val removed = chosen.flatMap(_._2).toSet
       val pattern = withoutLeaves(query.pattern, removed)
-      val keys = chosen.map(_._1).filterNot(k => query.partitionBy.exists(_.exists(_.value.equalsIgnoreCase(k.value))))
+      // A declared key of that one attribute already partitions by it; a group [g, h] (the first of them not NULL) does not.
+      val keys = chosen.map(_._1).filterNot(k => query.partitionBy.exists {
+        case Seq(declared) => declared.value.equalsIgnoreCase(k.value)
+        case _ => false
+      })
       Some(Derived(chosen.map(_._1), chosen.flatMap(_._2).map(_.condition.text),
         query.copy(pattern = pattern, partitionBy = query.partitionBy ++ keys.map(Seq(_)))))
     }

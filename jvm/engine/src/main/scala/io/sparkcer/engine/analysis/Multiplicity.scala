@@ -11,6 +11,18 @@ object Multiplicity {
 
   def of(cel: Cel, variable: String): Multiplicity = count(cel, Some(variable))
 
+  /** Whether every match of the formula binds `variable` to some event (every match marks at least one event). */
+  def always(cel: Cel, variable: String): Boolean = cel match {
+    case Cel.Atom(_, t, _) => t.value == variable
+    case _: Cel.Not => false
+    case Cel.Bind(body, v, _) => v.value == variable || always(body, variable)
+    case Cel.Sequence(a, b, _, _) => always(a, variable) || always(b, variable)
+    case Cel.And(a, b, _) => always(a, variable) || always(b, variable)
+    case Cel.Or(a, b, _) => always(a, variable) && always(b, variable)
+    case Cel.Iteration(body, _, _) => always(body, variable)
+    case Cel.Filtered(body, _, _) => always(body, variable)
+  }
+
   private def sum(a: Multiplicity, b: Multiplicity): Multiplicity = (a, b) match {
     case (Exactly(x), Exactly(y)) => Exactly(x + y)
     case _ => Varies

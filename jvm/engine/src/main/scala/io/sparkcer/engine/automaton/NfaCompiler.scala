@@ -343,8 +343,13 @@ object NfaCompiler {
         left.atomOf ++ keep.map(right.atomOf), left.done)
     }
 
+    /**
+     * The automaton of a component. Under STRICT no event is skipped once a match began, so only the initial state
+     * skips: an operand of AND skips the events the other reads, and the product keeps the step where both skip, which
+     * the whole automaton must not take.
+     */
     private def nfa(c: Component): Nfa = new Nfa(
-      c.transitions.map(_.toIndexedSeq),
+      c.transitions.zipWithIndex.map { case (ts, q) => (if (strict && q != Nfa.Initial) ts.filter(_.reads) else ts).toIndexedSeq },
       c.transitions.indices.map(c.last),
       guards.values.map(_._2).toIndexedSeq,
       labels.keys.map(_.toIndexedSeq).toIndexedSeq,

@@ -1,9 +1,10 @@
 package io.sparkcer.engine.eval
 
-import io.sparkcer.engine.analysis.{AnalyzedQuery, WindowKey}
+import io.sparkcer.engine.analysis.{AnalyzedQuery, Relations, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
 import io.sparkcer.engine.chain.ChainPlan
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
 
 /**
@@ -11,16 +12,26 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  * caller evaluates, with the engine's interpreter or with Spark's compiled expressions), its clauses, and what they
  * allow an evaluator and its caller to do without changing a match. Every such rule is stated here, once.
  *
- * @param lazyChains whether a chain of single events with conditions is evaluated lazily ([[ChainPlan]]); without,
- *                   it runs with registers on the automaton, as every other pattern with conditions
+ * Conditions relating events choose the evaluator: equalities that a PCEA can key ([[PceaCompiler]]) run on one,
+ * other chains of single events lazily ([[ChainPlan]]), anything else with registers on the automaton (RMA).
+ *
+ * @param lazyChains   whether a chain of single events with conditions is evaluated lazily; without, it runs with
+ *                     registers on the automaton, as every other pattern with conditions
+ * @param equalityPcea whether equalities are evaluated by a PCEA where one can; without, they are conditions as any
  */
-final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true) {
+final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true, equalityPcea: Boolean = true) {
   val strategy: Strategy = analyzed.query.strategy
   private val compiled: Nfa = NfaCompiler.compile(
     analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
+  /** The PCEA of the pattern's equalities, or why there is none (for EXPLAIN). */
+  private val pceaOrReason: Either[String, PceaPlan] =
+    if (equalityPcea) PceaCompiler.compile(analyzed, compiled) else Left("PCEA is turned off")
+  /** Equalities keyed by a PCEA (Pinto and Riveros): hash joins of each event with the runs it extends. */
+  val pcea: Option[PceaPlan] = pceaOrReason.toOption
   /** A sequence or conjunction of single events with conditions: evaluated lazily, from buffered events (lazy chain NFA). */
-  val chain: Option[ChainPlan] = if (lazyChains) ChainPlan.of(analyzed, compiled) else None
-  private val placed = if (compiled.hasRegisters && chain.isEmpty) Some(Placement.place(compiled)) else None
+  val chain: Option[ChainPlan] = if (lazyChains && pcea.isEmpty) ChainPlan.of(analyzed, compiled) else None
+  if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
+  private val placed = if (compiled.hasRegisters && chain.isEmpty && pcea.isEmpty) Some(Placement.place(compiled)) else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
   val nfa: Nfa = placed.fold(compiled)(_.nfa)
   /** The registers of a pattern with conditions relating events that runs on the automaton (RMA), None otherwise. */
@@ -35,10 +46,11 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   /**
    * Whether to de-duplicate the rows of one event: different runs can project onto the same row only under MAX,
    * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row); with
-   * registers, unless [[rowsTellRunsApart]]; and in a lazy chain with an event no selected variable binds.
+   * registers, unless [[rowsTellRunsApart]]; in a lazy chain with an event no selected variable binds; and in a
+   * PCEA, whose runs are labelled by atoms, unless [[PceaPlan.rowsTellRunsApart]].
    */
   val deduplicate: Boolean = strategy == Strategy.Max || (registers.isDefined && !rowsTellRunsApart) ||
-    chain.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty))
+    chain.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || pcea.exists(!_.rowsTellRunsApart)
 
   /**
    * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected
@@ -109,9 +121,11 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
       analyzed.derivedPartition.fold("")(d => s", partitioned by ${d.attributes.mkString(", ")} (from " +
         s"${d.equalities.mkString(" AND ")}: equal across every event)") +
+      pcea.fold("")(p => s", ${p.describe}") +
       chain.fold("")(c => s", ${c.describe}") +
       registers.fold("")(r => s", ${nfa.conditions.length} conditions relating events checked on ${r.checks.length} " +
         s"transitions with ${r.singles + r.lists + r.accumulators.length} registers (RMA)") +
+      (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
         case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"

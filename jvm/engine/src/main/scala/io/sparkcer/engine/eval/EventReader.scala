@@ -33,6 +33,13 @@ trait EventReader[-E] {
   def argument(condition: Int, slot: Int, event: E): Any =
     throw new UnsupportedOperationException("this reader evaluates no conditions")
 
+  /**
+   * One side (0: left, 1: right) of condition `condition`, an equality `a.x = b.y`, on an event of that side's
+   * variable, as a key: values that SQL's `=` finds equal are `equals` (and have one hash code), NULL is null.
+   */
+  def operand(condition: Int, side: Int, event: E): AnyRef =
+    throw new UnsupportedOperationException("this reader evaluates no conditions")
+
   /** The aggregate of slot `slot` of condition `condition`. */
   def aggregation(condition: Int, slot: Int): Aggregation =
     throw new UnsupportedOperationException("this reader evaluates no conditions")

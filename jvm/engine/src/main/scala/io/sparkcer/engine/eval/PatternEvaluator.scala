@@ -5,6 +5,7 @@ import java.io.{DataInput, DataOutput}
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.chain.ChainRun
+import io.sparkcer.engine.pcea.PceaPartitionRun
 import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
 import io.sparkcer.engine.tecs.Enumerator
 
@@ -35,11 +36,13 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private lazy val registers = pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader, bound))
 
   /**
-   * A run with no partial match over a partition's events: a chain with conditions keeps events for a lazy search,
+   * A run with no partial match over a partition's events: equalities a PCEA keys run on it, a chain with conditions
+   * keeps events for a lazy search,
    * another pattern with conditions runs with registers, NEXT and LAST keep a priority order on the NFA, the others
    * run the CEA.
    */
   private def newRun(events: EventRing[E]): Run = pattern.strategy match {
+    case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events)
     case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events)
     case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator)
     case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator)

@@ -11,16 +11,34 @@ package io.sparkcer.engine.pcea
  * The evaluation ([[PceaRun]]) requires the automaton to be unambiguous (each output valuation has one accepting
  * run, whose nodes at one position have disjoint labels): whoever builds one must make it so.
  *
+ * Keys are the paper's partial functions B← and B→, generalised in one way: the key a run is indexed under (B←) may
+ * depend on the transition that made it, not only on its event, since one state may be reached by events of several
+ * atoms whose equal attributes have different names (`a.acct = b.src`). So each equality names, per side, the key
+ * extractor the reader applies ([[PceaReader.key]]): the consuming transition's own (`joins`), and per producing
+ * transition the one of its event (`leftKey`).
+ *
  * @param transitions Δ
  * @param finals      F
+ * @param leftKey     (producing transition, consuming transition, child slot) => the extractor of the key under
+ *                    which the consumer finds the producer's runs; by default the consumer's own, as in the paper
  */
-final class Pcea(val stateCount: Int, val transitions: IndexedSeq[PceaTransition], val finals: Set[Int]) {
+final class Pcea(val stateCount: Int, val transitions: IndexedSeq[PceaTransition], val finals: Set[Int],
+    leftKey: (Int, Int, Int) => Int = null) {
   transitions.foreach(t => require(t.target >= 0 && t.target < stateCount && t.children.forall(_ < stateCount), t))
 
   /** Per state p, the (transition, child slot) pairs whose transition joins runs in p: where p's new runs are indexed. */
   val consumers: IndexedSeq[IndexedSeq[(Int, Int)]] = (0 until stateCount).map { p =>
     for ((t, e) <- transitions.zipWithIndex; slot <- t.children.indices if t.children(slot) == p) yield (e, slot)
   }
+
+  /** Per transition, per consumer of its target state (in the order of [[consumers]]): the extractor of its key there. */
+  val indexKeys: IndexedSeq[IndexedSeq[Int]] = transitions.indices.map { producer =>
+    consumers(transitions(producer).target).map { case (e, slot) =>
+      if (leftKey == null) transitions(e).joins(slot) else leftKey(producer, e, slot)
+    }
+  }
+
+  def describe: String = s"$stateCount states, ${transitions.length} transitions"
 }
 
 /**
@@ -28,8 +46,8 @@ final class Pcea(val stateCount: Int, val transitions: IndexedSeq[PceaTransition
  *
  * @param children P, distinct states: the runs the new one joins, one in each
  * @param guard    U, as the index the reader evaluates ([[PceaReader.passes]])
- * @param joins    𝓑, per child slot: the equality, as the index whose keys the reader extracts (the left key from
- *                 the child's event, the right key from this one)
+ * @param joins    𝓑, per child slot: the extractor of the equality's key on this transition's event (B→); the child's
+ *                 side is [[Pcea.indexKeys]]
  * @param labels   L, not empty: the labels (Ω) the event takes in the valuation
  * @param target   q
  */
@@ -41,13 +59,11 @@ final case class PceaTransition(children: IndexedSeq[Int], guard: Int, joins: In
 }
 
 /**
- * What a PCEA reads of an event: whether it passes a unary predicate, and an equality's keys (the paper's B← and
- * B→, partial functions: null where undefined, which joins nothing, as SQL's NULL).
+ * What a PCEA reads of an event: whether it passes a unary predicate, and the keys of equalities (the paper's B← and
+ * B→, partial functions: null where undefined, which joins nothing, as SQL's NULL). Equal keys are `equals`.
  */
 trait PceaReader[E] {
   def passes(guard: Int, event: E): Boolean
-  /** B←(event): the key of equality `join` on the event of the run being joined. */
-  def leftKey(join: Int, event: E): AnyRef
-  /** B→(event): the key of equality `join` on the event being read. */
-  def rightKey(join: Int, event: E): AnyRef
+  /** The key that extractor `extractor` reads of the event, or null. */
+  def key(extractor: Int, event: E): AnyRef
 }

@@ -1,5 +1,7 @@
 package io.sparkcer.engine.pcea
 
+import java.io.{DataInput, DataOutput}
+
 import scala.collection.mutable
 
 /**
@@ -9,20 +11,20 @@ import scala.collection.mutable
  * state, whatever their number: no partial match is built per pair of events. Update time is logarithmic in the
  * window, and the valuations come out with output-linear delay.
  *
- * Windows (digest B7.2): a valuation is output when its first event's window value is at least the current one's
- * minus `window`. The paper counts positions (pass the position as the window value); any non-decreasing value
- * works, a time column included.
+ * Windows (digest B7.2): a valuation is output when its first event's window value is above the threshold of the
+ * event being read (the engine's: the run that started at or below it is out). The paper counts positions (then the
+ * threshold is i - w - 1); any non-decreasing value works, a time column included.
  *
  * Memory (digest B7.9): the paper never drops index entries. Here H is swept of entries whose runs have all left the
  * window, and of the expired union children under live ones, once it has made as many nodes since the last sweep
  * as that sweep kept. So the cost stays constant per node, amortised, and what is kept is bounded by the runs of
  * about two windows.
- *
- * @param window how far back a valuation may start, in window values; None: no window
  */
-final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], window: Option[Long]) {
+final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
   private val transitions = pcea.transitions.toArray
   private val finals = pcea.finals.toArray.sorted
+  private val consumers = pcea.consumers.map(_.toArray).toArray
+  private val indexKeys = pcea.indexKeys.map(_.toArray).toArray
   private val index = new java.util.HashMap[IndexKey, RunNode]()
   /** N_p: the nodes made for each state at the current event. */
   private val created = Array.fill(pcea.stateCount)(mutable.ArrayBuffer.empty[RunNode])
@@ -30,21 +32,41 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], window: Option[Long]) 
   private var keptAtSweep = 0L
   private var threshold = Long.MinValue
   private val valuation = new Valuation
+  /** Whether the receiver of the valuations wants more (ANY and LIMIT stop early). */
+  private var open = true
 
-  /** Index entries, for the bounded-memory tests. */
+  /** Index entries, for the bounded-memory tests and the metrics. */
   def indexSize: Int = index.size
+  /** H[transition, slot, key], or null: for the tests that follow Algorithm 1's trace. */
+  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): RunNode = index.get(IndexKey(transition, slot, key))
+
+  /** The nodes the last sweep found reachable from the index. */
+  def keptNodes: Long = keptAtSweep
 
   /**
-   * Reads the event at `position` (window value `start`, non-decreasing); `emit` receives each valuation that ends
-   * at it, as (position, label) pairs: `emit(size, positions, labels)`, the arrays reused after the call.
+   * Reads the event at `position`, whose window value is `start`; `threshold` is the window's (see the class comment),
+   * non-decreasing. `emit` receives each valuation that ends at the event, as (position, label) pairs:
+   * `emit(size, positions, labels)`, the arrays reused after the call; it returns false to stop the enumeration.
+   * With `emit` null, the event is read only as context: its runs are kept, and nothing is enumerated. Returns how
+   * many valuations were emitted.
    */
-  def read(event: E, position: Long, start: Long)(emit: (Int, Array[Long], Array[Int]) => Unit): Unit = {
-    threshold = window.fold(Long.MinValue)(start - _)
-    created.foreach(_.clear())
+  def read(event: E, position: Long, start: Long, threshold: Long)(emit: (Int, Array[Long], Array[Int]) => Boolean): Int = {
+    this.threshold = threshold
+    var p = 0
+    while (p < created.length) { created(p).clear(); p += 1 }
     fireTransitions(event, position, start)
     updateIndices(event)
-    for (p <- finals; n <- created(p)) enumerate(n, emit)
+    open = true
+    var emitted = 0
+    if (emit != null) for (f <- finals; n <- created(f) if open) emitted += enumerate(n, emit)
     if (madeSinceSweep > math.max(1024L, keptAtSweep)) sweep()
+    emitted
+  }
+
+  /** Forgets the runs that started at or below `threshold`, as the next event's own threshold would. */
+  def expire(threshold: Long): Unit = {
+    this.threshold = math.max(this.threshold, threshold)
+    sweep()
   }
 
   /** Every transition whose guard the event passes and whose every child state has a run in the window with its key. */
@@ -57,12 +79,15 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], window: Option[Long]) 
         var slot = 0
         var joined = true
         while (joined && slot < children.length) {
-          val key = reader.rightKey(t.joins(slot), event)
+          val key = reader.key(t.joins(slot), event)
           val node = if (key == null) null else index.get(IndexKey(e, slot, key))
           if (node == null || !node.live(threshold)) joined = false else children(slot) = node
           slot += 1
         }
-        if (joined) { created(t.target) += RunNode.extend(t.labels, position, start, children); madeSinceSweep += 1 }
+        if (joined) {
+          created(t.target) += RunNode.extend(e, position, start, children)
+          madeSinceSweep += 1
+        }
       }
       e += 1
     }
@@ -75,39 +100,74 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], window: Option[Long]) 
   private def updateIndices(event: E): Unit = {
     var p = 0
     while (p < created.length) {
-      if (created(p).nonEmpty)
-        for ((e, slot) <- pcea.consumers(p)) {
-          val key = reader.leftKey(transitions(e).joins(slot), event)
+      val nodes = created(p)
+      var k = 0
+      while (k < nodes.length) {
+        val producer = nodes(k).transition
+        val at = consumers(p)
+        var c = 0
+        while (c < at.length) {
+          val key = reader.key(indexKeys(producer)(c), event)
           if (key != null) {
-            val k = IndexKey(e, slot, key)
-            created(p).foreach(n => index.put(k, RunNode.union(index.get(k), n, threshold)))
+            val (e, slot) = at(c)
+            val entry = IndexKey(e, slot, key)
+            index.put(entry, RunNode.union(index.get(entry), nodes(k), threshold))
           }
+          c += 1
         }
+        k += 1
+      }
       p += 1
     }
   }
 
-  /** Enumerate (Thm 5.2): each valuation of the node's runs in the window, once (the automaton is unambiguous). */
-  private def enumerate(node: RunNode, emit: (Int, Array[Long], Array[Int]) => Unit): Unit = {
-    // Every node visited is in the window, so it yields a valuation: the delay is linear in the output.
-    def choose(pending: List[RunNode]): Unit = pending match {
-      case Nil => emit(valuation.size, valuation.positions, valuation.labels)
-      case tree :: rest => eachLive(tree) { m =>
-        val mark = valuation.size
-        m.labels.foreach(valuation.add(m.position, _))
-        choose(m.product.toList ::: rest)
-        valuation.size = mark
+  /**
+   * Enumerate (Thm 5.2): each valuation of the node's runs in the window, once (the automaton is unambiguous).
+   * Every node visited is in the window, so it yields a valuation: the delay is linear in the output. The walk keeps
+   * its own stack of frames, one per node of the valuation being built, so a long valuation (an iteration over a
+   * wide window) needs no deep recursion. Returns how many valuations it emitted.
+   */
+  private def enumerate(node: RunNode, emit: (Int, Array[Long], Array[Int]) => Boolean): Int = {
+    var emitted = 0
+    frames.clear()
+    frames.push(new Frame(Nil, node, 0))
+    while (open && frames.nonEmpty) {
+      val frame = frames.top
+      val m = frame.nextLive(threshold)
+      if (m == null) frames.pop()
+      else {
+        valuation.size = frame.mark
+        val labels = transitions(m.transition).labels
+        var k = 0
+        while (k < labels.length) { valuation.add(m.position, labels(k)); k += 1 }
+        m.product.toList ::: frame.rest match {
+          case Nil =>
+            emitted += 1
+            open = emit(valuation.size, valuation.positions, valuation.labels)
+          case tree :: rest => frames.push(new Frame(rest, tree, valuation.size))
+        }
       }
     }
-    // A union tree may be as deep as the window is long (fresh nodes tend to outrank the root): walked with a stack.
-    def eachLive(tree: RunNode)(f: RunNode => Unit): Unit = {
-      val stack = mutable.Stack(tree)
-      while (stack.nonEmpty) {
-        val n = stack.pop()
-        if (n != null && n.live(threshold)) { f(n); stack.push(n.right); stack.push(n.left) }
+    emitted
+  }
+
+  private val frames = mutable.Stack.empty[Frame]
+
+  /**
+   * A step of the enumeration: one node of the union tree `tree` is chosen at a time (the live ones, in heap order),
+   * then one of each tree in `rest`; `mark` is the valuation's size before the choice.
+   */
+  private final class Frame(val rest: List[RunNode], tree: RunNode, val mark: Int) {
+    private val union = mutable.Stack(tree)
+
+    /** The next live node of the union tree, or null. */
+    def nextLive(threshold: Long): RunNode = {
+      while (union.nonEmpty) {
+        val n = union.pop()
+        if (n != null && n.live(threshold)) { union.push(n.right); union.push(n.left); return n }
       }
+      null
     }
-    choose(List(node))
   }
 
   /** Drops the index entries out of the window and cuts the expired union children under the others. */
@@ -129,6 +189,69 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], window: Option[Long]) 
       }
     }
     keptAtSweep = seen.size
+    madeSinceSweep = 0
+  }
+
+  /**
+   * Writes the runs the index holds (swept first, so only live ones), each node once, children before parents, and
+   * the index's entries. Keys are not written: [[load]] reads them again off the events, which the caller keeps
+   * (every event of a live run is inside the window).
+   */
+  def save(out: DataOutput): Unit = {
+    sweep()
+    val ids = new java.util.IdentityHashMap[RunNode, Integer]()
+    val order = mutable.ArrayBuffer.empty[RunNode]
+    val pending = mutable.Stack.empty[(RunNode, Boolean)]
+    index.values().forEach(root => pending.push((root, false)))
+    while (pending.nonEmpty) {
+      val (n, expanded) = pending.pop()
+      if (n != null && !ids.containsKey(n)) {
+        if (expanded) { ids.put(n, order.length); order += n }
+        else {
+          pending.push((n, true))
+          pending.push((n.left, false))
+          pending.push((n.right, false))
+          n.product.foreach(c => pending.push((c, false)))
+        }
+      }
+    }
+    def id(n: RunNode): Int = if (n == null) -1 else ids.get(n)
+    out.writeLong(threshold)
+    out.writeInt(order.length)
+    for (n <- order) {
+      out.writeInt(n.transition)
+      out.writeLong(n.position)
+      out.writeLong(n.maxStart)
+      out.writeBoolean(n.leftNext)
+      out.writeInt(id(n.left))
+      out.writeInt(id(n.right))
+      out.writeInt(n.product.length)
+      n.product.foreach(c => out.writeInt(id(c)))
+    }
+    out.writeInt(index.size)
+    index.forEach { (k, root) => out.writeInt(k.transition); out.writeInt(k.slot); out.writeInt(id(root)) }
+  }
+
+  /** Makes this fresh run the one [[save]] wrote; `eventAt` gives the event at a position of a live run. */
+  def load(in: DataInput, eventAt: Long => E): Unit = {
+    threshold = in.readLong()
+    val nodes = new Array[RunNode](in.readInt())
+    def node(id: Int): RunNode = if (id < 0) null else nodes(id)
+    for (i <- nodes.indices) {
+      val (transition, position, maxStart, leftNext) = (in.readInt(), in.readLong(), in.readLong(), in.readBoolean())
+      val (left, right) = (node(in.readInt()), node(in.readInt()))
+      val product = Array.fill(in.readInt())(node(in.readInt()))
+      nodes(i) = RunNode.restored(transition, position, product, maxStart, left, right, leftNext)
+    }
+    index.clear()
+    for (_ <- 0 until in.readInt()) {
+      val (e, slot, root) = (in.readInt(), in.readInt(), nodes(in.readInt()))
+      val producer = root.transition
+      val key = reader.key(indexKeys(producer)(consumers(transitions(producer).target).indexOf((e, slot))),
+        eventAt(root.position))
+      index.put(IndexKey(e, slot, key), root)
+    }
+    keptAtSweep = nodes.length
     madeSinceSweep = 0
   }
 

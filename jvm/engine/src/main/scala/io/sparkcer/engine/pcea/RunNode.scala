@@ -1,13 +1,16 @@
 package io.sparkcer.engine.pcea
 
+import scala.collection.mutable
+
 /**
  * A node of the paper's data structure DS_w (§5): it stands for a set of run trees, in two parts.
  *
- * - **Its product.** The event at `position`, with `labels`, as the root above one run of each node in `product`.
+ * - **Its product.** The event at `position`, read by `transition` (which gives its labels), as the root above one
+ *   run of each node in `product`.
  * - **Its union.** The sets of `left` and `right`, other nodes, kept as a heap by `maxStart`.
  *
  * Nodes are never changed once made (union copies the path it changes), with one exception: a union child whose
- * `maxStart` is under the window's threshold is cut. That is safe because thresholds only grow, so no later
+ * `maxStart` is at or under the window's threshold is cut. That is safe because thresholds only grow, so no later
  * enumeration could reach anything under it.
  *
  * @param maxStart max{min start of ν : ν ∈ ⟦n⟧_prod}, in window values (positions in the paper, any non-decreasing
@@ -18,26 +21,26 @@ package io.sparkcer.engine.pcea
  * @param leftNext the side union inserts into next, alternating to keep the heap balanced
  */
 final class RunNode private (
-    val labels: IndexedSeq[Int],
+    val transition: Int,
     val position: Long,
     val product: Array[RunNode],
     val maxStart: Long,
     private var leftChild: RunNode,
     private var rightChild: RunNode,
-    private val leftNext: Boolean) {
+    private[pcea] val leftNext: Boolean) {
 
   def left: RunNode = leftChild
   def right: RunNode = rightChild
 
-  /** Whether some run of this node's product starts at or after `threshold`. */
-  def live(threshold: Long): Boolean = maxStart >= threshold
+  /** Whether some run of this node's product starts after `threshold` (the engine's window threshold). */
+  def live(threshold: Long): Boolean = maxStart > threshold
 
   /** The heap's order: by max-start, then by position. */
   private def outranks(other: RunNode): Boolean =
     maxStart > other.maxStart || (maxStart == other.maxStart && position > other.position)
 
   private def withUnion(left: RunNode, right: RunNode, leftNext: Boolean): RunNode =
-    new RunNode(labels, position, product, maxStart, left, right, leftNext)
+    new RunNode(transition, position, product, maxStart, left, right, leftNext)
 
   /** Cuts the union children that are out of the window (see the class comment). */
   private[pcea] def cutExpired(threshold: Long): Unit = {
@@ -48,29 +51,43 @@ final class RunNode private (
 
 object RunNode {
   /**
-   * `extend(L, i, N)`: the event at `position` (window value `start`) with `labels`, above one run of each node of
-   * `children`, all earlier and in the window.
+   * `extend(L, i, N)`: the event at `position` (window value `start`) read by `transition` (whose labels are L),
+   * above one run of each node of `children`, all earlier and in the window.
    */
-  def extend(labels: IndexedSeq[Int], position: Long, start: Long, children: Array[RunNode]): RunNode = {
+  def extend(transition: Int, position: Long, start: Long, children: Array[RunNode]): RunNode = {
     var maxStart = start
     var k = 0
     while (k < children.length) { maxStart = math.min(maxStart, children(k).maxStart); k += 1 }
-    new RunNode(labels, position, children, maxStart, null, null, leftNext = true)
+    new RunNode(transition, position, children, maxStart, null, null, leftNext = true)
   }
 
+  /** A node as [[PceaRun.save]] wrote it, its union children read back already. */
+  private[pcea] def restored(transition: Int, position: Long, product: Array[RunNode], maxStart: Long,
+      left: RunNode, right: RunNode, leftNext: Boolean): RunNode =
+    new RunNode(transition, position, product, maxStart, left, right, leftNext)
+
   /**
-   * `union(tree, fresh)`: a node for the runs of both, in the window that starts at `threshold`. It is fully
+   * `union(tree, fresh)`: a node for the runs of both, in the window that starts after `threshold`. It is fully
    * persistent: `tree` still stands for what it did. `fresh` was just made by [[extend]] and has no union children.
    * If `tree` is out of the window, the union is `fresh`. Otherwise the greater of the two roots, by max-start, stays
-   * the root, and `fresh` goes down one side, the sides alternating. Union cuts expired children on the path it
-   * copies.
+   * the root, and `fresh` goes down one side, the sides alternating; the path down is copied, bottom up (a loop, not a
+   * recursion: a heap of one window's runs may be deep). Union cuts expired children on the path it copies.
    */
-  def union(tree: RunNode, fresh: RunNode, threshold: Long): RunNode =
-    if (tree == null || !tree.live(threshold)) fresh
-    else if (fresh.outranks(tree)) fresh.withUnion(tree, null, leftNext = false)
-    else {
-      tree.cutExpired(threshold)
-      if (tree.leftNext) tree.withUnion(union(tree.left, fresh, threshold), tree.right, leftNext = false)
-      else tree.withUnion(tree.left, union(tree.right, fresh, threshold), leftNext = true)
+  def union(tree: RunNode, fresh: RunNode, threshold: Long): RunNode = {
+    val path = mutable.ArrayBuffer.empty[RunNode]
+    var n = tree
+    while (n != null && n.live(threshold) && !fresh.outranks(n)) {
+      n.cutExpired(threshold)
+      path += n
+      n = if (n.leftNext) n.left else n.right
     }
+    var result = if (n == null || !n.live(threshold)) fresh else fresh.withUnion(n, null, leftNext = false)
+    var k = path.length - 1
+    while (k >= 0) {
+      val p = path(k)
+      result = if (p.leftNext) p.withUnion(result, p.right, leftNext = false) else p.withUnion(p.left, result, leftNext = true)
+      k -= 1
+    }
+    result
+  }
 }

@@ -50,6 +50,21 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
     })).orNull
   })
 
+  /** Per condition, its two sides if it is an equality `a.x = b.y`, each over one event's row (for PCEA's keys). */
+  private lazy val operands: IndexedSeq[Option[Seq[ExprInterpreter.Compiled]]] = conditions.map { c =>
+    PredicateParser.parse(c.predicate.sparkSql) match {
+      case Expr.Comparison(ComparisonOp.Eq, l, r, _) =>
+        Some(Seq(l, r).map(side => ExprInterpreter.compile(side, ref => column(ref.column), c.predicate.sparkSql)))
+      case _ => None
+    }
+  }
+
+  /** Side `side` of equality `c` on one event's row, as a key ([[Values.key]]). */
+  def operand(c: Int, side: Int, row: Array[Any]): AnyRef = operands(c) match {
+    case Some(sides) => Values.key(sides(side)(row))
+    case None => throw new IllegalStateException(s"${conditions(c).text} is not an equality")
+  }
+
   /** Whether condition `c` is TRUE for the rows of its variables' events and its slots' values. */
   def holds(c: Int, rows: Array[Array[Any]], slots: Array[Any]): Boolean = {
     val row = new Array[Any](rows.length * width + slots.length)

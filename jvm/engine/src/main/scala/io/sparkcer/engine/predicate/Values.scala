@@ -19,6 +19,15 @@ object Values {
       }
   }
 
+  /**
+   * A value as a hash key for `compare`'s equality: a whole Double is the Long it equals (so 2 and 2.0, 0.0 and -0.0
+   * are one key); other values are themselves.
+   */
+  def key(v: Any): AnyRef = v match {
+    case d: java.lang.Double if d.doubleValue.isWhole && math.abs(d.doubleValue) < 9.2e18 => java.lang.Long.valueOf(d.longValue)
+    case other => other.asInstanceOf[AnyRef]
+  }
+
   def toDouble(v: Any): Option[Double] = v match {
     case n: java.lang.Number => Some(n.doubleValue)
     case _ => None

@@ -18,10 +18,11 @@ import io.sparkcer.engine.predicate.Values
  * column, or --time-column), sorted stably so that ties keep the file's row order. One event may complete at most
  * --max-matches-per-event matches ([[MatchBound]]); past that the run fails, saying what to write instead.
  * --eager evaluates a chain of single events with conditions on the automaton with registers, not lazily (to compare).
+ * --no-pcea evaluates equalities as any other condition, not by a PCEA (to compare).
  *
  * {{{
  * engine-run --query sql/stocks/s3.ceql --csv stocks.csv [--time-column stock_time] [--type-column event_type]
- *   [--max-matches-per-event N] [--eager] [--quiet]
+ *   [--max-matches-per-event N] [--eager] [--no-pcea] [--quiet]
  * }}}
  */
 object Main {
@@ -34,7 +35,7 @@ object Main {
     parse(args.toList, Map.empty) match {
       case Left(problem) =>
         stderr.println(s"$problem\nusage: engine-run --query FILE --csv FILE [--time-column COL] [--type-column COL] " +
-          s"[--$MaxMatchesFlag N] [--eager] [--quiet] [--debug]")
+          s"[--$MaxMatchesFlag N] [--eager] [--no-pcea] [--quiet] [--debug]")
         2
       case Right(options) =>
         try { execute(options, stdout, stderr); 0 }
@@ -53,7 +54,8 @@ object Main {
     val engineOptions = EngineOptions(
       typeColumn = options.getOrElse("type-column", "event_type"),
       timeColumn = options.get("time-column"),
-      lazyChains = !options.contains("eager"))
+      lazyChains = !options.contains("eager"),
+      equalityPcea = !options.contains("no-pcea"))
     val matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag")
     val compiled = LocalEngine.compile(query, columns, engineOptions, matchBound)
     val analyzed = compiled.pattern.analyzed
@@ -125,7 +127,7 @@ object Main {
         .orElse(acc.get(MaxMatchesFlag).filterNot(_.toLongOption.exists(_ >= 1))
           .map(n => s"--$MaxMatchesFlag takes a whole number of at least 1, not '$n'"))
         .toLeft(acc)
-    case (flag @ ("--quiet" | "--debug" | "--eager")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
+    case (flag @ ("--quiet" | "--debug" | "--eager" | "--no-pcea")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
     case flag :: value :: rest if flag.startsWith("--") => parse(rest, acc + (flag.drop(2) -> value))
     case other => Left(s"unexpected argument: ${other.mkString(" ")}")
   }

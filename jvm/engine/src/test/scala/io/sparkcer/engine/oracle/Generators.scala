@@ -267,7 +267,9 @@ object Generators {
       /** Conditions relating events (DESIGN §3a): `a.x < b.x`, aggregates, prev. */
       relations: Boolean = false,
       /** `cel AND cel`. */
-      conjunction: Boolean = false)
+      conjunction: Boolean = false,
+      /** Patterns related by equalities only (`a.x = b.g`), the shapes a PCEA evaluates and some it cannot. */
+      equalities: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -666,6 +668,50 @@ object Generators {
       }
     }
 
+    /**
+     * A pattern related by equalities (for PCEA): two to four parts in sequence, or split between the operands of AND,
+     * each an event bound to a variable, an iteration of one, an OR of two events bound to one variable, or two events
+     * in sequence bound to one; filtered by equalities between their attributes, of one name (`a.x = b.x`) or of two
+     * (`a.x = b.g`, `a.x = b.z` of a Long and a Double), sometimes with a test of one event. Some are not hierarchical,
+     * or relate events that others come between: those run on the general evaluator.
+     */
+    def equational(size: Int): Cel = {
+      def t() = pick(rnd, "A", "A", "B", "B", "C")
+      def part(): Cel = rnd.nextInt(7) match {
+        case 0 | 1 | 2 => atom(t()).as(fresh())
+        case 3 => atom(t()).as(fresh()).plus
+        case 4 => atom(t()).or(atom(t())).as(fresh())
+        case 5 => atom(t()).seq(atom(t())).as(fresh())
+        case _ => atom(t()).plus.as(fresh())
+      }
+      val parts = Seq.fill(2 + rnd.nextInt(math.min(3, math.max(1, size - 1))))(part())
+      val body =
+        if (features.conjunction && rnd.nextInt(3) == 0) {
+          val cut = 1 + rnd.nextInt(parts.length - 1)
+          val (l, r) = parts.splitAt(cut)
+          val (left, right) = (l.reduceLeft(_.seq(_)), r.reduceLeft(_.seq(_)))
+          // Sometimes an operand has equalities of its own.
+          def maybeFiltered(o: Cel) = {
+            val vs = asVars(o)
+            if (vs.size > 1 && rnd.nextInt(3) == 0) o.filter(equality(vs)) else o
+          }
+          maybeFiltered(left).and(maybeFiltered(right))
+        } else parts.reduceLeft(_.seq(_))
+      val vars = asVars(body)
+      val tests = Seq.fill(1 + rnd.nextInt(3))(equality(vars)) ++
+        (if (rnd.nextInt(4) == 0) Seq(on(vars(rnd.nextInt(vars.size)))(predicate(rnd))) else Nil)
+      body.filter(tests.reduceLeft(_ and _))
+    }
+
+    private def equality(vars: Seq[String]): Filter = {
+      val a = vars(rnd.nextInt(vars.size))
+      val others = vars.filter(_ != a)
+      val b = others(rnd.nextInt(others.size))
+      val (l, r) = if (rnd.nextInt(10) < 7) { val c = pick(rnd, "x", "x", "y", "g", "h"); (c, c) }
+        else pick(rnd, ("x", "g"), ("y", "h"), ("x", "z"), ("g", "h"), ("x", "y"))
+      rel(attr(a, l) === attr(b, r))
+    }
+
     /** A formula of about `size` nodes. */
     def formula(size: Int, allowNot: Boolean = true): Cel = {
       if (size <= 1) atomOrNot(allowNot)
@@ -703,7 +749,8 @@ object Generators {
     while (q == null || !valid(q)) {
       val gen = new FormulaGen(rnd, features)
       val pattern =
-        if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
+        if (features.equalities) gen.equational(1 + rnd.nextInt(features.maxSize))
+        else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
       val strategy0 =
         if (features.strategies && rnd.nextInt(3) != 0) pick(rnd, Strategy.values: _*) else Strategy.All

@@ -15,12 +15,10 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
   /** Guards are relation names; an equality joins on variables, its key (both sides) their values, or undefined. */
   private final class Reader(guards: IndexedSeq[Tuple => Boolean], joins: IndexedSeq[Seq[String]]) extends PceaReader[Tuple] {
     def passes(guard: Int, event: Tuple): Boolean = guards(guard)(event)
-    private def key(join: Int, t: Tuple): AnyRef = {
+    def key(join: Int, t: Tuple): AnyRef = {
       val values = joins(join).map(t.variable)
       if (values.forall(_.isDefined)) values.flatten else null
     }
-    def leftKey(join: Int, event: Tuple): AnyRef = key(join, event)
-    def rightKey(join: Int, event: Tuple): AnyRef = key(join, event)
   }
 
   private def relation(name: String): Tuple => Boolean = _.relation == name
@@ -29,13 +27,17 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
   private val s0 = IndexedSeq(Tuple("S", 2, 11), Tuple("T", 2), Tuple("R", 1, 10), Tuple("S", 2, 11), Tuple("T", 1),
     Tuple("R", 2, 11), Tuple("S", 4, 13), Tuple("T", 1))
 
+  /** The paper's window w (i - min(ν) <= w) as the engine's threshold (a run that started at or below it is out). */
+  private def threshold(i: Long, window: Option[Long]): Long = window.fold(Long.MinValue)(i - _ - 1)
+
   /** Position -> the valuations output there, each a set of (position, label). */
   private def run(pcea: Pcea, reader: PceaReader[Tuple], stream: IndexedSeq[Tuple], window: Option[Long]): Map[Int, Set[Set[(Long, Int)]]] = {
-    val evaluation = new PceaRun(pcea, reader, window)
+    val evaluation = new PceaRun(pcea, reader)
     val out = mutable.Map.empty[Int, List[Set[(Long, Int)]]]
     for ((t, i) <- stream.zipWithIndex)
-      evaluation.read(t, i.toLong, i.toLong) { (size, positions, labels) =>
+      evaluation.read(t, i.toLong, i.toLong, threshold(i, window)) { (size, positions, labels) =>
         out(i) = (0 until size).map(k => positions(k) -> labels(k)).toSet :: out.getOrElse(i, Nil)
+        true
       }
     out.foreach { case (i, vs) => assert(vs.distinct.length == vs.length, s"a valuation output twice at $i: $vs") }
     out.map { case (i, vs) => i -> vs.toSet }.toMap
@@ -59,6 +61,31 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
   test("P0 over S0 with a window of 4: only the valuation starting at 1; with 3 or less, none") {
     assert(run(p0, p0Reader, s0, Some(4)) == Map(5 -> Set(marks(1, 3, 5))))
     for (w <- 0 to 3) assert(run(p0, p0Reader, s0, Some(w.toLong)).isEmpty, s"window $w")
+  }
+
+  test("Algorithm 1's trace of P0 over S0 (digest B6): the index H after each event, and the node output at 5") {
+    val evaluation = new PceaRun(p0, p0Reader)
+    val (eR, q0, q1) = (2, 0, 1) // the join transition, and its child slots for q0 (T) and q1 (S)
+    def entry(slot: Int, key: Int*): RunNode = evaluation.indexed(eR, slot, key.toList)
+    val out = mutable.ArrayBuffer.empty[(Int, Set[Long])]
+    def read(i: Int): Unit = evaluation.read(s0(i), i.toLong, i.toLong, Long.MinValue) { (size, positions, _) =>
+      out += i -> positions.take(size).toSet; true
+    }
+    read(0) // S(2,11): a leaf n0, at H[e_R, q1, (2,11)]
+    assert(entry(q1, 2, 11).position == 0 && evaluation.indexSize == 1)
+    read(1) // T(2): n1 at H[e_R, q0, 2]
+    assert(entry(q0, 2).position == 1 && evaluation.indexSize == 2)
+    read(2) // R(1,10): H[e_R, q0, 1] is empty, nothing fires
+    assert(evaluation.indexSize == 2 && out.isEmpty)
+    read(3) // S(2,11): union(n0, n3), its root a copy of n3 (max-start 3) with n0 below
+    val u = entry(q1, 2, 11)
+    assert(u.position == 3 && u.maxStart == 3 && u.left.position == 0 && u.right == null)
+    read(4) // T(1): n4 at H[e_R, q0, 1]
+    assert(entry(q0, 1).position == 4 && evaluation.indexSize == 3)
+    read(5) // R(2,11): both keys hit; extend({•}, 5, {n1, u}) has max-start min(5, 1, 3) = 1: {1,3,5} and {0,1,5}
+    assert(out.toSet == Set(5 -> Set(1L, 3L, 5L), 5 -> Set(0L, 1L, 5L)))
+    read(6); read(7) // S(4,13), T(1): index updates only
+    assert(out.length == 2 && entry(q1, 4, 13).position == 6 && entry(q0, 1).position == 7)
   }
 
   test("P_Q0 (Thm 4.1 for Q0) over S0: the two t-homomorphisms, at position 5, labelled by atom") {
@@ -97,13 +124,13 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
 
   test("under a window, the index keeps the runs of about two windows, however long the stream") {
     // T(k), S(k, k), R(k, k) for ever new keys: every entry is dead a window later.
-    val evaluation = new PceaRun(p0, p0Reader, Some(300L))
+    val evaluation = new PceaRun(p0, p0Reader)
     var matches = 0
     var peak = 0
     for (i <- 0 until 60000) {
       val k = i / 3
       val tuple = (i % 3) match { case 0 => Tuple("T", k); case 1 => Tuple("S", k, k); case _ => Tuple("R", k, k) }
-      evaluation.read(tuple, i.toLong, i.toLong)((_, _, _) => matches += 1)
+      evaluation.read(tuple, i.toLong, i.toLong, threshold(i, Some(300L))) { (_, _, _) => matches += 1; true }
       peak = math.max(peak, evaluation.indexSize)
     }
     assert(matches == 20000)

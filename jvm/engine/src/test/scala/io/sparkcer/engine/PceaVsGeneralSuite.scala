@@ -1,0 +1,136 @@
+package io.sparkcer.engine
+
+import java.util.Random
+
+import scala.collection.mutable
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.engine.ceql.{CeqlException, Consumption, Query, Strategy}
+import io.sparkcer.engine.eval.EventRing
+import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
+import io.sparkcer.engine.oracle.Generators.Features
+import io.sparkcer.engine.pcea.{Pcea, PceaPartitionRun}
+import io.sparkcer.engine.tecs.MatchSink
+
+/**
+ * Property tests of the PCEA path (issue 12): random patterns related by equalities ([[Generators.FormulaGen.equational]])
+ * over random streams. On each, the engine (which takes the PCEA where the compiler can build one) conforms to the
+ * brute-force oracle, and where the outcome is deterministic it gives the rows the general evaluator (registers or the
+ * lazy chain, PCEA turned off) gives. A share of the cases must take the PCEA, so the property is not vacuous.
+ *
+ * The last test shows that these checks catch an ambiguous automaton: one with two runs per valuation reports each
+ * match twice, and the oracle reports the duplicates.
+ *
+ * Reproduce a failure with `build/sbt -Doracle.seed=<seed> "engine/testOnly *PceaVsGeneralSuite"`.
+ */
+class PceaVsGeneralSuite extends AnyFunSuite {
+  private val onlySeed: Option[Long] = sys.props.get("oracle.seed").map(_.toLong)
+  private val scale: Double = sys.props.get("oracle.cases").map(_.toDouble / 1000).getOrElse(1.0)
+  private val columns = Generators.Columns
+  private val options = EngineOptions(timeColumn = Some("ts"))
+
+  /** Whether the engine takes the PCEA for the query, and the problem with its output, if any (None: skip). */
+  private def check(q: Query, rows: IndexedSeq[Array[Any]]): Option[(Boolean, Option[String])] = {
+    val text = Printer.query(q)
+    val oracle = new BruteForce.Oracle(q, columns, options)
+    val tooLarge = try { oracle.prepare(rows); false } catch { case _: BruteForce.TooLarge => true }
+    if (tooLarge) None
+    else {
+      val viaPcea = LocalEngine.compile(text, columns, options).pattern.pcea.isDefined
+      val (_, got) = EngineHarness.run(text, columns, rows, options)
+      val problem = oracle.check(rows, got).orElse {
+        val deterministic = q.strategy == Strategy.All && q.limit.isEmpty
+        val general =
+          try Some(EngineHarness.run(text, columns, rows, options.copy(equalityPcea = false))._2)
+          catch { case e: CeqlException if e.problem.contains("Def. 3.2") => None } // registers would need a window
+        general.filter(g => deterministic && g.sortBy(_.toString) != got.sortBy(_.toString))
+          .map(g => s"the general evaluator gives other rows:\n    ${g.mkString("\n    ")}")
+      }
+      Some((viaPcea, problem))
+    }
+  }
+
+  private def property(name: String, cases: Int, features: Features, minPcea: Double): Unit = test(name) {
+    val seeds = onlySeed.map(Seq(_)).getOrElse(
+      (0 until math.max(1, (cases * scale).toInt)).map(i => 0x9ceaL * 1000003L + name.hashCode.toLong * 7919L + i))
+    var (checked, viaPcea, conjunctions) = (0, 0, 0)
+    val failures = mutable.ArrayBuffer.empty[String]
+    for (seed <- seeds if failures.size < 3) {
+      val rnd = new Random(seed)
+      val q = Generators.query(rnd, features)
+      val rows = Generators.stream(rnd, 4 + rnd.nextInt(7))
+      check(q, rows).foreach { case (pcea, problem) =>
+        checked += 1
+        if (pcea) { viaPcea += 1; if (Generators.containsAnd(q.pattern)) conjunctions += 1 }
+        problem.foreach { p =>
+          val (sq, sr) = Generators.shrink(q, rows, (cq, cr) => check(cq, cr).exists(_._2.isDefined))
+          failures += s"seed $seed\nquery: ${Printer.query(q)}\nproblem: $p\n--- shrunk ---\nquery: ${Printer.query(sq)}\n" +
+            s"stream:\n${Generators.showStream(sr, columns)}\nproblem: ${check(sq, sr).flatMap(_._2).getOrElse("?")}"
+        }
+      }
+    }
+    info(s"$checked checked, $viaPcea on a PCEA ($conjunctions of them with AND)")
+    if (failures.nonEmpty) fail(failures.mkString("\n\n"))
+    if (onlySeed.isEmpty) {
+      assert(viaPcea >= checked * minPcea, s"only $viaPcea of $checked cases took the PCEA")
+      assert(conjunctions > 0 || !features.conjunction, "no case with AND took the PCEA")
+    }
+  }
+
+  property("equalities in sequences, OR, iterations and AND: PCEA, the oracle and the general evaluator agree", 1500,
+    Features(equalities = true, conjunction = true, strategies = false, consumption = false, limits = false,
+      partitions = false), minPcea = 0.3)
+
+  property("equalities with windows, partitions, ANY, CONSUME BY, LIMIT and projections", 1000,
+    Features(equalities = true, conjunction = true), minPcea = 0.2)
+
+  test("an ambiguous PCEA would be caught: two runs per valuation report each match twice, and the oracle says so") {
+    val text = "SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x = b.g WITHIN 5 EVENTS ORDER BY ts"
+    val q = EngineHarness.parser.get(text)
+    val rows = Generators.stream(new Random(7), 40)
+    val local = LocalEngine.compile(text, columns)
+    val plan = local.pattern.pcea.getOrElse(fail("the query runs on a PCEA"))
+    assert(plan.rowsTellRunsApart, "rows are not de-duplicated, so nothing hides a second run")
+
+    /** The plan's automaton with each transition into a final state twice: every valuation gets two run trees. */
+    val original = plan.pcea
+    val doubled = original.transitions.indices.filter(e => original.finals(original.transitions(e).target))
+    val ambiguous = new Pcea(original.stateCount, original.transitions ++ doubled.map(original.transitions), original.finals,
+      (producer, consumer, slot) => {
+        def of(e: Int) = if (e < original.transitions.length) e else doubled(e - original.transitions.length)
+        val c = original.consumers(original.transitions(of(producer)).target).indexOf((of(consumer), slot))
+        original.indexKeys(of(producer))(c)
+      })
+
+    /** The rows of a plan over `rows`, reported as the engine reports them (one partition, WITHIN 5 EVENTS). */
+    def rowsOf(p: io.sparkcer.engine.pcea.PceaPlan): Vector[BruteForce.Row] = {
+      val events = new EventRing[Event]
+      val run = new PceaPartitionRun(p, local.reader, events)
+      val out = Vector.newBuilder[BruteForce.Row]
+      val variables = local.pattern.nfa.labels
+      for ((values, i) <- rows.zipWithIndex) {
+        val event = new Event(i.toLong, values.clone())
+        val bits = new Array[Long](local.pattern.nfa.symbolWords)
+        local.reader.classify(event, bits)
+        events.append(i.toLong, event, i.toLong)
+        run.read(i.toLong, 0, bits, i.toLong, i - 5L, new MatchSink {
+          def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
+            val bound = (0 until 2).map(v => (0 until size).filter(k => variables(labels(k)).contains(v)).map(positions).sorted.toVector)
+            out += BruteForce.Row(Vector.empty, start, i.toLong, bound.toVector)
+            true
+          }
+        })
+      }
+      out.result()
+    }
+
+    val oracle = new BruteForce.Oracle(q, columns)
+    val unambiguous = rowsOf(plan)
+    assert(unambiguous.nonEmpty && oracle.check(rows, unambiguous).isEmpty)
+    assert(unambiguous == EngineHarness.run(text, columns, rows)._2)
+    val twice = rowsOf(plan.copy(pcea = ambiguous))
+    assert(twice.length == 2 * unambiguous.length)
+    assert(oracle.check(rows, twice).exists(_.contains("duplicate rows")))
+  }
+}
