@@ -138,7 +138,7 @@ def main() -> None:
     if a.correlated_only:
         needed = sorted({a.scale, correlated.GROWTH_SCALE} | set(correlated.MEMORY_SCALES))
     if a.equality_only:
-        needed = [equality.STOCK_SCALE]
+        needed = [a.scale if a.quick else equality.STOCK_SCALE]
     if a.prepare_only:
         prepare(source, Path(a.cache), needed)
         return

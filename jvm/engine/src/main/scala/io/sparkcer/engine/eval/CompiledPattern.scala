@@ -30,6 +30,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   val pcea: Option[PceaPlan] = pceaOrReason.toOption
   /** A sequence or conjunction of single events with conditions: evaluated lazily, from buffered events (lazy chain NFA). */
   val chain: Option[ChainPlan] = if (lazyChains && pcea.isEmpty) ChainPlan.of(analyzed, compiled) else None
+  // The general evaluators keep the events a condition relates to a repeating variable's until the match ends.
   if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
   private val placed = if (compiled.hasRegisters && chain.isEmpty && pcea.isEmpty) Some(Placement.place(compiled)) else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */

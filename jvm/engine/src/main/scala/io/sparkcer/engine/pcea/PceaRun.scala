@@ -25,7 +25,13 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
   private val finals = pcea.finals.toArray.sorted
   private val consumers = pcea.consumers.map(_.toArray).toArray
   private val indexKeys = pcea.indexKeys.map(_.toArray).toArray
-  private val index = new java.util.HashMap[IndexKey, RunNode]()
+  /** The joins, each a (transition, child slot): join j of transition e is `firstJoin(e) + slot`. */
+  private val firstJoin = transitions.scanLeft(0)(_ + _.children.length)
+  private val joins = for ((t, e) <- transitions.zipWithIndex; slot <- t.children.indices) yield (e, slot)
+  /** Per state, the joins of its consumers, in the order of [[Pcea.consumers]]. */
+  private val consumerJoins = consumers.map(_.map { case (e, slot) => firstJoin(e) + slot })
+  /** H, as one map per join (transition, child slot) from the key to the union tree of the runs indexed there. */
+  private val index = Array.fill(joins.length)(new java.util.HashMap[AnyRef, RunNode]())
   /** N_p: the nodes made for each state at the current event. */
   private val created = Array.fill(pcea.stateCount)(mutable.ArrayBuffer.empty[RunNode])
   private var madeSinceSweep = 0L
@@ -36,9 +42,9 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
   private var open = true
 
   /** Index entries, for the bounded-memory tests and the metrics. */
-  def indexSize: Int = index.size
+  def indexSize: Int = index.iterator.map(_.size).sum
   /** H[transition, slot, key], or null: for the tests that follow Algorithm 1's trace. */
-  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): RunNode = index.get(IndexKey(transition, slot, key))
+  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): RunNode = index(firstJoin(transition) + slot).get(key)
 
   /** The nodes the last sweep found reachable from the index. */
   def keptNodes: Long = keptAtSweep
@@ -80,7 +86,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
         var joined = true
         while (joined && slot < children.length) {
           val key = reader.key(t.joins(slot), event)
-          val node = if (key == null) null else index.get(IndexKey(e, slot, key))
+          val node = if (key == null) null else index(firstJoin(e) + slot).get(key)
           if (node == null || !node.live(threshold)) joined = false else children(slot) = node
           slot += 1
         }
@@ -104,14 +110,13 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
       var k = 0
       while (k < nodes.length) {
         val producer = nodes(k).transition
-        val at = consumers(p)
+        val at = consumerJoins(p)
         var c = 0
         while (c < at.length) {
           val key = reader.key(indexKeys(producer)(c), event)
           if (key != null) {
-            val (e, slot) = at(c)
-            val entry = IndexKey(e, slot, key)
-            index.put(entry, RunNode.union(index.get(entry), nodes(k), threshold))
+            val h = index(at(c))
+            h.put(key, RunNode.union(h.get(key), nodes(k), threshold))
           }
           c += 1
         }
@@ -170,27 +175,49 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
     }
   }
 
-  /** Drops the index entries out of the window and cuts the expired union children under the others. */
+  /**
+   * Drops the index entries out of the window and cuts the expired union children under the others: a walk from the
+   * live entries that marks each node it reaches with this sweep's number, so that a node shared by several runs is
+   * walked once.
+   */
   private def sweep(): Unit = {
-    val seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[RunNode, java.lang.Boolean]())
-    val pending = mutable.Stack.empty[RunNode]
-    val entries = index.values().iterator()
-    while (entries.hasNext) {
-      val root = entries.next()
-      if (!root.live(threshold)) entries.remove() else pending.push(root)
-      while (pending.nonEmpty) {
-        val n = pending.pop()
-        if (n != null && seen.add(n)) {
-          n.cutExpired(threshold)
-          pending.push(n.left)
-          pending.push(n.right)
-          n.product.foreach(pending.push) // a live node's children are live: its max-start is at most theirs
+    sweeps += 1
+    var kept = 0L
+    var j = 0
+    while (j < index.length) {
+      val entries = index(j).values().iterator()
+      while (entries.hasNext) {
+        val root = entries.next()
+        if (!root.live(threshold)) entries.remove()
+        else {
+          var top = 0
+          sweepStack(0) = root
+          while (top >= 0) {
+            val n = sweepStack(top)
+            top -= 1
+            if (n != null && n.sweep != sweeps) {
+              n.sweep = sweeps
+              kept += 1
+              n.cutExpired(threshold)
+              // A live node's product children are live: its max-start is at most theirs.
+              if (top + 3 + n.product.length > sweepStack.length) sweepStack = java.util.Arrays.copyOf(sweepStack, sweepStack.length * 2 + n.product.length)
+              top += 1; sweepStack(top) = n.left
+              top += 1; sweepStack(top) = n.right
+              var c = 0
+              while (c < n.product.length) { top += 1; sweepStack(top) = n.product(c); c += 1 }
+            }
+          }
         }
       }
+      j += 1
     }
-    keptAtSweep = seen.size
+    keptAtSweep = kept
     madeSinceSweep = 0
   }
+
+  /** The sweep's stack of nodes to visit. */
+  private var sweepStack = new Array[RunNode](64)
+  private var sweeps = 0
 
   /**
    * Writes the runs the index holds (swept first, so only live ones), each node once, children before parents, and
@@ -202,7 +229,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
     val ids = new java.util.IdentityHashMap[RunNode, Integer]()
     val order = mutable.ArrayBuffer.empty[RunNode]
     val pending = mutable.Stack.empty[(RunNode, Boolean)]
-    index.values().forEach(root => pending.push((root, false)))
+    index.foreach(_.values().forEach(root => pending.push((root, false))))
     while (pending.nonEmpty) {
       val (n, expanded) = pending.pop()
       if (n != null && !ids.containsKey(n)) {
@@ -228,8 +255,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
       out.writeInt(n.product.length)
       n.product.foreach(c => out.writeInt(id(c)))
     }
-    out.writeInt(index.size)
-    index.forEach { (k, root) => out.writeInt(k.transition); out.writeInt(k.slot); out.writeInt(id(root)) }
+    out.writeInt(indexSize)
+    for (j <- index.indices) index(j).forEach { (_, root) => out.writeInt(j); out.writeInt(id(root)) }
   }
 
   /** Makes this fresh run the one [[save]] wrote; `eventAt` gives the event at a position of a live run. */
@@ -243,13 +270,13 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
       val product = Array.fill(in.readInt())(node(in.readInt()))
       nodes(i) = RunNode.restored(transition, position, product, maxStart, left, right, leftNext)
     }
-    index.clear()
+    index.foreach(_.clear())
     for (_ <- 0 until in.readInt()) {
-      val (e, slot, root) = (in.readInt(), in.readInt(), nodes(in.readInt()))
+      val (j, root) = (in.readInt(), nodes(in.readInt()))
       val producer = root.transition
-      val key = reader.key(indexKeys(producer)(consumers(transitions(producer).target).indexOf((e, slot))),
+      val key = reader.key(indexKeys(producer)(consumers(transitions(producer).target).indexOf(joins(j))),
         eventAt(root.position))
-      index.put(IndexKey(e, slot, key), root)
+      index(j).put(key, root)
     }
     keptAtSweep = nodes.length
     madeSinceSweep = 0
@@ -269,6 +296,3 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
     }
   }
 }
-
-/** H's key: a transition, one of its child slots (a child state), and the equality's key value. */
-private final case class IndexKey(transition: Int, slot: Int, key: AnyRef)

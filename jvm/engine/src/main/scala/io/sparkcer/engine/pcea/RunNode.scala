@@ -32,6 +32,9 @@ final class RunNode private (
   def left: RunNode = leftChild
   def right: RunNode = rightChild
 
+  /** The number of the last sweep that reached this node ([[PceaRun]]'s). */
+  private[pcea] var sweep = 0
+
   /** Whether some run of this node's product starts after `threshold` (the engine's window threshold). */
   def live(threshold: Long): Boolean = maxStart > threshold
 
