@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .goals import Goal, Ratio, growing, speedup
+from .goals import Goal, Ratio, flat_memory, growing, speedup
 from .phases import compare, slice_check
 from .plain_sql import _before
 from .record import Record, Result
@@ -167,7 +167,7 @@ def goals(rec: Record, scale: int) -> List[Goal]:
     lengths = [("length 2 (c_dearer)", ratio(DEARER[0], GROWTH_SCALE)),
                ("length 3 (c_dearer3)", ratio(W("c_dearer3"), GROWTH_SCALE))]
     memory = [(k, rec.get("spark-cer", DEARER[0], k)) for k in MEMORY_SCALES]
-    peaks = [(k, r.extra.get("spark_peak_states")) for k, r in memory if r and r.ok]
+    peaks = [(f"x{k}", r.extra.get("spark_peak_states") if r and r.ok else None) for k, r in memory]
     out = [Goal(f"at least {TARGET:.0f}x plain SQL (the equality as the join key) on the equality-correlated query "
                 "(c_dearer) at T",
                 str(at_t) if at_t else "not measured",
@@ -176,12 +176,7 @@ def goals(rec: Record, scale: int) -> List[Goal]:
                 *growing(windows)),
            Goal(f"the ratio grows with the pattern's length (x{GROWTH_SCALE})",
                 ", ".join(f"{n} {r}" for n, r in lengths), *growing(lengths))]
-    if len(peaks) == len(MEMORY_SCALES) and all(p is not None for _, p in peaks):
-        low, high = peaks[0][1], peaks[-1][1]
-        out.append(Goal("memory flat in stream length (c_dearer's peak events buffered by one task's lazy chain)",
-                        ", ".join(f"x{k}: {p}" for k, p in peaks), high <= 1.5 * low + 16))
-    else:
-        out.append(Goal("memory flat in stream length", "not measured", None, "a run failed or kept no metrics"))
+    out.append(flat_memory("c_dearer's peak events buffered by one task's lazy chain", peaks))
     return out
 
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from .goals import Goal, Ratio, growing, speedup
+from .goals import Goal, Ratio, flat_memory, growing, speedup
 from .phases import compare
 from .plain_sql import _before
 from .record import Record
@@ -204,14 +204,9 @@ def goals(rec: Record) -> List[Goal]:
         points = [(w.name, ratio(system, w)) for w in BY_LENGTH]
         out.append(Goal(f"the ratio over {label} grows with the length (2 to 8)",
                         ", ".join(f"{n} {r}" for n, r in points), *growing(points)))
-    peaks = [(m, rec.get("pcea", four, m)) for m in memory_scales(rec.args)]
-    states = [(m, r.extra.get("spark_peak_states")) for m, r in peaks if r and r.ok]
-    if len(states) == len(peaks) and all(s is not None for _, s in states):
-        low, high = states[0][1], states[-1][1]
-        out.append(Goal("memory flat in stream length (chain4's peak PCEA index entries, one task)",
-                        ", ".join(f"{m} M: {s}" for m, s in states), high <= 1.5 * low + 16))
-    else:
-        out.append(Goal("memory flat in stream length", "not measured", None, "a run failed or kept no metrics"))
+    runs = [(m, rec.get("pcea", four, m)) for m in memory_scales(rec.args)]
+    out.append(flat_memory("chain4's peak PCEA index entries, one task",
+                           [(f"{m} M", r.extra.get("spark_peak_states") if r and r.ok else None) for m, r in runs]))
     return out
 
 

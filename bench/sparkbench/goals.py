@@ -54,6 +54,16 @@ class Goal:
         return "PASS" if self.verdict else "**FAIL**"
 
 
+def flat_memory(what: str, peaks: Sequence[Tuple[str, Optional[int]]]) -> Goal:
+    """Memory flat in stream length: the peak at the longest stream at most 1.5 times (plus 16) the peak at the
+    shortest; not measured when a run failed or kept no metrics (its peak None)."""
+    if peaks and all(p is not None for _, p in peaks):
+        low, high = peaks[0][1], peaks[-1][1]
+        return Goal(f"memory flat in stream length ({what})", ", ".join(f"{n}: {p}" for n, p in peaks),
+                    high <= 1.5 * low + 16)
+    return Goal("memory flat in stream length", "not measured", None, "a run failed or kept no metrics")
+
+
 def growing(points: Sequence[Tuple[str, Optional[Ratio]]]) -> Tuple[Optional[bool], str]:
     """Whether ratios in this order grow. FAIL: an exact ratio more than NOISE below an earlier ratio (an earlier
     lower bound counts too: the ratio there is at least that). PASS: the exact ratios come first and grow (within

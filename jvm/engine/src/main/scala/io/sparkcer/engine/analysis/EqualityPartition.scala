@@ -3,7 +3,6 @@ package io.sparkcer.engine.analysis
 import scala.collection.mutable
 
 import io.sparkcer.engine.ceql._
-import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
 
 /**
  * An equality on one attribute that ties every event of a match together (`s.name = b.name` in `SELL AS s ; BUY AS b`,
@@ -82,14 +81,9 @@ object EqualityPartition {
 
   /** `x.attr = y.attr` over two variables: (x, y, attr, the attribute's name as written). */
   private def equality(r: Filter.Relation): Option[(String, String, String, Name)] =
-    if (r.condition.slots.nonEmpty || r.condition.references.size != 2) None
-    else {
-      val parsed = try Some(PredicateParser.parse(r.condition.predicate.sparkSql)) catch { case _: CeqlException => None }
-      parsed.collect {
-        case Expr.Comparison(ComparisonOp.Eq, Expr.Attribute(x, a), Expr.Attribute(y, b), _)
-            if x.value != y.value && a.value.equalsIgnoreCase(b.value) =>
-          (x.value, y.value, a.value, r.condition.references.head.variable.copy(value = a.value))
-      }
+    Equality.of(r.condition).filter(e => e.left.attribute.equalsIgnoreCase(e.right.attribute)).map { e =>
+      (e.left.variable, e.right.variable, e.left.attribute,
+        r.condition.references.head.variable.copy(value = e.left.attribute))
     }
 
   /** Per atom of the pattern (NOT's excepted), the variables it binds: its type and the AS names around it. */

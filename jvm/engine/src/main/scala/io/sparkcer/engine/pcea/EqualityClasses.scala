@@ -4,35 +4,8 @@ import java.util.Locale
 
 import scala.collection.mutable
 
+import io.sparkcer.engine.analysis.Equality
 import io.sparkcer.engine.automaton.Nfa
-import io.sparkcer.engine.ceql.{CeqlException, Condition}
-import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
-
-/**
- * `u.attr = v.attr2`: a condition that equates an attribute of one variable's events with one of another's. These are
- * the PCEA paper's equality predicates B_eq (digest B1), and the only conditions a PCEA evaluates.
- *
- * @param condition the condition's index in [[Nfa.conditions]]
- */
-final case class Equality(condition: Int, left: Equality.Side, right: Equality.Side) {
-  def sides: Seq[Equality.Side] = Seq(left, right)
-}
-
-object Equality {
-  /** One side: `variable.attribute` (the attribute in lower case, as Spark resolves it), at `side` 0 (left) or 1. */
-  final case class Side(variable: String, attribute: String, side: Int)
-
-  /** The equality a condition is, or None: a condition with aggregates, `prev`, or anything but `x.a = y.b`. */
-  def of(condition: Condition, index: Int): Option[Equality] =
-    if (condition.slots.nonEmpty) None
-    else {
-      val parsed = try Some(PredicateParser.parse(condition.predicate.sparkSql)) catch { case _: CeqlException => None }
-      parsed.collect {
-        case Expr.Comparison(ComparisonOp.Eq, Expr.Attribute(u, a), Expr.Attribute(v, b), _) if u.value != v.value =>
-          Equality(index, Side(u.value, a.value.toLowerCase(Locale.ROOT), 0), Side(v.value, b.value.toLowerCase(Locale.ROOT), 1))
-      }
-    }
-}
 
 /**
  * The classes of attributes that equalities make equal, over the atoms of a pattern: an atom's attribute is a member,
@@ -62,6 +35,7 @@ object EqualityClasses {
    * to hold two attributes of one class (`a.x = b.y AND b.y = a.z` also says a.x = a.z of one event, which is no join).
    */
   def of(nfa: Nfa, equalities: IndexedSeq[Equality], atomName: Int => String): Either[String, EqualityClasses] = {
+    // Spark resolves attributes without regard to case: a member is an atom's attribute in lower case.
     val ids = mutable.LinkedHashMap.empty[(Int, String), Int] // member (atom, attribute) -> id
     val readBy = mutable.HashMap.empty[(Int, String), (Int, Int)]
     val parent = mutable.ArrayBuffer.empty[Int]
@@ -73,7 +47,7 @@ object EqualityClasses {
     for (scope <- nfa.scopes) {
       val eq = equalities(scope.condition)
       val bound = for (side <- eq.sides; a <- scope.atoms.toSeq.sorted if scope.bindings(a).contains(side.variable))
-        yield member(a, side.attribute, eq.condition, side.side)
+        yield member(a, side.attribute.toLowerCase(Locale.ROOT), scope.condition, side.side)
       bound.reduceOption { (x, y) => parent(find(y)) = find(x); x }
     }
     val roots = ids.values.map(find).toSeq.distinct

@@ -2,7 +2,7 @@ package io.sparkcer.engine.pcea
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.analysis.{AnalyzedQuery, Multiplicity}
+import io.sparkcer.engine.analysis.{AnalyzedQuery, Equality, Multiplicity}
 import io.sparkcer.engine.automaton.Nfa
 import io.sparkcer.engine.ceql.{Cel, Strategy}
 
@@ -78,7 +78,7 @@ object PceaCompiler {
     ).flatten)
 
     private def equalitiesOf: Either[String, IndexedSeq[Equality]] = {
-      val found = nfa.conditions.zipWithIndex.map { case (c, i) => Equality.of(c, i) }
+      val found = nfa.conditions.map(Equality.of)
       found.indexWhere(_.isEmpty) match {
         case -1 => Right(found.flatten)
         case i => Left(s"${nfa.conditions(i).text} is not an equality between two events' attributes (a.x = b.y)")

@@ -2,6 +2,7 @@ package io.sparkcer.engine.predicate
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataOutput, ObjectInputStream, ObjectOutputStream}
 
+import io.sparkcer.engine.analysis.Equality
 import io.sparkcer.engine.ceql.{CeqlException, Condition, Name, Position, Predicate, SlotFunction}
 import io.sparkcer.engine.eval.Aggregation
 
@@ -50,18 +51,13 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
     })).orNull
   })
 
-  /** Per condition, its two sides if it is an equality `a.x = b.y`, each over one event's row (for PCEA's keys). */
-  private lazy val operands: IndexedSeq[Option[Seq[ExprInterpreter.Compiled]]] = conditions.map { c =>
-    PredicateParser.parse(c.predicate.sparkSql) match {
-      case Expr.Comparison(ComparisonOp.Eq, l, r, _) =>
-        Some(Seq(l, r).map(side => ExprInterpreter.compile(side, ref => column(ref.column), c.predicate.sparkSql)))
-      case _ => None
-    }
-  }
+  /** Per condition that is an equality `a.x = b.y`, the column each side reads (for PCEA's keys). */
+  private lazy val operands: IndexedSeq[Option[Seq[Int]]] =
+    conditions.map(c => Equality.of(c).map(_.sides.map(s => column(Name(s.attribute, c.pos)))))
 
   /** Side `side` of equality `c` on one event's row, as a key ([[Values.key]]). */
   def operand(c: Int, side: Int, row: Array[Any]): AnyRef = operands(c) match {
-    case Some(sides) => Values.key(sides(side)(row))
+    case Some(read) => Values.key(row(read(side)))
     case None => throw new IllegalStateException(s"${conditions(c).text} is not an equality")
   }
 
