@@ -20,7 +20,7 @@ lazy val bench = (project in file("bench"))
     name := "spark-cer-bench",
     publish / skip := true,
     run / fork := true,
-    run / javaOptions ++= Seq("-Xms2g", "-Xmx2g", "-XX:+UseParallelGC"),
+    run / javaOptions ++= Seq("-Xms8g", "-Xmx8g", "-XX:+AlwaysPreTouch", "-XX:+UseParallelGC"),
     run / baseDirectory := (ThisBuild / baseDirectory).value
   )
 

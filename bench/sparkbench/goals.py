@@ -64,11 +64,12 @@ def flat_memory(what: str, peaks: Sequence[Tuple[str, Optional[int]]]) -> Goal:
     return Goal("memory flat in stream length", "not measured", None, "a run failed or kept no metrics")
 
 
-def growing(points: Sequence[Tuple[str, Optional[Ratio]]]) -> Tuple[Optional[bool], str]:
+def growing(points: Sequence[Tuple[str, Optional[Ratio]]], other: str = "plain SQL") -> Tuple[Optional[bool], str]:
     """Whether ratios in this order grow. FAIL: an exact ratio more than NOISE below an earlier ratio (an earlier
     lower bound counts too: the ratio there is at least that). PASS: the exact ratios come first and grow (within
     NOISE), and every lower bound after them is at least the last exact ratio; lower bounds are not compared with
-    each other, the true ratios behind them being unknown. Otherwise not shown, and the text says why."""
+    each other, the true ratios behind them being unknown. Otherwise not shown, and the text says why (`other`: what
+    was cancelled)."""
     known = [(name, r) for name, r in points if r is not None]
     top: Optional[Tuple[str, Ratio]] = None
     for name, r in known:
@@ -81,14 +82,14 @@ def growing(points: Sequence[Tuple[str, Optional[Ratio]]]) -> Tuple[Optional[boo
     n_exact = next((i for i, (_, r) in enumerate(known) if r.bound), len(known))
     exact, bounds = known[:n_exact], known[n_exact:]
     if not exact:
-        return None, "only lower bounds (plain SQL cancelled every time)"
+        return None, f"only lower bounds ({other} cancelled every time)"
     if any(not r.bound for _, r in bounds):
         return None, "an exact ratio follows a lower bound, whose true value may be larger"
     last_name, last = exact[-1]
     low = [f"{name} ({r})" for name, r in bounds if r.value < last.value]
     if low:
         return None, (f"{', '.join(low)}: lower bound{'s' if len(low) > 1 else ''} under the last exact ratio "
-                      f"({last_name}: {last}), plain SQL cancelled too early to tell")
+                      f"({last_name}: {last}), {other} cancelled too early to tell")
     return True, ""
 
 

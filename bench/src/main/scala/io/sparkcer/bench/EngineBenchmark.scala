@@ -55,9 +55,27 @@ object EngineBenchmark {
     val chains = Seq("c_dearer", "c_dearer3", "c_conj").map(f => (query(s"$f.ceql"), query(s"$f.ceql", lazyChains = false)))
     val others = Seq("c_rising", "c_burst", "c_dearer_plain").map(f => query(s"$f.ceql"))
 
+    // Equality correlation by PCEA (issue 12) on the synthetic account stream: the update time against the window,
+    // where many keys make more transitions fire as the window grows (100,000 accounts) and where nearly every
+    // transfer fires them already at T (10,000 accounts), and the chains of length 2 to 8 with output.
+    def equality(name: String, rows: IndexedSeq[Array[Any]], text: String): Result = {
+      val compiled = LocalEngine.compile(text, AccountStream.Columns)
+      measure(name, passes, rows.size) {
+        val n = compiled.run(rows.iterator).size.toLong
+        (n, compiled.metrics.peakLiveNodes, compiled.metrics.peakActiveStates)
+      }
+    }
+    val pceaWindows = Seq(1, 2, 4, 8)
+    val byAccounts = Seq(100000, 10000).map { accounts =>
+      val rows = AccountStream.rows(AccountEvents, accounts)
+      val windows = pceaWindows.map(k => equality(s"chain4_none_x$k ($accounts accounts)", rows, AccountStream.chain(4, k * TMs, output = false)))
+      val lengths = if (accounts == 100000) Seq(2, 3, 4, 6, 8).map(n => equality(s"chain$n", rows, AccountStream.chain(n, TMs))) else Nil
+      (accounts, windows, lengths)
+    }
+
     val report = new StringBuilder
-    def table(title: String, results: Seq[Result]): Unit = {
-      report ++= s"\n### $title\n\n| workload | matches | events/s | over floor | peak tECS nodes | max output depth |\n|---|---:|---:|---:|---:|---:|\n"
+    def table(title: String, results: Seq[Result], counts: String = "peak tECS nodes | max output depth"): Unit = {
+      report ++= s"\n### $title\n\n| workload | matches | events/s | over floor | $counts |\n|---|---:|---:|---:|---:|---:|\n"
       results.foreach { r =>
         report ++= f"| ${r.name} | ${r.matches}%d | ${r.eventsPerSecond}%.0f | ${r.eventsPerSecond / floor.eventsPerSecond}%.3f | ${r.peakNodes}%d | ${r.outputDepth}%d |\n"
       }
@@ -71,6 +89,12 @@ object EngineBenchmark {
       chains.flatMap { case (l, e) => Seq(l, e) })
     table("Conditions relating events: Kleene with prev and count, a contiguous burst's sum, and c_dearer without its " +
       "conditions", others)
+    val pceaCounts = "peak nodes reached from the index | peak index entries"
+    for ((accounts, windows, lengths) <- byAccounts) {
+      table(s"Equality correlation by PCEA: chain4 without output, windows T, 2T, 4T, 8T ($AccountEvents events, " +
+        s"$accounts accounts, T = $TMs ms)", windows, pceaCounts)
+      if (lengths.nonEmpty) table(s"Equality correlation by PCEA: chains of length 2 to 8 with output, window T", lengths, pceaCounts)
+    }
     report ++= "\n### Ratios (same run)\n\n"
     chains.foreach { case (l, e) =>
       report ++= f"- ${l.name}: lazy chain over eager ${l.eventsPerSecond / e.eventsPerSecond}%.2f\n"
@@ -78,6 +102,8 @@ object EngineBenchmark {
     report ++= f"- c_dearer at 4T over T: ${dearer(3).eventsPerSecond / dearer(0).eventsPerSecond}%.3f; c_dearer over " +
       f"the same pattern without its conditions (c_dearer_plain): ${dearer(0).eventsPerSecond / others(2).eventsPerSecond}%.2f\n"
     report ++= f"- throughput at 4T over T (S3'): ${windows(3).eventsPerSecond / windows(0).eventsPerSecond}%.3f (goal >= 0.8)\n"
+    for ((accounts, windows, _) <- byAccounts)
+      report ++= f"- chain4 without output, $accounts accounts, throughput at 8T over T: ${windows.last.eventsPerSecond / windows.head.eventsPerSecond}%.3f (goal >= 0.8)\n"
     report ++= f"- length 24 over length 3 (no output): ${noOutput(4).eventsPerSecond / noOutput(0).eventsPerSecond}%.3f\n"
     report ++= f"- S3' over the floor: ${noOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f; S3 over the floor: ${withOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f\n"
     println(report)
@@ -86,6 +112,9 @@ object EngineBenchmark {
     Files.write(out, (s"# Engine benchmark\n\nCommand: `make bench-engine` (data: $data, $passes passes)\n" + report).getBytes(StandardCharsets.UTF_8))
     println(s"written to $out")
   }
+
+  private val AccountEvents = 10000000
+  private val TMs = 60000L
 
   private def measure(name: String, passes: Int, events: Int)(pass: => (Long, Int, Int)): Result = {
     pass // warm-up: JIT and the lazily built automaton

@@ -2,26 +2,25 @@ package io.sparkcer.engine.pcea
 
 import java.io.{DataInput, DataOutput}
 
-import scala.collection.mutable
-
 /**
  * Algorithm 1 of the PCEA paper (§5) over one stream: per event, FireTransitions, then UpdateIndices, then
  * Enumerate at the new nodes of final states. The runs waiting to be joined are indexed by H[transition, child
- * state, key], each entry a [[RunNode]] union tree, so an event finds the runs it joins by one lookup per child
- * state, whatever their number: no partial match is built per pair of events. Update time is logarithmic in the
- * window, and the valuations come out with output-linear delay.
+ * state, key] ([[KeyIndex]]), each entry a union tree of DS_w ([[RunNodes]]), so an event finds the runs it joins by
+ * one lookup per child state, whatever their number: no partial match is built per pair of events. Update time is
+ * logarithmic in the window, and the valuations come out with output-linear delay.
  *
  * Windows (digest B7.2): a valuation is output when its first event's window value is above the threshold of the
  * event being read (the engine's: the run that started at or below it is out). The paper counts positions (then the
  * threshold is i - w - 1); any non-decreasing value works, a time column included.
  *
- * Memory (digest B7.9): the paper never drops index entries. Here H is swept of entries whose runs have all left the
- * window, and of the expired union children under live ones, once it has made as many nodes since the last sweep
- * as that sweep kept. So the cost stays constant per node, amortised, and what is kept is bounded by the runs of
- * about two windows.
+ * Memory (digest B7.9): the paper never drops index entries. Here the nodes made more than a window ago are freed as
+ * the threshold passes them ([[RunNodes.reclaim]]), and the index's entries whose runs have all left the window are
+ * purged as new keys come ([[KeyIndex.purge]]); both at a constant cost per node or entry, amortised, without a walk
+ * over the live runs.
  */
 final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
   private val transitions = pcea.transitions.toArray
+  private val arity = transitions.map(_.children.length)
   private val finals = pcea.finals.toArray.sorted
   private val consumers = pcea.consumers.map(_.toArray).toArray
   private val indexKeys = pcea.indexKeys.map(_.toArray).toArray
@@ -30,24 +29,42 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
   private val joins = for ((t, e) <- transitions.zipWithIndex; slot <- t.children.indices) yield (e, slot)
   /** Per state, the joins of its consumers, in the order of [[Pcea.consumers]]. */
   private val consumerJoins = consumers.map(_.map { case (e, slot) => firstJoin(e) + slot })
-  /** H, as one map per join (transition, child slot) from the key to the union tree of the runs indexed there. */
-  private val index = Array.fill(joins.length)(new java.util.HashMap[AnyRef, RunNode]())
-  /** N_p: the nodes made for each state at the current event. */
-  private val created = Array.fill(pcea.stateCount)(mutable.ArrayBuffer.empty[RunNode])
-  private var madeSinceSweep = 0L
-  private var keptAtSweep = 0L
+  private val nodes = new RunNodes(arity.maxOption.getOrElse(0))
+  /** H, as one table per join (transition, child slot) from the key to the union tree of the runs indexed there. */
+  private val index = Array.fill(joins.length)(new KeyIndex)
+  /**
+   * The keys of the event being read, per extractor, each read once: the transitions that join on one attribute, and
+   * the consumers of the nodes the event makes, ask for it again. `keyRead(x)` is the number of the event whose key
+   * `keys(x)` holds.
+   */
+  private val extractors = (transitions.flatMap(_.joins) ++ indexKeys.flatten).maxOption.fold(0)(_ + 1)
+  private val keys = new Array[AnyRef](extractors)
+  private val keyRead = Array.fill(extractors)(-1L)
+  private var reads = 0L
+  /** The runs a transition joins, gathered before its node is made (a transition that fails to join makes nothing). */
+  private val joined = new Array[Long](arity.maxOption.getOrElse(0))
+  /** N: the nodes made at the current event, in the order of their transitions (`made` of them). */
+  private var created = new Array[Long](math.max(1, transitions.length))
+  private var made = 0
   private var threshold = Long.MinValue
   private val valuation = new Valuation
   /** Whether the receiver of the valuations wants more (ANY and LIMIT stop early). */
   private var open = true
 
   /** Index entries, for the bounded-memory tests and the metrics. */
-  def indexSize: Int = index.iterator.map(_.size).sum
-  /** H[transition, slot, key], or null: for the tests that follow Algorithm 1's trace. */
-  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): RunNode = index(firstJoin(transition) + slot).get(key)
+  def indexSize: Int = {
+    var entries = 0
+    var j = 0
+    while (j < index.length) { entries += index(j).size; j += 1 }
+    entries
+  }
 
-  /** The nodes the last sweep found reachable from the index. */
-  def keptNodes: Long = keptAtSweep
+  /** The nodes the arena holds: made within about a window, reachable or not. */
+  def keptNodes: Long = nodes.size
+
+  /** H[transition, slot, key], or [[RunNodes.Nil]]: for the tests that follow Algorithm 1's trace. */
+  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long = index(firstJoin(transition) + slot).get(key)
+  private[pcea] def arena: RunNodes = nodes
 
   /**
    * Reads the event at `position`, whose window value is `start`; `threshold` is the window's (see the class comment),
@@ -58,21 +75,32 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
    */
   def read(event: E, position: Long, start: Long, threshold: Long)(emit: (Int, Array[Long], Array[Int]) => Boolean): Int = {
     this.threshold = threshold
-    var p = 0
-    while (p < created.length) { created(p).clear(); p += 1 }
+    reads += 1
+    nodes.reclaim(threshold)
+    made = 0
     fireTransitions(event, position, start)
     updateIndices(event)
     open = true
     var emitted = 0
-    if (emit != null) for (f <- finals; n <- created(f) if open) emitted += enumerate(n, emit)
-    if (madeSinceSweep > math.max(1024L, keptAtSweep)) sweep()
+    if (emit != null) {
+      var f = 0
+      while (f < finals.length) {
+        var k = 0
+        while (k < made && open) {
+          if (transitions(nodes.transition(created(k))).target == finals(f)) emitted += enumerate(created(k), emit)
+          k += 1
+        }
+        f += 1
+      }
+    }
     emitted
   }
 
   /** Forgets the runs that started at or below `threshold`, as the next event's own threshold would. */
   def expire(threshold: Long): Unit = {
     this.threshold = math.max(this.threshold, threshold)
-    sweep()
+    nodes.reclaim(this.threshold)
+    index.foreach(_.purge(this.threshold))
   }
 
   /** Every transition whose guard the event passes and whose every child state has a run in the window with its key. */
@@ -81,22 +109,29 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
     while (e < transitions.length) {
       val t = transitions(e)
       if (reader.passes(t.guard, event)) {
-        val children = new Array[RunNode](t.children.length)
         var slot = 0
-        var joined = true
-        while (joined && slot < children.length) {
-          val key = reader.key(t.joins(slot), event)
-          val node = if (key == null) null else index(firstJoin(e) + slot).get(key)
-          if (node == null || !node.live(threshold)) joined = false else children(slot) = node
-          slot += 1
-        }
-        if (joined) {
-          created(t.target) += RunNode.extend(e, position, start, children)
-          madeSinceSweep += 1
+        while (slot < arity(e) && {
+          val key = keyOf(t.joins(slot), event)
+          joined(slot) = if (key == null) RunNodes.Nil else index(firstJoin(e) + slot).live(key, threshold)
+          joined(slot) != RunNodes.Nil
+        }) slot += 1
+        if (slot == arity(e)) {
+          if (made == created.length) created = java.util.Arrays.copyOf(created, made * 2)
+          created(made) = nodes.extend(e, position, start, joined, arity(e))
+          made += 1
         }
       }
       e += 1
     }
+  }
+
+  /** Extractor `extractor`'s key on the event being read. */
+  private def keyOf(extractor: Int, event: E): AnyRef = {
+    if (keyRead(extractor) != reads) {
+      keys(extractor) = reader.key(extractor, event)
+      keyRead(extractor) = reads
+    }
+    keys(extractor)
   }
 
   /**
@@ -104,25 +139,18 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
    * so that an event never joins itself.
    */
   private def updateIndices(event: E): Unit = {
-    var p = 0
-    while (p < created.length) {
-      val nodes = created(p)
-      var k = 0
-      while (k < nodes.length) {
-        val producer = nodes(k).transition
-        val at = consumerJoins(p)
-        var c = 0
-        while (c < at.length) {
-          val key = reader.key(indexKeys(producer)(c), event)
-          if (key != null) {
-            val h = index(at(c))
-            h.put(key, RunNode.union(h.get(key), nodes(k), threshold))
-          }
-          c += 1
-        }
-        k += 1
+    var k = 0
+    while (k < made) {
+      val n = created(k)
+      val producer = nodes.transition(n)
+      val at = consumerJoins(transitions(producer).target)
+      var c = 0
+      while (c < at.length) {
+        val key = keyOf(indexKeys(producer)(c), event)
+        if (key != null) index(at(c)).add(key, n, nodes, threshold)
+        c += 1
       }
-      p += 1
+      k += 1
     }
   }
 
@@ -131,155 +159,106 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
    * Every node visited is in the window, so it yields a valuation: the delay is linear in the output. The walk keeps
    * its own stack of frames, one per node of the valuation being built, so a long valuation (an iteration over a
    * wide window) needs no deep recursion. Returns how many valuations it emitted.
+   *
+   * A frame chooses one live node of a union tree at a time (in heap order, from its own stack of subtrees), then
+   * the frames above it choose one of each tree still `pending`: the product children of the nodes chosen below.
    */
-  private def enumerate(node: RunNode, emit: (Int, Array[Long], Array[Int]) => Boolean): Int = {
+  private def enumerate(node: Long, emit: (Int, Array[Long], Array[Int]) => Boolean): Int = {
     var emitted = 0
-    frames.clear()
-    frames.push(new Frame(Nil, node, 0))
-    while (open && frames.nonEmpty) {
-      val frame = frames.top
-      val m = frame.nextLive(threshold)
-      if (m == null) frames.pop()
+    depth = 0
+    push(new Pending(node, null), 0)
+    while (open && depth > 0) {
+      val frame = frames(depth - 1)
+      val m = frame.nextLive()
+      if (m == RunNodes.Nil) depth -= 1
       else {
         valuation.size = frame.mark
-        val labels = transitions(m.transition).labels
+        val labels = transitions(nodes.transition(m)).labels
         var k = 0
-        while (k < labels.length) { valuation.add(m.position, labels(k)); k += 1 }
-        m.product.toList ::: frame.rest match {
-          case Nil =>
-            emitted += 1
-            open = emit(valuation.size, valuation.positions, valuation.labels)
-          case tree :: rest => frames.push(new Frame(rest, tree, valuation.size))
-        }
+        while (k < labels.length) { valuation.add(nodes.position(m), labels(k)); k += 1 }
+        var rest = frame.rest
+        k = arity(nodes.transition(m)) - 1
+        while (k >= 0) { rest = new Pending(nodes.child(m, k), rest); k -= 1 }
+        if (rest == null) {
+          emitted += 1
+          open = emit(valuation.size, valuation.positions, valuation.labels)
+        } else push(rest, valuation.size)
       }
     }
     emitted
   }
 
-  private val frames = mutable.Stack.empty[Frame]
+  /** The union trees a valuation still has to choose from, as a list. */
+  private final class Pending(val tree: Long, val next: Pending)
 
-  /**
-   * A step of the enumeration: one node of the union tree `tree` is chosen at a time (the live ones, in heap order),
-   * then one of each tree in `rest`; `mark` is the valuation's size before the choice.
-   */
-  private final class Frame(val rest: List[RunNode], tree: RunNode, val mark: Int) {
-    private val union = mutable.Stack(tree)
+  /** One frame per node of the valuation being built, reused: `depth` of them are in use. */
+  private var frames = new Array[Frame](0)
+  private var depth = 0
 
-    /** The next live node of the union tree, or null. */
-    def nextLive(threshold: Long): RunNode = {
-      while (union.nonEmpty) {
-        val n = union.pop()
-        if (n != null && n.live(threshold)) { union.push(n.right); union.push(n.left); return n }
-      }
-      null
-    }
+  private def push(pending: Pending, mark: Int): Unit = {
+    if (depth == frames.length) frames = Array.tabulate(math.max(4, depth * 2))(i => if (i < depth) frames(i) else new Frame)
+    frames(depth).reset(pending, mark)
+    depth += 1
   }
 
   /**
-   * Drops the index entries out of the window and cuts the expired union children under the others: a walk from the
-   * live entries that marks each node it reaches with this sweep's number, so that a node shared by several runs is
-   * walked once.
+   * A step of the enumeration: one node of the union tree `pending.tree` is chosen at a time (the live ones, in heap
+   * order), then one of each tree in `rest`; `mark` is the valuation's size before the choice.
    */
-  private def sweep(): Unit = {
-    sweeps += 1
-    var kept = 0L
-    var j = 0
-    while (j < index.length) {
-      val entries = index(j).values().iterator()
-      while (entries.hasNext) {
-        val root = entries.next()
-        if (!root.live(threshold)) entries.remove()
-        else {
-          var top = 0
-          sweepStack(0) = root
-          while (top >= 0) {
-            val n = sweepStack(top)
-            top -= 1
-            if (n != null && n.sweep != sweeps) {
-              n.sweep = sweeps
-              kept += 1
-              n.cutExpired(threshold)
-              // A live node's product children are live: its max-start is at most theirs.
-              if (top + 3 + n.product.length > sweepStack.length) sweepStack = java.util.Arrays.copyOf(sweepStack, sweepStack.length * 2 + n.product.length)
-              top += 1; sweepStack(top) = n.left
-              top += 1; sweepStack(top) = n.right
-              var c = 0
-              while (c < n.product.length) { top += 1; sweepStack(top) = n.product(c); c += 1 }
-            }
-          }
+  private final class Frame {
+    var rest: Pending = _
+    var mark = 0
+    private var union = new Array[Long](8)
+    private var size = 0
+
+    def reset(pending: Pending, mark: Int): Unit = {
+      rest = pending.next
+      this.mark = mark
+      union(0) = pending.tree
+      size = 1
+    }
+
+    /** The next live node of the union tree, or Nil. */
+    def nextLive(): Long = {
+      while (size > 0) {
+        size -= 1
+        val n = union(size)
+        if (nodes.live(n, threshold)) {
+          if (size + 2 > union.length) union = java.util.Arrays.copyOf(union, union.length * 2)
+          union(size) = nodes.right(n)
+          union(size + 1) = nodes.left(n)
+          size += 2
+          return n
         }
       }
-      j += 1
+      RunNodes.Nil
     }
-    keptAtSweep = kept
-    madeSinceSweep = 0
   }
 
-  /** The sweep's stack of nodes to visit. */
-  private var sweepStack = new Array[RunNode](64)
-  private var sweeps = 0
-
   /**
-   * Writes the runs the index holds (swept first, so only live ones), each node once, children before parents, and
-   * the index's entries. Keys are not written: [[load]] reads them again off the events, which the caller keeps
-   * (every event of a live run is inside the window).
+   * Writes the arena and the index's entries (purged first, so only live ones). Keys are not written: [[load]] reads
+   * them again off the events, which the caller keeps (every event of a live run is inside the window).
    */
   def save(out: DataOutput): Unit = {
-    sweep()
-    val ids = new java.util.IdentityHashMap[RunNode, Integer]()
-    val order = mutable.ArrayBuffer.empty[RunNode]
-    val pending = mutable.Stack.empty[(RunNode, Boolean)]
-    index.foreach(_.values().forEach(root => pending.push((root, false))))
-    while (pending.nonEmpty) {
-      val (n, expanded) = pending.pop()
-      if (n != null && !ids.containsKey(n)) {
-        if (expanded) { ids.put(n, order.length); order += n }
-        else {
-          pending.push((n, true))
-          pending.push((n.left, false))
-          pending.push((n.right, false))
-          n.product.foreach(c => pending.push((c, false)))
-        }
-      }
-    }
-    def id(n: RunNode): Int = if (n == null) -1 else ids.get(n)
+    expire(threshold)
     out.writeLong(threshold)
-    out.writeInt(order.length)
-    for (n <- order) {
-      out.writeInt(n.transition)
-      out.writeLong(n.position)
-      out.writeLong(n.maxStart)
-      out.writeBoolean(n.leftNext)
-      out.writeInt(id(n.left))
-      out.writeInt(id(n.right))
-      out.writeInt(n.product.length)
-      n.product.foreach(c => out.writeInt(id(c)))
-    }
+    nodes.write(out)
     out.writeInt(indexSize)
-    for (j <- index.indices) index(j).forEach { (_, root) => out.writeInt(j); out.writeInt(id(root)) }
+    for (j <- index.indices) index(j).foreachTree { tree => out.writeInt(j); out.writeLong(tree) }
   }
 
   /** Makes this fresh run the one [[save]] wrote; `eventAt` gives the event at a position of a live run. */
   def load(in: DataInput, eventAt: Long => E): Unit = {
     threshold = in.readLong()
-    val nodes = new Array[RunNode](in.readInt())
-    def node(id: Int): RunNode = if (id < 0) null else nodes(id)
-    for (i <- nodes.indices) {
-      val (transition, position, maxStart, leftNext) = (in.readInt(), in.readLong(), in.readLong(), in.readBoolean())
-      val (left, right) = (node(in.readInt()), node(in.readInt()))
-      val product = Array.fill(in.readInt())(node(in.readInt()))
-      nodes(i) = RunNode.restored(transition, position, product, maxStart, left, right, leftNext)
-    }
+    nodes.read(in)
     index.foreach(_.clear())
     for (_ <- 0 until in.readInt()) {
-      val (j, root) = (in.readInt(), nodes(in.readInt()))
-      val producer = root.transition
+      val (j, tree) = (in.readInt(), in.readLong())
+      val producer = nodes.transition(tree)
       val key = reader.key(indexKeys(producer)(consumers(transitions(producer).target).indexOf(joins(j))),
-        eventAt(root.position))
-      index(j).put(key, root)
+        eventAt(nodes.position(tree)))
+      index(j).restore(key, nodes.maxStart(tree), tree)
     }
-    keptAtSweep = nodes.length
-    madeSinceSweep = 0
   }
 
   /** The (position, label) pairs of the valuation being enumerated. */

@@ -66,26 +66,28 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
   test("Algorithm 1's trace of P0 over S0 (digest B6): the index H after each event, and the node output at 5") {
     val evaluation = new PceaRun(p0, p0Reader)
     val (eR, q0, q1) = (2, 0, 1) // the join transition, and its child slots for q0 (T) and q1 (S)
-    def entry(slot: Int, key: Int*): RunNode = evaluation.indexed(eR, slot, key.toList)
+    def entry(slot: Int, key: Int*): Long = evaluation.indexed(eR, slot, key.toList)
+    val nodes = evaluation.arena
+    def at(slot: Int, key: Int*): Long = nodes.position(entry(slot, key: _*))
     val out = mutable.ArrayBuffer.empty[(Int, Set[Long])]
     def read(i: Int): Unit = evaluation.read(s0(i), i.toLong, i.toLong, Long.MinValue) { (size, positions, _) =>
       out += i -> positions.take(size).toSet; true
     }
     read(0) // S(2,11): a leaf n0, at H[e_R, q1, (2,11)]
-    assert(entry(q1, 2, 11).position == 0 && evaluation.indexSize == 1)
+    assert(at(q1, 2, 11) == 0 && evaluation.indexSize == 1)
     read(1) // T(2): n1 at H[e_R, q0, 2]
-    assert(entry(q0, 2).position == 1 && evaluation.indexSize == 2)
+    assert(at(q0, 2) == 1 && evaluation.indexSize == 2)
     read(2) // R(1,10): H[e_R, q0, 1] is empty, nothing fires
-    assert(evaluation.indexSize == 2 && out.isEmpty)
+    assert(evaluation.indexSize == 2 && out.isEmpty && entry(q0, 1) == RunNodes.Nil)
     read(3) // S(2,11): union(n0, n3), its root a copy of n3 (max-start 3) with n0 below
     val u = entry(q1, 2, 11)
-    assert(u.position == 3 && u.maxStart == 3 && u.left.position == 0 && u.right == null)
+    assert(nodes.position(u) == 3 && nodes.maxStart(u) == 3 && nodes.position(nodes.left(u)) == 0 && nodes.right(u) == RunNodes.Nil)
     read(4) // T(1): n4 at H[e_R, q0, 1]
-    assert(entry(q0, 1).position == 4 && evaluation.indexSize == 3)
+    assert(at(q0, 1) == 4 && evaluation.indexSize == 3)
     read(5) // R(2,11): both keys hit; extend({•}, 5, {n1, u}) has max-start min(5, 1, 3) = 1: {1,3,5} and {0,1,5}
     assert(out.toSet == Set(5 -> Set(1L, 3L, 5L), 5 -> Set(0L, 1L, 5L)))
     read(6); read(7) // S(4,13), T(1): index updates only
-    assert(out.length == 2 && entry(q1, 4, 13).position == 6 && entry(q0, 1).position == 7)
+    assert(out.length == 2 && at(q1, 4, 13) == 6 && at(q0, 1) == 7)
   }
 
   test("P_Q0 (Thm 4.1 for Q0) over S0: the two t-homomorphisms, at position 5, labelled by atom") {
@@ -134,7 +136,8 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
       peak = math.max(peak, evaluation.indexSize)
     }
     assert(matches == 20000)
-    assert(peak < 2000, s"the index held $peak entries; without its sweep it would hold 40000")
+    assert(peak < 2000, s"the index held $peak entries; without its purge it would hold 40000")
+    assert(evaluation.keptNodes < 2000, s"the arena held ${evaluation.keptNodes} nodes; it frees those made a window ago")
   }
 }
 

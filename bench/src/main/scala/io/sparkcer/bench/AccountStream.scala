@@ -1,0 +1,41 @@
+package io.sparkcer.bench
+
+/**
+ * The synthetic stream of bench/sparkbench/equality.py, for the engine alone: `events` account events, one per
+ * millisecond (`ts` is the event's index), of five types (40 % transfers); a transfer moves `amount` from `acct` to
+ * `peer`, both uniform among `accounts`. Deterministic: every column is a hash of the index (not the same hash as
+ * Spark's xxhash64, so not the same rows; the same distribution).
+ */
+object AccountStream {
+  val Columns: IndexedSeq[String] = IndexedSeq("event_type", "id", "acct", "peer", "amount", "ts")
+  private val Types = IndexedSeq.fill(8)("TRANSFER") ++ IndexedSeq.fill(3)("DEPOSIT") ++ IndexedSeq.fill(3)("WITHDRAW") ++
+    IndexedSeq.fill(3)("LOGIN") ++ IndexedSeq.fill(3)("LOGOUT")
+
+  def rows(events: Int, accounts: Int): IndexedSeq[Array[Any]] = {
+    val boxed = Array.tabulate[java.lang.Long](accounts)(Long.box(_))
+    IndexedSeq.tabulate(events) { i =>
+      def hash(column: Int): Long = java.lang.Long.remainderUnsigned(mix(i.toLong * 8 + column), Long.MaxValue)
+      val id = Long.box(i.toLong)
+      Array[Any](Types((hash(1) % Types.length).toInt), id, boxed((hash(2) % accounts).toInt),
+        boxed((hash(3) % accounts).toInt), Double.box((hash(4) % 100000) / 100.0), id)
+    }
+  }
+
+  /** SplitMix64's finalizer. */
+  private def mix(x: Long): Long = {
+    var z = x + 0x9E3779B97F4A7C15L
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL
+    z ^ (z >>> 31)
+  }
+
+  /** Chain of length L (equality.py's chainL): L - 1 transfers along the accounts they pay, then a withdrawal. */
+  def chain(length: Int, windowMs: Long, output: Boolean = true): String = {
+    val hops = (1 until length).map(i => s"TRANSFER AS t$i")
+    val last = if (output) "WITHDRAW AS w" else "CLOSE AS w" // no event is a CLOSE: runs are built, nothing matches
+    val names = (1 until length).map(i => s"t$i") :+ "w"
+    val equalities = names.sliding(2).map { case Seq(a, b) => s"$a.peer = $b.acct" }
+    s"SELECT * FROM S WHERE ${(hops :+ last).mkString(" ; ")} FILTER ${equalities.mkString(" AND ")} " +
+      s"WITHIN $windowMs [ts] ORDER BY ts"
+  }
+}
