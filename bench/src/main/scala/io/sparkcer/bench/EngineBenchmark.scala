@@ -89,7 +89,7 @@ object EngineBenchmark {
       chains.flatMap { case (l, e) => Seq(l, e) })
     table("Conditions relating events: Kleene with prev and count, a contiguous burst's sum, and c_dearer without its " +
       "conditions", others)
-    val pceaCounts = "peak nodes reached from the index | peak index entries"
+    val pceaCounts = "peak run nodes kept | peak index entries"
     for ((accounts, windows, lengths) <- byAccounts) {
       table(s"Equality correlation by PCEA: chain4 without output, windows T, 2T, 4T, 8T ($AccountEvents events, " +
         s"$accounts accounts, T = $TMs ms)", windows, pceaCounts)
