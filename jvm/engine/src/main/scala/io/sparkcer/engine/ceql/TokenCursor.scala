@@ -13,11 +13,14 @@ import io.sparkcer.engine.ceql.TokenKind._
  *
  * Tokens are read on demand from `text` between `start` and `end`, so that a parser can hand a stretch of text
  * to another reader ([[resumeAt]]).
+ *
+ * @param lenient read a character no CEQL token starts with as a one-character symbol (a row pattern's `|`, `?`,
+ *                `^` and `$`), instead of failing
  */
-abstract class TokenCursor(protected val text: String, start: Position, end: Int) {
+abstract class TokenCursor(protected val text: String, start: Position, end: Int, lenient: Boolean = false) {
   import TokenCursor._
 
-  private var lexer = new Lexer(text, start, end, lenient = false)
+  private var lexer = new Lexer(text, start, end, lenient)
   private val tokens = mutable.ArrayBuffer.empty[Token]
   private var index = 0
   private var depth = 0
@@ -46,7 +49,7 @@ abstract class TokenCursor(protected val text: String, start: Position, end: Int
   /** Forgets the tokens read ahead and reads on from `pos`, where another reader stopped. */
   protected def resumeAt(pos: Position): Unit = {
     tokens.remove(index, tokens.length - index)
-    lexer = new Lexer(text, pos, end, lenient = false)
+    lexer = new Lexer(text, pos, end, lenient)
     expected.clear()
   }
 

@@ -1,0 +1,400 @@
+package io.sparkcer.engine.rowpattern
+
+import scala.collection.mutable
+
+import io.sparkcer.engine.ceql.Name
+
+/** The DEFINE conditions, as the [[Matcher]] asks them. */
+trait RowConditions {
+  /**
+   * Whether the row at partition position `start + length of history` may take `label`, in a match that began at
+   * `start` and labelled its rows before it with `history` (null: none). Called only for labels with a condition.
+   */
+  def holds(label: Int, start: Long, history: LabelNode): Boolean
+}
+
+/**
+ * What the DEFINE conditions read of the match they are tried in, besides the current row and physical offsets from
+ * it: the rows of which labels (through navigation, aggregates or CLASSIFIER), and whether anything that depends on
+ * the match's first row (the universal variable's navigation or aggregates). Two threads at one instruction with
+ * the same such view of their matches have the same future, so the matcher keeps only the preferred one.
+ */
+final case class ConditionReads(labels: Set[Int], start: Boolean) {
+  def none: Boolean = labels.isEmpty && !start
+}
+
+object ConditionReads {
+  val Nothing: ConditionReads = ConditionReads(Set.empty, start = false)
+}
+
+/** Where the matcher's results go, in the order of their rows. */
+trait RowPatternSink {
+  /**
+   * A match: its number (from 1 in the partition), its first row's position, and per row its label and whether an
+   * exclusion `{- -}` left it out of ALL ROWS PER MATCH's output. An empty match has length 0 and stands at `start`.
+   * The arrays are the matcher's, reused after the call.
+   */
+  def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit
+  /** A row in no match (reported only for ALL ROWS PER MATCH WITH UNMATCHED ROWS). */
+  def unmatched(position: Long): Unit
+}
+
+/** A runtime error of the row pattern's evaluation (AFTER MATCH SKIP to a row it must not skip to). */
+final class RowPatternException(message: String) extends RuntimeException(message)
+
+/**
+ * Finds the preferred matches of a row pattern in one partition, SQL:2016's semantics (as Trino evaluates them),
+ * in one pass over the rows and in time linear in them for a pattern of a given size.
+ *
+ * **Preferred match.** From each row where the search tries a match, the preferred one is the first in the order of
+ * preference (left alternatives first, greedy quantifiers longest first, reluctant shortest first). The matcher runs
+ * the program's threads in that order, Pike's way: a thread is an instruction and the labels read so far; all threads
+ * advance one row together; when one reaches Done, it is the best match so far of its start and the threads behind it
+ * of that start are dropped, while those before it run on and may find a better one. A start is decided when none of
+ * its threads is left.
+ *
+ * **Equivalent threads.** Two threads at the same instruction whose matches look the same to the DEFINE conditions
+ * ([[ConditionReads]]) accept the same rows from there on, so only the first (preferred) is kept. That keeps the
+ * threads at most a few per instruction when the conditions read only the current row and physical offsets: `(A+)+ B`
+ * or `A+ B+` over many rows that all pass A stay linear, where backtracking is exponential.
+ *
+ * **Every start at once.** Rather than trying one start at a time, and reading the rows after a failed start again
+ * for the next (quadratic on long runs that never match), a thread starts at every row, behind the older ones, and
+ * the outcomes are taken in order of start as AFTER MATCH SKIP dictates. Under SKIP PAST LAST ROW a later start's
+ * thread that has read a row is dropped for an equivalent one of the start being tried (when the conditions do not
+ * read the match's start): if that one fails, so would the later one; if it matches, the match reaches at least the
+ * row before the one both stand at, so it covers the later start, which is skipped. Only the start being tried
+ * stands for others: an intermediate start may itself be skipped. Not a thread that has read no row yet either (a
+ * match that ends right there would not cover it), nor under a window (the later start may still read rows that the
+ * earlier may not).
+ *
+ * @param window the longest span of a match (WITHIN): the order value of each position, and the bound that a
+ *               match's last row's value minus its first's must stay under
+ */
+final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, reads: ConditionReads, sink: RowPatternSink,
+    window: Option[(Long => Long, Long)] = None) {
+  import Program._
+
+  private val program = pattern.program
+  private val skip = pattern.clause.skip
+  private val withUnmatched = pattern.clause.rowsPerMatch == RowsPerMatch.AllWithUnmatched
+  private val defined = pattern.defined.toArray
+  private val relevant = Array.tabulate(pattern.labels.length)(reads.labels.contains)
+  /**
+   * Whether threads of different starts may stand for each other (see the class comment): not under a window, where
+   * the later start has longer to go.
+   */
+  private val acrossStarts = skip == SkipTo.PastLastRow && reads.none && window.isEmpty
+  /** Per instruction, whether a row read there is inside an exclusion `{- -}`. */
+  private val excludedAt: Array[Boolean] = {
+    var depth = 0
+    program.opcodes.map { op =>
+      if (op == ExclusionStart) depth += 1
+      if (op == ExclusionEnd) depth -= 1
+      depth > 0
+    }
+  }
+
+  private var current = new Threads
+  private var next = new Threads
+  private val seen = new SeenSet
+  /** The rows pushed so far: the next row is at `position`. */
+  private var position = 0L
+  /** The start whose outcome comes next, and the outcomes of the starts from it on (index: start - attempt). */
+  private var attempt = 0L
+  private val outcomes = mutable.ArrayDeque.empty[Outcome]
+  private var matches = 0L
+  /** The last row of the matches reported so far (rows up to it are in a match). */
+  private var covered = -1L
+  private val stack = new IntStack
+  /**
+   * The closure passes, numbered: a start's threads after its Done in one pass are cut (`Outcome.cut` is that pass's
+   * number), and a start is alive after a step when a thread of it is (`Outcome.alive`, the step's number).
+   */
+  private var pass = 0L
+
+  /** The oldest row a thread or an outcome still waiting to be reported may read. */
+  def oldestNeeded: Long = attempt
+
+  /** Instructions visited so far, a measure of the work done (for the tests that show it linear in the rows). */
+  def work: Long = visits
+  private var visits = 0L
+
+  /** Reads the next row of the partition (its position is the number of rows pushed before it). */
+  def push(): Unit = {
+    val p = position
+    outcomes += new Outcome
+    // A new start at p, behind every older thread; it shares the set of threads at p that the last step made.
+    pass += 1
+    closure(0, p, null, p, atEnd = false, current)
+    seen.clear()
+    pass += 1
+    var k = 0
+    while (k < current.size) {
+      val (pc, start, history) = (current.pcs(k), current.starts(k), current.histories(k))
+      if (!cut(start) && program.opcodes(pc) == MatchLabel && inWindow(start, p)) {
+        val label = program.a(pc)
+        if (!defined(label) || conditions.holds(label, start, history)) {
+          val h = if (history == null) 0L else history.hash
+          val read = new LabelNode(label, excludedAt(pc), history, if (history == null) 1 else history.length + 1,
+            h * 31 + (if (relevant(label)) label + 1 else 0))
+          closure(pc + 1, start, read, p + 1, atEnd = false, next)
+        }
+      }
+      k += 1
+    }
+    position = p + 1
+    swap()
+    decide()
+  }
+
+  /** The partition ends: threads waiting for its end go on, then every start is decided. */
+  def finish(): Unit = {
+    seen.clear()
+    pass += 1
+    var k = 0
+    while (k < current.size) {
+      val (pc, start) = (current.pcs(k), current.starts(k))
+      if (!cut(start) && program.opcodes(pc) == PartitionEnd) closure(pc + 1, start, current.histories(k), position, atEnd = true, next)
+      k += 1
+    }
+    swap()
+    current.clear() // at the end nothing reads another row
+    decide()
+    require(outcomes.isEmpty, "every start is decided at the end of the partition")
+  }
+
+  private def swap(): Unit = {
+    val t = current; current = next; next = t
+    next.clear()
+  }
+
+  private def cut(start: Long): Boolean = start < attempt || outcomes((start - attempt).toInt).cut == pass
+
+  private def inWindow(start: Long, p: Long): Boolean = window.forall { case (time, bound) => time(p) - time(start) < bound }
+
+  /**
+   * Adds the threads that instruction `pc` leads to without reading a row, in order of preference, to `into`; they
+   * stand at position `at`. A thread equivalent to one already there is dropped; Done records a match and cuts the
+   * threads of its start that come after it.
+   */
+  private def closure(pc0: Int, start: Long, history: LabelNode, at: Long, atEnd: Boolean, into: Threads): Unit = {
+    val outcome = outcomes((start - attempt).toInt)
+    stack.push(pc0)
+    while (stack.nonEmpty) {
+      val pc = stack.pop()
+      visits += 1
+      if (outcome.cut == pass) ()
+      else if (program.opcodes(pc) == Done) {
+        // Not among the equivalent threads: a match ends here, and an earlier start's match ending here does not
+        // cover this start.
+        outcome.matched = true
+        outcome.end = at
+        outcome.history = history
+        outcome.cut = pass
+      } else if (!standsFor(pc, start, at) && seen.add(pc, if (acrossStarts && start == attempt) -1L - start else start, history))
+        program.opcodes(pc) match {
+        case MatchLabel => into.add(pc, start, history)
+        case Split => stack.push(program.b(pc)); stack.push(program.a(pc))
+        case Jump => stack.push(program.a(pc))
+        case PartitionStart => if (at == 0) stack.push(pc + 1)
+        case PartitionEnd => if (atEnd) stack.push(pc + 1) else into.add(pc, start, history)
+        case ExclusionStart | ExclusionEnd => stack.push(pc + 1)
+      }
+    }
+    stack.clear()
+  }
+
+  /**
+   * Whether a thread of the start being tried at instruction `pc` stands for this thread of a later start (see the
+   * class comment). The tried start's threads are keyed `-1 - start`: when the start being tried changes between the
+   * two passes that share a position's keys, those of the one before stand for nothing any more.
+   */
+  private def standsFor(pc: Int, start: Long, at: Long): Boolean =
+    acrossStarts && start != attempt && start < at && seen.contains(pc, -1L - attempt)
+
+  /** The starts whose threads are all gone are decided; the outcomes are reported in order while the next is known. */
+  private def decide(): Unit = {
+    pass += 1
+    var k = 0
+    while (k < current.size) {
+      outcomes((current.starts(k) - attempt).toInt).alive = pass
+      k += 1
+    }
+    while (outcomes.nonEmpty && outcomes.head.alive != pass) {
+      val o = outcomes.removeHead()
+      val start = attempt
+      attempt += 1
+      if (o.matched) report(start, o) else if (withUnmatched && start > covered) sink.unmatched(start)
+    }
+  }
+
+  private var matchLabels = new Array[Int](16)
+  private var matchExcluded = new Array[Boolean](16)
+
+  /** Reports the match of `start` and moves the search to where AFTER MATCH SKIP says. */
+  private def report(start: Long, o: Outcome): Unit = {
+    val length = (o.end - start).toInt
+    if (matchLabels.length < length) {
+      matchLabels = new Array[Int](length * 2); matchExcluded = new Array[Boolean](length * 2)
+    }
+    var h = o.history
+    var i = length - 1
+    while (h != null) { matchLabels(i) = h.label; matchExcluded(i) = h.excluded; h = h.previous; i -= 1 }
+    matches += 1
+    sink.matched(matches, start, length, matchLabels, matchExcluded)
+    if (length > 0) covered = math.max(covered, start + length - 1)
+    val resume = skip match {
+      case SkipTo.PastLastRow => start + math.max(length, 1)
+      case SkipTo.NextRow => start + 1
+      case SkipTo.First(v) => target(start, length, v, first = true)
+      case SkipTo.Last(v) => target(start, length, v, first = false)
+    }
+    skipTo(resume)
+  }
+
+  private def target(start: Long, length: Int, variable: Name, first: Boolean): Long = {
+    val vars = pattern.labelsOf(RowPatternAnalysis.canonical(variable)).get
+    val rows = (0 until length).filter(i => vars(matchLabels(i)))
+    if (rows.isEmpty)
+      throw new RowPatternException(s"AFTER MATCH SKIP failed: pattern variable ${variable.value} is not present in match " +
+        s"${matches} (rows ${start} to ${start + length - 1} of its partition)")
+    val to = start + (if (first) rows.head else rows.last)
+    if (to == start)
+      throw new RowPatternException(s"AFTER MATCH SKIP failed: cannot skip to first row of match ${matches} (it would " +
+        s"find the same match again, for ever): skip TO NEXT ROW, or to a variable that cannot take the match's first row")
+    to
+  }
+
+  /** The search goes on at `resume`: the outcomes and threads of the starts before it are dropped. */
+  private def skipTo(resume: Long): Unit = {
+    while (attempt < resume && outcomes.nonEmpty) { outcomes.removeHead(); attempt += 1 }
+    attempt = math.max(attempt, resume)
+    current.retain(_ >= attempt)
+  }
+
+  /** The outcome of one start: its best match so far (ending before position `end`, its labels `history`). */
+  private final class Outcome {
+    var matched = false
+    var end = 0L
+    var history: LabelNode = _
+    var cut = 0L
+    var alive = 0L
+  }
+
+  /** Threads in order of preference, as parallel arrays. */
+  private final class Threads {
+    var pcs = new Array[Int](16)
+    var starts = new Array[Long](16)
+    var histories = new Array[LabelNode](16)
+    var size = 0
+
+    def add(pc: Int, start: Long, history: LabelNode): Unit = {
+      if (size == pcs.length) {
+        pcs = java.util.Arrays.copyOf(pcs, size * 2)
+        starts = java.util.Arrays.copyOf(starts, size * 2)
+        histories = java.util.Arrays.copyOf(histories, size * 2)
+      }
+      pcs(size) = pc; starts(size) = start; histories(size) = history
+      size += 1
+    }
+
+    def retain(keep: Long => Boolean): Unit = {
+      var n = 0
+      for (k <- 0 until size if keep(starts(k))) {
+        pcs(n) = pcs(k); starts(n) = starts(k); histories(n) = histories(k); n += 1
+      }
+      for (k <- n until size) histories(k) = null
+      size = n
+    }
+
+    def clear(): Unit = { java.util.Arrays.fill(histories.asInstanceOf[Array[AnyRef]], 0, size, null); size = 0 }
+  }
+
+  /**
+   * The threads added at one position, as (instruction, start, the labels the conditions read): an open-addressing
+   * table cleared in O(1) by a new epoch. Histories with equal hashes are compared label by label (only as far back
+   * as they differ: forked threads share their older labels).
+   */
+  private final class SeenSet {
+    private var pcs = new Array[Int](64)
+    private var starts = new Array[Long](64)
+    private var histories = new Array[LabelNode](64)
+    private var hashes = new Array[Long](64)
+    private var epochs = new Array[Int](64)
+    private var epoch = 1
+    private var size = 0
+
+    def clear(): Unit = { epoch += 1; size = 0 }
+
+    /** Whether the key (of a thread whose history the conditions do not read) is there. */
+    def contains(pc: Int, start: Long): Boolean = {
+      val hash = mix(pc, start, 0L)
+      val mask = pcs.length - 1
+      var s = (hash ^ (hash >>> 32)).toInt & mask
+      while (epochs(s) == epoch) {
+        if (hashes(s) == hash && pcs(s) == pc && starts(s) == start) return true
+        s = (s + 1) & mask
+      }
+      false
+    }
+
+    /** Adds the key; false when an equivalent one is there already. */
+    def add(pc: Int, start: Long, history: LabelNode): Boolean = {
+      val hash = mix(pc, start, if (history == null || reads.labels.isEmpty) 0L else history.hash)
+      if (2 * (size + 1) > pcs.length) grow()
+      val mask = pcs.length - 1
+      var s = (hash ^ (hash >>> 32)).toInt & mask
+      while (epochs(s) == epoch) {
+        if (hashes(s) == hash && pcs(s) == pc && starts(s) == start && sameReads(histories(s), history)) return false
+        s = (s + 1) & mask
+      }
+      pcs(s) = pc; starts(s) = start; histories(s) = history; hashes(s) = hash; epochs(s) = epoch
+      size += 1
+      true
+    }
+
+    private def mix(pc: Int, start: Long, h: Long): Long = {
+      var x = (h * 0x9E3779B97F4A7C15L) ^ (start * 0xC2B2AE3D27D4EB4FL) ^ pc
+      x ^= x >>> 29
+      x * 0xBF58476D1CE4E5B9L
+    }
+
+    private def grow(): Unit = {
+      val (op, os, oh, ohs, oe) = (pcs, starts, histories, hashes, epochs)
+      val n = pcs.length * 2
+      pcs = new Array[Int](n); starts = new Array[Long](n); histories = new Array[LabelNode](n)
+      hashes = new Array[Long](n); epochs = new Array[Int](n)
+      val mask = n - 1
+      for (i <- op.indices if oe(i) == epoch) {
+        var s = (ohs(i) ^ (ohs(i) >>> 32)).toInt & mask
+        while (epochs(s) == epoch) s = (s + 1) & mask
+        pcs(s) = op(i); starts(s) = os(i); histories(s) = oh(i); hashes(s) = ohs(i); epochs(s) = epoch
+      }
+    }
+  }
+
+  /** Whether two histories of one length read alike to the conditions (only the labels they read count). */
+  private def sameReads(a: LabelNode, b: LabelNode): Boolean = {
+    if (reads.labels.isEmpty) return true
+    var x = a
+    var y = b
+    while (x ne y) {
+      if (x == null || y == null) return false
+      val (lx, ly) = (if (relevant(x.label)) x.label else -1, if (relevant(y.label)) y.label else -1)
+      if (lx != ly) return false
+      x = x.previous; y = y.previous
+    }
+    true
+  }
+
+  /** The closure's stack of instructions to visit. */
+  private final class IntStack {
+    private var items = new Array[Int](16)
+    private var size = 0
+    def push(i: Int): Unit = { if (size == items.length) items = java.util.Arrays.copyOf(items, size * 2); items(size) = i; size += 1 }
+    def pop(): Int = { size -= 1; items(size) }
+    def nonEmpty: Boolean = size > 0
+    def clear(): Unit = size = 0
+  }
+}

@@ -1,0 +1,234 @@
+package io.sparkcer.engine.rowpattern
+
+import scala.collection.mutable
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.engine.oracle.RowPatternOracle
+import io.sparkcer.engine.oracle.RowPatternOracle.{Condition, Event, Failed, Matched, Unmatched}
+
+/**
+ * The row pattern matcher ([[Matcher]]): worked examples from the peers' documentation, random patterns and
+ * conditions against the brute-force reading of the standard ([[RowPatternOracle]]), and the pathological patterns
+ * that backtracking makes exponential and start-by-start search quadratic, shown linear by the matcher's own count
+ * of the instructions it visits.
+ */
+class RowPatternMatcherSuite extends AnyFunSuite {
+  import RowPatternMatcherSuite._
+
+  test("the AFTER MATCH example of Flink's documentation (A+ C, sum(A.price) < 30), read by the standard") {
+    // Flink's table stops one match short under TO NEXT ROW and TO LAST A: its stream never ends. Read to the end of
+    // the partition, the start at 14's row before last still matches (A = 7, C = 14), and under TO LAST A that match
+    // would skip to its own first row, a runtime error.
+    val prices = IndexedSeq(7, 9, 10, 5, 10, 7, 14)
+    val sumBelow30: Condition = (rows, start, labels) =>
+      labels.indices.filter(labels(_) == 0).map(i => rows(start + i)).sum < 30
+    def run(skip: String) = events(s"$skip PATTERN (A+ C) DEFINE A AS sum(A.price) < 30", prices, Map("A" -> sumBelow30))
+    // (sum of A's prices, first row, last row), rows numbered from 1 as the example's times
+    def summary(es: Seq[Event]) = es.map {
+      case Matched(_, start, labels, _) =>
+        (labels.indices.filter(labels(_) == 0).map(i => prices(start + i)).sum, start + 1, start + labels.length)
+      case Failed(message) => message
+      case other => other
+    }
+    assert(summary(run("AFTER MATCH SKIP PAST LAST ROW")) == Seq((26, 1, 4), (17, 5, 7)))
+    assert(summary(run("AFTER MATCH SKIP TO NEXT ROW")) ==
+      Seq((26, 1, 4), (24, 2, 5), (25, 3, 6), (22, 4, 7), (17, 5, 7), (7, 6, 7)))
+    assert(summary(run("AFTER MATCH SKIP TO LAST A")) ==
+      Seq((26, 1, 4), (25, 3, 6), (17, 5, 7), (7, 6, 7), "cannot skip to first row of match"))
+    assert(summary(run("AFTER MATCH SKIP TO FIRST A")) == Seq((26, 1, 4), "cannot skip to first row of match"))
+  }
+
+  test("preference: alternatives left first, greedy longest, reluctant shortest, PERMUTE lexicographic") {
+    val any = Map.empty[String, Condition]
+    def labelsOf(pattern: String, rows: Int): Seq[String] = events(s"PATTERN ($pattern)", IndexedSeq.fill(rows)(0), any)
+      .collect { case m: Matched => m.labels.map(names(pattern)).mkString }
+    assert(labelsOf("A | B", 2) == Seq("A", "A"))
+    assert(labelsOf("A+ B*", 3) == Seq("AAA"))
+    assert(labelsOf("A+? B*", 3) == Seq("ABB"))
+    assert(labelsOf("A{2,3}? B?", 5) == Seq("AAB", "AA"))
+    assert(labelsOf("PERMUTE(B, A)", 4) == Seq("BA", "BA"))
+    assert(labelsOf("A* B", 1) == Seq("B"))
+    assert(labelsOf("A*?", 2) == Seq("", ""), "a reluctant star matches empty at every row")
+  }
+
+  test("anchors, exclusion, empty matches and unmatched rows") {
+    val even: Condition = (rows, start, labels) => rows(start + labels.length - 1) % 2 == 0
+    val rows = IndexedSeq(1, 2, 4, 3, 6)
+    def run(text: String) = events(text, rows, Map("A" -> even))
+    assert(run("PATTERN (^ A+)").isEmpty, "the partition's first row is odd")
+    assert(run("PATTERN (A $)") == Seq(Matched(1, 4, Seq(0), Seq(false))))
+    // Labels in order of first appearance: B is 0, A is 1.
+    assert(run("PATTERN (B {- A+ -} B)") == Seq(Matched(1, 0, Seq(0, 1, 1, 0), Seq(false, true, true, false))))
+    assert(run("ALL ROWS PER MATCH WITH UNMATCHED ROWS PATTERN (A+)") ==
+      Seq(Unmatched(0), Matched(1, 1, Seq(0, 0), Seq(false, false)), Unmatched(3), Matched(2, 4, Seq(0), Seq(false))))
+    assert(run("PATTERN (A*)") == Seq(Matched(1, 0, Nil, Nil), Matched(2, 1, Seq(0, 0), Seq(false, false)),
+      Matched(3, 3, Nil, Nil), Matched(4, 4, Seq(0), Seq(false))))
+  }
+
+  test("WITHIN bounds a match's span: the row that would make it too long is not read") {
+    val time = IndexedSeq(0L, 10L, 20L, 65L, 70L)
+    val out = events("PATTERN (A+ B) WITHIN INTERVAL '60' SECONDS", IndexedSeq(1, 1, 1, 1, 2),
+      Map("A" -> ((rows, start, labels) => rows(start + labels.length - 1) == 1),
+        "B" -> ((rows, start, labels) => rows(start + labels.length - 1) == 2)),
+      window = Some((time.map(_ * 1000), 60000L)))
+    assert(out == Seq(Matched(1, 2, Seq(0, 0, 1), Seq(false, false, false))),
+      "from row 0 the span reaches 65 s at row 3; from row 2 it is 50 s")
+  }
+
+  test("random patterns, conditions, skips and windows against the brute-force reading of the standard") {
+    val random = new Random(20261125L)
+    var matched, failed, cases = 0
+    for (i <- 0 until 3000) {
+      val c = RandomCase(random)
+      val analyzed = RowPatternAnalysis.analyze(MatchRecognizeParser.parse(c.text), c.text)
+      val expected = RowPatternOracle.run(analyzed.clause, analyzed.labels, analyzed.subsets, c.rows,
+        analyzed.labels.map(c.conditions.get), c.window)
+      val actual = new Harness(c.text, c.rows, c.conditions, c.window, Some(c.reads)).run()
+      assert(actual == expected, s"case $i: ${c.text}\nrows ${c.rows.mkString(" ")}\nconditions ${c.described}; reads ${c.reads}")
+      cases += 1
+      if (expected.exists(_.isInstanceOf[Matched])) matched += 1
+      if (expected.exists(_.isInstanceOf[Failed])) failed += 1
+    }
+    assert(matched > cases / 3 && failed > 20, s"$cases cases: $matched with matches, $failed with skip errors")
+    info(s"$cases cases: $matched with matches, $failed ending in a skip error")
+  }
+
+  test("linear where backtracking is exponential and start-by-start search quadratic") {
+    val everyRow = Map.empty[String, Condition]
+    def work(pattern: String, rows: Int, conditions: Map[String, Condition]): Long = {
+      val h = new Harness(s"PATTERN ($pattern)", IndexedSeq.fill(rows)(1), conditions, reads = Some(ConditionReads.Nothing))
+      h.run()
+      h.matcher.work
+    }
+    val never: Condition = (_, _, _) => false
+    for ((pattern, conditions) <- Seq("(A+)+ B" -> Map("B" -> never), "A+ B+ C" -> Map("C" -> never),
+        "(A | A)+ B" -> Map("B" -> never), "A* A* A* B" -> Map("B" -> never), "(A+)+" -> everyRow)) {
+      val (small, large) = (work(pattern, 1000, conditions), work(pattern, 8000, conditions))
+      assert(large <= small * 8 * 1.1 + 100, s"$pattern: ${small} instructions for 1,000 rows, $large for 8,000")
+    }
+  }
+}
+
+object RowPatternMatcherSuite {
+  /** The matcher over `rows` for a clause body, with conditions per variable; its events as the oracle words them. */
+  private final class Harness(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
+      window: Option[(IndexedSeq[Long], Long)] = None, reads: Option[ConditionReads] = None) {
+    val clause: MatchRecognize = MatchRecognizeParser.parse(text)
+    val analyzed: AnalyzedRowPattern = RowPatternAnalysis.analyze(clause, text)
+    val byLabel: IndexedSeq[Option[Condition]] = analyzed.labels.map(conditions.get)
+    private val out = mutable.ArrayBuffer.empty[Event]
+    private val frame = new MatchFrame
+    val matcher = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
+      def holds(label: Int, start: Long, history: LabelNode): Boolean = {
+        frame.tryRow(start, history, label)
+        byLabel(label).get(rows, start.toInt, frame.labels.take(frame.length).toIndexedSeq)
+      }
+    }, reads.getOrElse(ConditionReads(analyzed.labels.indices.toSet, start = true)), new RowPatternSink {
+      def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
+        out += Matched(number, start.toInt, labels.take(length).toSeq, excluded.take(length).toSeq)
+      def unmatched(position: Long): Unit = out += Unmatched(position.toInt)
+    }, window.map { case (time, bound) => ((p: Long) => time(p.toInt), bound) })
+
+    def run(): Seq[Event] = {
+      try { rows.indices.foreach(_ => matcher.push()); matcher.finish() }
+      catch { case e: RowPatternException => out += Failed(e.getMessage) }
+      out.toSeq.map {
+        case Failed(m) if m.contains("not present in match") => Failed("variable is not present in match")
+        case Failed(m) if m.contains("cannot skip to first row") => Failed("cannot skip to first row of match")
+        case other => other
+      }
+    }
+  }
+
+  private def events(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
+      window: Option[(IndexedSeq[Long], Long)] = None): Seq[Event] = new Harness(text, rows, conditions, window).run()
+
+  private def names(pattern: String)(label: Int): String = {
+    val clause = MatchRecognizeParser.parse(s"PATTERN ($pattern)")
+    RowPatternAnalysis.analyze(clause, pattern).labels(label)
+  }
+
+  /**
+   * A random clause over the variables A, B, C (and D, which has no condition), rows of small numbers, a condition per
+   * variable from templates that read the current row, physical offsets, the labels of the match so far (LAST, count,
+   * sum, CLASSIFIER) or its first row, and what they read ([[ConditionReads]]), so that both of the matcher's ways of
+   * telling threads equivalent are exercised.
+   */
+  private final case class RandomCase(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
+      described: String, reads: ConditionReads, window: Option[(IndexedSeq[Long], Long)])
+
+  private object RandomCase {
+    private val Variables = IndexedSeq("A", "B", "C", "D")
+
+    def apply(random: Random): RandomCase = {
+      def pick[T](xs: T*): T = xs(random.nextInt(xs.length))
+      def pattern(depth: Int): String = random.nextInt(if (depth > 2) 3 else 12) match {
+        case 0 | 1 | 2 => pick(Variables: _*)
+        case 3 | 4 => (0 until 2 + random.nextInt(2)).map(_ => pattern(depth + 1)).mkString(" ")
+        case 5 => (0 until 2 + random.nextInt(2)).map(_ => pattern(depth + 1)).mkString("(", " | ", ")")
+        case 6 | 7 | 8 =>
+          val q = pick("*", "+", "?", s"{${random.nextInt(3)}}", s"{${random.nextInt(2)},}",
+            s"{${random.nextInt(2)},${2 + random.nextInt(2)}}", s"{,${1 + random.nextInt(2)}}")
+          val body = pattern(depth + 1)
+          s"($body)$q${if (random.nextBoolean()) "?" else ""}".replace("{0}", "{1}")
+        case 9 => (0 until 2 + random.nextInt(2)).map(_ => pattern(depth + 1)).mkString("PERMUTE(", ", ", ")")
+        case 10 => s"{- ${pattern(depth + 1)} -}"
+        case _ => pick("()", "^", "$", "^ A", "B $")
+      }
+      val body = pattern(0)
+      val used = Variables.filter(v => body.contains(v))
+      val subset = used.filter(_ != "D").take(2)
+      lazy val skipTarget = pick((used ++ (if (subset.nonEmpty) Seq("U") else Nil)): _*)
+      val skip = if (used.isEmpty) "" else pick("", "AFTER MATCH SKIP PAST LAST ROW", "AFTER MATCH SKIP TO NEXT ROW",
+        s"AFTER MATCH SKIP TO FIRST $skipTarget", s"AFTER MATCH SKIP TO LAST $skipTarget", s"AFTER MATCH SKIP TO $skipTarget")
+      val rowsPerMatch = pick("", "ONE ROW PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS")
+      val n = random.nextInt(11)
+      val rows = IndexedSeq.fill(n)(random.nextInt(4))
+      val window = if (random.nextInt(4) == 0) Some((IndexedSeq.fill(n)(random.nextInt(3).toLong).scanLeft(0L)(_ + _).tail,
+        (2 + random.nextInt(5)).toLong)) else None
+      val within = window.fold("")(w => s"WITHIN INTERVAL '${w._2}' MILLISECONDS")
+      val subsets = if (subset.nonEmpty) s"SUBSET U = (${subset.mkString(", ")})" else ""
+      val text = s"$rowsPerMatch $skip PATTERN ($body) $within $subsets"
+      val analyzed = RowPatternAnalysis.analyze(MatchRecognizeParser.parse(text), text)
+      def labelName(label: Int): String = analyzed.labels(label)
+
+      // Conditions, by label name; what each reads (a label's rows, or the match's first row).
+      val conditions = mutable.Map.empty[String, Condition]
+      val described = mutable.ArrayBuffer.empty[String]
+      var readLabels = Set.empty[String]
+      var readStart = false
+      for (v <- Seq("A", "B", "C") if used.contains(v)) {
+        def row(rs: IndexedSeq[Int], start: Int, labels: IndexedSeq[Int]) = rs(start + labels.length - 1)
+        def named(name: String)(condition: Condition): (String, Condition) = (name, condition)
+        val other = pick("A", "B", "C")
+        val (name, condition) = random.nextInt(11) match {
+          case 0 => val k = random.nextInt(4); named(s"= $k")((rs, s, ls) => row(rs, s, ls) == k)
+          case 1 => val k = 1 + random.nextInt(3); named(s"< $k")((rs, s, ls) => row(rs, s, ls) < k)
+          case 2 => named("odd")((rs, s, ls) => row(rs, s, ls) % 2 == 1)
+          case 3 => named("> PREV")((rs, s, ls) => { val p = s + ls.length - 1; p > 0 && rs(p) > rs(p - 1) })
+          case 4 => named("< NEXT")((rs, s, ls) => { val p = s + ls.length - 1; p + 1 < rs.length && rs(p) < rs(p + 1) })
+          case 5 => readLabels += other
+            named(s">= LAST($other)")((rs, s, ls) => {
+              val before = (0 until ls.length - 1).filter(i => labelName(ls(i)) == other)
+              before.isEmpty || row(rs, s, ls) >= rs(s + before.last)
+            })
+          case 6 => readLabels += other; val k = 1 + random.nextInt(3)
+            named(s"count($other) <= $k")((rs, s, ls) => ls.count(l => labelName(l) == other) <= k)
+          case 7 => readLabels += other; val k = 2 + random.nextInt(5)
+            named(s"sum($other) < $k")((rs, s, ls) => ls.indices.filter(i => labelName(ls(i)) == other).map(i => rs(s + i)).sum < k)
+          case 8 => readStart = true; named("FIRST(row) <= row")((rs, s, ls) => rs(s) <= row(rs, s, ls))
+          case 9 => readStart = true; val k = 1 + random.nextInt(4); named(s"length <= $k")((_, _, ls) => ls.length <= k)
+          case _ => readLabels ++= Variables
+            named(s"PREV(CLASSIFIER()) != $other")((_, _, ls) => ls.length < 2 || labelName(ls(ls.length - 2)) != other)
+        }
+        conditions(v) = condition
+        described += s"$v: $name"
+      }
+      val reads = if (random.nextInt(5) == 0) ConditionReads(analyzed.labels.indices.toSet, start = true)
+        else ConditionReads(readLabels.flatMap(analyzed.label), readStart)
+      RandomCase(text, rows, conditions.toMap, described.mkString(", "), reads, window)
+    }
+  }
+}
