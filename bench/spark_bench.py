@@ -4,6 +4,7 @@ spark-cer against what a Spark user would do instead, on CORE's stock workload: 
     .venv/bin/python bench/spark_bench.py [--scale 4] [--scales 1,4,16] [--repeat 3] [--timeout 120] [--quick]
     .venv/bin/python bench/spark_bench.py --report-only   # spark.md, correlated.md and the plots again, from the records
     .venv/bin/python bench/spark_bench.py --equality-only # equality correlation by PCEA (issue 12): equality.md
+    .venv/bin/python bench/spark_bench.py --recognize-only  # MATCH_RECOGNIZE (issue 13): recognize.md
     make bench                                  # the same, after installing bench/requirements.txt
 
 Every workload (sql/stocks/*.ceql: CORE's sequences S3..S24 with and without output, S3 with windows T..4T,
@@ -33,7 +34,7 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
-from sparkbench import correlated, equality
+from sparkbench import correlated, equality, recognize
 from sparkbench.data import data_paths, prepare, stock_csv
 from sparkbench.phases import run_engine_phase, run_spark_phase
 from sparkbench.plots import plots
@@ -75,6 +76,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--equality-only", action="store_true",
                         help="only equality correlation by PCEA (issue 12), on a synthetic stream of 10 M account "
                              "events and the stock trace: bench/results/equality.json, .md and .png")
+    parser.add_argument("--recognize-only", action="store_true",
+                        help="only MATCH_RECOGNIZE (issue 13), on the stock trace and pathological patterns: "
+                             "bench/results/recognize.json and .md")
     parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
     a = parser.parse_args(argv)
     if a.quick:
@@ -132,6 +136,9 @@ def main() -> None:
         if (RESULTS / "equality.json").exists():
             publish_equality(recorded(RESULTS / "equality.json"))
             print(f"wrote {RESULTS / 'equality.md'} and equality.png from equality.json")
+        if (RESULTS / "recognize.json").exists():
+            recognize.report(recorded(RESULTS / "recognize.json"))
+            print(f"wrote {RESULTS / 'recognize.md'} from recognize.json")
         return
     source = stock_csv(a.csv)
     needed = sorted(set(a.scales) | {a.scale, a.ops_scale, correlated.GROWTH_SCALE} | set(correlated.MEMORY_SCALES))
@@ -157,7 +164,7 @@ def main() -> None:
     for k in needed:  # events per scale, from the CSV the engine reads (Spark recounts them later)
         with open(data_paths(Path(a.cache), k)[1], "rb") as f:
             b.rec.events[k] = sum(1 for _ in f) - 1
-    if a.correlated_only or a.equality_only:
+    if a.correlated_only or a.equality_only or a.recognize_only:
         b.start_spark()
         for k in needed:
             b.view(k)
@@ -167,6 +174,8 @@ def main() -> None:
         run_spark_phase(b, a)
     if a.equality_only:
         equality.run_equality_phase(b, a)
+    elif a.recognize_only:
+        recognize.run_recognize_phase(b, a)
     else:
         correlated.run_correlated_phase(b, a)
     b.spark.stop()
@@ -174,7 +183,11 @@ def main() -> None:
     b.rec.elapsed = time.perf_counter() - t0
     b.rec.machine = b.machine_facts()
     RESULTS.mkdir(parents=True, exist_ok=True)
-    if a.equality_only:
+    if a.recognize_only:
+        b.rec.write(RESULTS / "recognize.json")
+        recognize.report(b.rec)
+        print(f"\nwrote {RESULTS / 'recognize.json'} and recognize.md ({b.rec.elapsed / 60:.1f} minutes)")
+    elif a.equality_only:
         b.rec.write(RESULTS / "equality.json")
         publish_equality(b.rec)
         print(f"\nwrote {RESULTS / 'equality.json'}, equality.md and equality.png ({b.rec.elapsed / 60:.1f} minutes)")

@@ -241,7 +241,8 @@ class Bench:
 
     @staticmethod
     def id_columns(df) -> List[str]:
-        """The ids of every matched event: v.id for a struct variable, the array of ids for a list variable."""
+        """The ids of every matched event: v.id for a struct variable, the array of ids for a list variable; for
+        rows of flat columns (MATCH_RECOGNIZE's measures, plain SQL's), every column."""
         from pyspark.sql.types import ArrayType, StructType
 
         out = []
@@ -250,7 +251,7 @@ class Bench:
                 out.append(f"`{f.name}`.id")
             elif isinstance(f.dataType, ArrayType):
                 out.append(f"transform(`{f.name}`, e -> e.id)")
-        return out
+        return out or [f"`{f.name}`" for f in df.schema.fields]
 
     def measure_many(self, tasks: List[Task]) -> List[Result]:
         """Each task's warm-up run in order, then `repeat` rounds in which every task runs once (interleaved, so

@@ -6,12 +6,13 @@ spark-cer: complex event recognition on Apache Spark with CEQL, CORE's query lan
 >>> spark.sql("SELECT * FROM stocks PATTERN SELL AS s ; BUY AS b "
 ...           "FILTER s[price > 100] WITHIN 1000 [stock_time]")   # doctest: +SKIP
 >>> df.cer("SELL AS s ; BUY AS b", order_by="ts")                 # doctest: +SKIP
+>>> df.match_recognize("ORDER BY ts PATTERN (A B+) DEFINE B AS price < PREV(price)")  # doctest: +SKIP
 >>> spark_cer.validate("SELL AS s ; BUY AS b ORDER BY ts", df.schema)  # doctest: +SKIP
 
-Importing the package installs ``DataFrame.cer`` (classic and Spark Connect).
+Importing the package installs ``DataFrame.cer`` and ``DataFrame.match_recognize`` (classic and Spark Connect).
 """
 
-from spark_cer.dataframe import cer, install as _install
+from spark_cer.dataframe import cer, install as _install, match_recognize
 from spark_cer.session import EXTENSION_CLASS, configure, jar_path, session
 from spark_cer.validate import CeqlAnalysisError, CeqlError, CeqlQuery, CeqlSyntaxError, OutputVariable, validate
 
@@ -27,6 +28,7 @@ __all__ = [
     "cer",
     "configure",
     "jar_path",
+    "match_recognize",
     "session",
     "validate",
 ]

@@ -1,4 +1,7 @@
-"""``DataFrame.cer``: CEQL on a DataFrame, through the ``cer`` table function (classic and Spark Connect)."""
+"""
+``DataFrame.cer`` and ``DataFrame.match_recognize``: CEQL and SQL:2016's MATCH_RECOGNIZE on a DataFrame, through
+table functions of the extension (classic and Spark Connect).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from spark_cer.validate import from_spark_error
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["cer", "install"]
+__all__ = ["cer", "match_recognize", "install"]
 
 
 def _name(column: str) -> str:
@@ -135,20 +138,79 @@ def cer(
     given = {k: v for k, v in columns.items() if v is not None}
     arguments = "".join(", {" + k + "}" if k in given else ", NULL" for k in columns)
     sql = "SELECT * FROM cer(" + _table_argument(partition_by, order_by) + ", {cer_query}" + arguments + ")"
+    return _analyzed(df, sql, query, cer_input=df, cer_query=query, **given)
+
+
+def _analyzed(df: "DataFrame", sql: str, text: str, **arguments: object) -> "DataFrame":
+    """
+    ``sql`` with its arguments, analyzed now (on Spark Connect too, so that errors surface here), spark-cer's errors
+    raised as :class:`~spark_cer.CeqlError` placed in ``text``.
+    """
     try:
-        matches = df.sparkSession.sql(sql, cer_input=df, cer_query=query, **given)
-        matches.schema  # analyzes the query now on Spark Connect too, so that errors surface here
+        result = df.sparkSession.sql(sql, **arguments)
+        result.schema
     except Exception as e:
-        error = from_spark_error(e, query)
+        error = from_spark_error(e, text)
         if error is None:
             raise
         raise error from e
-    return matches
+    return result
+
+
+def match_recognize(df: "DataFrame", clause: str) -> "DataFrame":
+    """
+    Runs a MATCH_RECOGNIZE clause (SQL:2016 row pattern recognition) on a DataFrame.
+
+    ``df.match_recognize(clause)`` is ``SELECT * FROM df MATCH_RECOGNIZE (clause)``: the standard's preferred matches
+    of the pattern in each partition, with its measures, as Trino evaluates them. It runs as
+    ``SELECT * FROM __cer_mr(TABLE(df), '<clause>')`` on classic and Spark Connect sessions alike, and errors in the
+    clause are raised here as :class:`~spark_cer.CeqlError` placed in ``clause``.
+
+    Parameters
+    ----------
+    df : :class:`DataFrame`
+        The rows.
+    clause : str
+        What stands between MATCH_RECOGNIZE's parentheses: ``[PARTITION BY ...] [ORDER BY ...] [MEASURES ...]
+        [ONE ROW PER MATCH | ALL ROWS PER MATCH ...] [AFTER MATCH SKIP ...] PATTERN (...) [SUBSET ...] [DEFINE ...]``.
+
+    Returns
+    -------
+    :class:`DataFrame`
+        ONE ROW PER MATCH (the default): the PARTITION BY columns, then the measures. ALL ROWS PER MATCH: the
+        PARTITION BY columns, the ORDER BY columns, the measures, then the other columns, one row per row of a match.
+
+    Raises
+    ------
+    CeqlSyntaxError, CeqlAnalysisError
+        The clause is not valid for this DataFrame; the message names the line and column in ``clause``.
+
+    Examples
+    --------
+    >>> prices = spark.createDataFrame(
+    ...     [("A", 1, 10.0), ("A", 2, 8.0), ("A", 3, 7.0), ("A", 4, 9.0), ("A", 5, 12.0)],
+    ...     "symbol string, day int, price double")  # doctest: +SKIP
+    >>> prices.match_recognize('''
+    ...     PARTITION BY symbol ORDER BY day
+    ...     MEASURES FIRST(day) AS top_day, LAST(DOWN.price) AS bottom, LAST(UP.price) AS back
+    ...     PATTERN (START DOWN+ UP+)
+    ...     DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)''').show()  # doctest: +SKIP
+    +------+-------+------+----+
+    |symbol|top_day|bottom|back|
+    +------+-------+------+----+
+    |     A|      1|   7.0|12.0|
+    +------+-------+------+----+
+    """
+    if not isinstance(clause, str):
+        raise TypeError(f"clause must be a string, not {type(clause).__name__}")
+    return _analyzed(df, "SELECT * FROM __cer_mr(TABLE({mr_input}), {mr_clause})", clause, mr_input=df,
+                     mr_clause=clause)
 
 
 def install() -> None:
     """
-    Installs :func:`cer` as ``DataFrame.cer`` on PySpark's DataFrame classes (classic and Spark Connect).
+    Installs :func:`cer` as ``DataFrame.cer`` and :func:`match_recognize` as ``DataFrame.match_recognize`` on
+    PySpark's DataFrame classes (classic and Spark Connect).
 
     Importing :mod:`spark_cer` calls this. Both DataFrame classes derive from :class:`pyspark.sql.DataFrame`,
     so the method is set there, and on the Connect class too when its module is loaded.
@@ -157,7 +219,9 @@ def install() -> None:
 
     # A plain function set on the class is a method: df.cer(query, ...) calls cer(df, query, ...).
     DataFrame.cer = cer  # type: ignore[attr-defined]
+    DataFrame.match_recognize = match_recognize  # type: ignore[attr-defined]
     for module in ("pyspark.sql.classic.dataframe", "pyspark.sql.connect.dataframe"):
         loaded = sys.modules.get(module)
         if loaded is not None and hasattr(loaded, "DataFrame"):
             loaded.DataFrame.cer = cer
+            loaded.DataFrame.match_recognize = match_recognize

@@ -5,9 +5,12 @@ import java.util.{Collections, WeakHashMap}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.classic
 
+import io.sparkcer.spark.rowpattern.{MatchRecognizeCall, ResolveMatchRecognize}
+
 /**
- * spark-cer's SQL extension: the CEQL statement parser, the `cer` table function, the `cer_validate` function,
- * the analyzer rule that turns a query into [[CerMatch]], and the planner strategy. Enable with
+ * spark-cer's SQL extension: the CEQL statement parser (which also reads MATCH_RECOGNIZE clauses), the `cer` table
+ * function, the `cer_validate` function, the analyzer rules that turn a query into [[CerMatch]] and a MATCH_RECOGNIZE
+ * clause into its operator, and the planner strategy. Enable with
  * `spark.sql.extensions=io.sparkcer.spark.CerSparkSessionExtensions`, or just put the jar on the classpath
  * (it is registered as a `SparkSessionExtensionsProvider` service).
  */
@@ -16,8 +19,10 @@ class CerSparkSessionExtensions extends SparkSessionExtensionsProvider {
     CerConf.register()
     extensions.injectParser((_, delegate) => new CerSqlParser(delegate))
     extensions.injectTableFunction(CerTableFunction.description)
+    extensions.injectTableFunction(MatchRecognizeCall.description)
     extensions.injectFunction(CerValidateFunction.description)
     extensions.injectResolutionRule(session => ResolveCer(session.asInstanceOf[classic.SparkSession]))
+    extensions.injectResolutionRule(session => ResolveMatchRecognize(session.asInstanceOf[classic.SparkSession]))
     extensions.injectPlannerStrategy(_ => CerStrategy)
   }
 }

@@ -10,16 +10,33 @@ import org.apache.spark.sql.execution.command.ExplainCommand
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Query}
+import io.sparkcer.spark.rowpattern.MatchRecognizeStatement
 
 /**
  * Spark's parser, plus CEQL statements (DESIGN §3): `SELECT ... FROM s WHERE|PATTERN <cel> ...`, optionally
- * after EXPLAIN. A statement whose FROM list is followed by PATTERN is CEQL; any other statement is Spark's,
+ * after EXPLAIN; and MATCH_RECOGNIZE clauses wherever a table stands (DESIGN §3b). A statement whose FROM list is followed by PATTERN is CEQL; any other statement is Spark's,
  * unless Spark's parser rejects it and CEQL's accepts it. When both reject it, the user sees CEQL's error if
  * the statement is clearly CEQL (PATTERN, or a failure past WHERE), else Spark's.
  */
 final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
 
-  override def parsePlan(sqlText: String): LogicalPlan = CeqlStatement.recognize(sqlText) match {
+  override def parsePlan(sqlText: String): LogicalPlan = withMatchRecognize(sqlText, delegate.parsePlan).getOrElse(ceqlOrSpark(sqlText))
+
+  override def parseQuery(sqlText: String): LogicalPlan =
+    withMatchRecognize(sqlText, delegate.parseQuery).getOrElse(delegate.parseQuery(sqlText))
+
+  /**
+   * A statement with MATCH_RECOGNIZE clauses, which Spark parses with the clauses taken out
+   * ([[MatchRecognizeStatement]]); Spark's errors show the statement as written.
+   */
+  private def withMatchRecognize(sqlText: String, parse: String => LogicalPlan): Option[LogicalPlan] = {
+    val rewritten = try MatchRecognizeStatement.rewrite(sqlText) catch { case e: CeqlException => throw CerErrors.syntax(e) }
+    rewritten.map { r =>
+      try parse(r.text) catch { case e: ParseException => throw r.placed(e, sqlText) }
+    }
+  }
+
+  private def ceqlOrSpark(sqlText: String): LogicalPlan = CeqlStatement.recognize(sqlText) match {
     case None => delegate.parsePlan(sqlText)
     case Some(statement) if statement.pattern =>
       try ceql(sqlText, statement)
@@ -56,7 +73,6 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
   override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
     delegate.parseFunctionIdentifier(sqlText)
   override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
-  override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
   override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
   override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
   override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)

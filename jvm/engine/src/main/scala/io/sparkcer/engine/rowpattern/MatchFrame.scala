@@ -28,8 +28,11 @@ final class MatchFrame {
 
   def position(i: Int): Long = start + i
 
-  /** Sets the frame to a thread's rows and the row being tried at `start + history.length` as `label`. */
-  def tryRow(start: Long, history: LabelNode, label: Int): Unit = {
+  /**
+   * Sets the frame to a thread's rows and the row being tried at `start + history.length` as `label`; without
+   * `withHistory`, only the row being tried is labelled (for conditions that read no other row's label).
+   */
+  def tryRow(start: Long, history: LabelNode, label: Int, withHistory: Boolean = true): Unit = {
     val n = if (history == null) 1 else history.length + 1
     ensure(n)
     this.start = start
@@ -38,7 +41,7 @@ final class MatchFrame {
     number = 0
     labels(n - 1) = label
     excluded(n - 1) = false
-    var h = history
+    var h = if (withHistory) history else null
     var i = n - 2
     while (h != null) { labels(i) = h.label; excluded(i) = h.excluded; h = h.previous; i -= 1 }
   }

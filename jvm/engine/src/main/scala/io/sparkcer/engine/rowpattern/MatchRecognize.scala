@@ -43,7 +43,7 @@ final case class Define(variable: Name, condition: Predicate)
 /** `WITHIN INTERVAL '10' MINUTES`, as milliseconds. */
 final case class Within(millis: Long, text: String, pos: Position)
 
-sealed abstract class RowsPerMatch(val sql: String)
+sealed abstract class RowsPerMatch(val sql: String) extends Serializable
 object RowsPerMatch {
   case object One extends RowsPerMatch("ONE ROW PER MATCH")
   /** ALL ROWS PER MATCH [SHOW EMPTY MATCHES]: an empty match is one row, its row columns NULL. */
@@ -54,7 +54,7 @@ object RowsPerMatch {
   case object AllWithUnmatched extends RowsPerMatch("ALL ROWS PER MATCH WITH UNMATCHED ROWS")
 }
 
-sealed abstract class SkipTo(val sql: String)
+sealed abstract class SkipTo(val sql: String) extends Serializable
 object SkipTo {
   case object PastLastRow extends SkipTo("AFTER MATCH SKIP PAST LAST ROW")
   case object NextRow extends SkipTo("AFTER MATCH SKIP TO NEXT ROW")

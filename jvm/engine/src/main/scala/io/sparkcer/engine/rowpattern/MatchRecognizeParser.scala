@@ -252,7 +252,7 @@ private final class MatchRecognizeParser(query: String, from: Position, until: I
     }
     // A '?' after the quantifier makes it reluctant (no primary starts with '?').
     val reluctant = acceptSym("?")
-    val result = RowPattern.Quantified(body, min, max, greedy = !reluctant, q.pos)
+    val result = RowPattern.Quantified(body, min, max, greedy = !reluctant, body.pos)
     if (isSym("*") || isSym("+") || isSym("?") || (isSym("{") && !exclusionStart))
       throw error("expected one quantifier, found a second; group the quantified pattern in parentheses to repeat it: (A+)*")
     result

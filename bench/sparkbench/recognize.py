@@ -1,0 +1,189 @@
+"""MATCH_RECOGNIZE (issue 13), in one run: on the stock trace, a V-shape (a run of falling prices, then a run of rising
+ones, per stock), a run of rising prices, and a pattern with alternation and a bounded quantifier, each as spark-cer
+runs it and, where one exists, as the plain Spark SQL a user writes instead (window functions: lag, running sums, runs
+grouped), checked for the same rows; then the pathological patterns (`(A+)+ B`, `A+ B+ C` over rows that all pass the
+first variables and never the last) against the number of rows, which must grow linearly. Writes
+bench/results/recognize.json and recognize.md."""
+
+from __future__ import annotations
+
+import argparse
+from typing import List
+
+from .goals import Goal, speedup
+from .record import Record
+from .runs import Bench, Task
+from .workloads import RESULTS, Workload
+
+SCALE = 4  # trace copies (897,892 events)
+ORDER = "ORDER BY stock_time, id DESC"
+WINDOW = "PARTITION BY name ORDER BY stock_time, id DESC"
+PATHOLOGICAL_ROWS = (1, 2, 4, 8)  # millions (--quick: 1, 2)
+
+
+def _mr(name: str, clause: str) -> Workload:
+    return Workload(name, name, query=f"SELECT * FROM S MATCH_RECOGNIZE ({clause})", order="")
+
+
+V_SHAPE = _mr("v_shape", f"""
+  PARTITION BY name {ORDER}
+  MEASURES FIRST(B.stock_time) AS down_start, LAST(B.stock_time) AS bottom, LAST(C.stock_time) AS up_end,
+           count(B.*) AS downs, count(C.*) AS ups
+  PATTERN (B+ C+)
+  DEFINE B AS price < PREV(price), C AS price > PREV(price)""")
+RISING = _mr("rising", f"""
+  PARTITION BY name {ORDER}
+  MEASURES A.stock_time AS start_time, LAST(B.stock_time) AS end_time, count(B.*) AS ups
+  PATTERN (A B+)
+  DEFINE B AS price > PREV(price)""")
+ALTERNATION = _mr("alternation", f"""
+  PARTITION BY name {ORDER}
+  MEASURES FIRST(stock_time) AS start_time, LAST(stock_time) AS end_time, count(U.*) AS ups, count(F.*) AS flats
+  PATTERN (S (U | F){{2,4}} D)
+  DEFINE U AS price > PREV(price), F AS price = PREV(price), D AS price < PREV(price)""")
+STOCK_WORKLOADS = [V_SHAPE, RISING, ALTERNATION]
+FLOOR = Workload("floor", "floor", query="(read, shuffle by name, sort)", order="")
+
+# The same logic with window functions: each row's direction from lag, runs of one direction numbered by a running
+# sum of the changes, and per run its first and last time.
+_RUNS = f"""
+WITH d AS (SELECT name, stock_time, id,
+                  CASE WHEN price < lag(price) OVER w THEN 'D' WHEN price > lag(price) OVER w THEN 'U' ELSE 'F' END AS dir
+           FROM S WINDOW w AS ({WINDOW})),
+     c AS (SELECT *, CASE WHEN dir = lag(dir) OVER w THEN 0 ELSE 1 END AS change FROM d WINDOW w AS ({WINDOW})),
+     r AS (SELECT *, sum(change) OVER ({WINDOW} ROWS UNBOUNDED PRECEDING) AS run FROM c),
+     runs AS (SELECT name, run, first(dir) AS dir, min(stock_time) AS t0, max(stock_time) AS t1, count(*) AS n
+              FROM r GROUP BY name, run)"""
+PLAIN_SQL = {
+    "v_shape": _RUNS + """,
+     paired AS (SELECT *, lead(dir) OVER v AS next_dir, lead(t1) OVER v AS next_t1, lead(n) OVER v AS next_n
+                FROM runs WINDOW v AS (PARTITION BY name ORDER BY run))
+SELECT name, t0 AS down_start, t1 AS bottom, next_t1 AS up_end, n AS downs, next_n AS ups
+FROM paired WHERE dir = 'D' AND next_dir = 'U'""",
+    # A run of rises with the row before it: a new run at every row that is not a rise.
+    "rising": f"""
+WITH u AS (SELECT name, stock_time, id, coalesce(price > lag(price) OVER w, false) AS up FROM S WINDOW w AS ({WINDOW})),
+     r AS (SELECT *, sum(CASE WHEN up THEN 0 ELSE 1 END) OVER ({WINDOW} ROWS UNBOUNDED PRECEDING) AS run FROM u)
+SELECT name, min(stock_time) AS start_time, max(stock_time) AS end_time, count_if(up) AS ups
+FROM r GROUP BY name, run HAVING count_if(up) > 0""",
+}
+
+PATHOLOGICAL = [
+    Workload("(A+)+ B", "nested_plus", order="",
+             query="SELECT * FROM P MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN ((A+)+ B) "
+                   "DEFINE A AS v = 1, B AS v = 2)"),
+    Workload("A+ B+ C", "plus_plus", order="",
+             query="SELECT * FROM P MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A+ B+ C) "
+                   "DEFINE A AS v = 1, B AS v = 1, C AS v = 2)"),
+]
+
+
+def _rows(args: argparse.Namespace) -> List[int]:
+    return [1, 2] if args.quick else list(PATHOLOGICAL_ROWS)
+
+
+def run_recognize_phase(b: Bench, a: argparse.Namespace) -> None:
+    """The stock workloads two ways, interleaved and checked against each other; then the pathological patterns over
+    growing tables of identical rows."""
+    scale = a.scale if a.quick else SCALE
+    print(f"\n== MATCH_RECOGNIZE (issue 13): the stock trace x{scale}, pathological patterns over "
+          f"{', '.join(f'{m} M' for m in _rows(a))} rows")
+    b.view(scale)
+    b.rec.events[scale] = b.spark.table("S").count()
+    tasks: List[Task] = []
+    for w in STOCK_WORKLOADS:
+        b.rec.plans[f"mr:{w.name}"] = b.explain(w)
+        tasks.append(Task("spark-cer", w, scale, lambda w=w: b.spark.sql(w.text()), a.cer_timeout))
+        if w.name in PLAIN_SQL:
+            b.rec.plans[f"sql:{w.name}"] = PLAIN_SQL[w.name]
+            tasks.append(Task("sql", w, scale, lambda q=PLAIN_SQL[w.name]: b.spark.sql(q), a.timeout))
+    tasks.append(Task("floor", FLOOR, scale, lambda: b.spark.table("S").repartition("name")
+                      .sortWithinPartitions("name", "stock_time", b.spark.table("S").id.desc()), a.cer_timeout,
+                      action="write"))
+    b.measure_many(tasks)
+    for w in STOCK_WORKLOADS:
+        ours, other = b.rec.get("spark-cer", w, scale), b.rec.get("sql", w, scale)
+        if ours and other and ours.ok and other.ok and (ours.rows, ours.checksum) != (other.rows, other.checksum):
+            b.rec.fail(f"{w.name}: spark-cer gave {ours.rows} rows, plain SQL {other.rows} (or other rows)")
+    for m in _rows(a):
+        b.spark.range(m * 1_000_000).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("P")
+        b.rec.events[1000 + m] = m * 1_000_000  # the pathological tables' scales are 1000 + millions of rows
+        b.measure_many([Task("spark-cer", w, 1000 + m, lambda w=w: b.spark.sql(w.text()), a.cer_timeout)
+                        for w in PATHOLOGICAL])
+
+
+def goals(rec: Record) -> List[Goal]:
+    scale = rec.args.scale if rec.args.quick else SCALE
+    out = []
+    for w in (V_SHAPE, RISING):
+        r = speedup(rec.get("spark-cer", w, scale), rec.get("sql", w, scale))
+        out.append(Goal(f"at least 3x the window-function formulation: {w.name}", str(r) if r else "not measured",
+                        None if r is None else r.value >= 3, "no ratio"))
+    ms = _rows(rec.args)
+    for w in PATHOLOGICAL:
+        first, last = rec.get("spark-cer", w, 1000 + ms[0]), rec.get("spark-cer", w, 1000 + ms[-1])
+        growth = None
+        if first and last and first.ok and last.ok:
+            growth = (last.seconds / ms[-1]) / (first.seconds / ms[0])
+        out.append(Goal(f"linear in the rows: {w.name}, time per row at {ms[-1]} M over {ms[0]} M, at most 1.25",
+                        f"{growth:.2f}" if growth else "not measured", None if growth is None else growth <= 1.25,
+                        "a run failed"))
+    return out
+
+
+def report(rec: Record) -> None:
+    """bench/results/recognize.md from the record of a run."""
+    scale = rec.args.scale if rec.args.quick else SCALE
+    out = ["# MATCH_RECOGNIZE (issue 13)\n",
+           f"Command: `{rec.command}`. Best of {rec.args.repeat} runs after a warm-up (a warm-up longer than "
+           f"{rec.args.long:.0f} s is the only run); plain SQL cancelled after {rec.args.timeout:.0f} s. Times are "
+           "seconds, in one run (interleaved); *SQL / ours* is plain SQL's time over spark-cer's. *Plain SQL*: the "
+           "same logic with window functions (each row's direction from lag, runs numbered by a running sum of the "
+           "changes, grouped), checked to give the same rows.\n",
+           f"\n## The stock trace x{scale} ({rec.events.get(scale, 0):,} events)\n",
+           "| workload | rows | spark-cer s | events/s | plain SQL s | SQL / ours | same rows |",
+           "|---|---:|---:|---:|---:|---:|---|"]
+    for w in STOCK_WORKLOADS:
+        ours, other = rec.get("spark-cer", w, scale), rec.get("sql", w, scale)
+        if not (ours and ours.ok):
+            out.append(f"| {w.name} | - | {ours.message if ours else 'not run'} | - | - | - | - |")
+            continue
+        sql = f"{other.seconds:.2f}" if other and other.ok else (other.message if other else "no formulation")
+        same = "-" if not (other and other.ok) else ("yes" if (ours.rows, ours.checksum) == (other.rows, other.checksum)
+                                                    else "**NO**")
+        out.append(f"| {w.name} | {ours.rows:,} | {ours.seconds:.2f} | {ours.eps:,.0f} | {sql} | "
+                   f"{speedup(ours, other) or '-'} | {same} |")
+    floor = rec.get("floor", FLOOR, scale)
+    if floor and floor.ok:
+        out.append(f"\nThe floor, Spark reading the rows, shuffling them by stock and sorting them as every query here "
+                   f"does, with no pattern matching: {floor.seconds:.2f} s. At 3x, spark-cer would have to run in a third "
+                   "of the window functions' time: " + ", ".join(
+                       f"{w.name} {other.seconds / 3:.2f} s" for w in (V_SHAPE, RISING)
+                       for other in [rec.get("sql", w, scale)] if other and other.ok) +
+                   " — below the floor where that is smaller than it.")
+    out += ["\n## Pathological patterns against the number of rows\n",
+            "Rows that all pass the first variables and none the last: a backtracking matcher tries every way to "
+            "split a run among the repetitions (exponential), and one trying start after start reads the run again "
+            "from each (quadratic). One task (no PARTITION BY).\n",
+            "| pattern | " + " | ".join(f"{m} M rows s" for m in _rows(rec.args)) + " | ns per row |",
+            "|---|" + "---:|" * (len(_rows(rec.args)) + 1)]
+    for w in PATHOLOGICAL:
+        cells, per_row = [], []
+        for m in _rows(rec.args):
+            r = rec.get("spark-cer", w, 1000 + m)
+            cells.append(f"{r.seconds:.2f}" if r and r.ok else (r.message if r else "-"))
+            if r and r.ok:
+                per_row.append(f"{r.seconds / (m * 1e6) * 1e9:.0f}")
+        out.append(f"| `{w.name}` | {' | '.join(cells)} | {' / '.join(per_row)} |")
+    out += ["\n## Goals\n", "| goal | measured | verdict |", "|---|---|---|"]
+    out += [f"| {g.text} | {g.measured} | {g.cell()} |" for g in goals(rec)]
+    out += ["\n## Queries\n"]
+    for w in STOCK_WORKLOADS + PATHOLOGICAL:
+        out.append(f"- {w.name}: `{' '.join(w.text().split())}`")
+        plan = rec.plans.get(f"mr:{w.name}", "")
+        line = next((x.strip() for x in plan.splitlines() if "MatchRecognize" in x), "")
+        if line:
+            out.append(f"  - {line[:300]}")
+    if rec.failures:
+        out += ["\n## Failures\n"] + [f"- {f}" for f in rec.failures]
+    (RESULTS / "recognize.md").write_text("\n".join(out) + "\n")

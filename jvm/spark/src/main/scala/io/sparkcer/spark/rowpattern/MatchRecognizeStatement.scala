@@ -1,0 +1,175 @@
+package io.sparkcer.spark.rowpattern
+
+import java.util.Locale
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.parser.ParseException
+import org.apache.spark.sql.catalyst.trees.Origin
+
+import io.sparkcer.engine.ceql.{CeqlException, Lexer, Position, Token, TokenKind}
+import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
+
+/**
+ * The `MATCH_RECOGNIZE (...)` clauses of a SQL statement, which Spark's grammar lacks, and the statement as Spark's
+ * parser reads it without them (the delegating parser's way, as Delta Lake and Iceberg add their statements, here for
+ * a clause that may stand wherever a table does).
+ *
+ * Each `relation [alias] MATCH_RECOGNIZE (...)` becomes a call of the hidden table function
+ * `__cer_mr(TABLE(relation), N)` ([[MatchRecognizeCall]]): Spark parses and resolves the relation as any table
+ * argument (CTEs and views included), the alias after the clause stays where it was, and the clause itself, parsed
+ * here, waits as clause N ([[MatchRecognizeClauses]]) for the analyzer ([[ResolveMatchRecognize]]). The replacement
+ * has the length of what it replaces, line breaks kept, so every character after it keeps its line and column, and
+ * Spark places its errors where the user wrote them; in the relation's first line, which moves right by the call's
+ * prefix, [[Rewritten.placed]] moves them back. Strings, quoted names and comments are skipped whole (CEQL's lexer).
+ */
+object MatchRecognizeStatement {
+  /** Words that come before a FROM item or after one: never a relation's name or alias. */
+  private val Keywords = Set("FROM", "JOIN", "ON", "AS", "SELECT", "WHERE", "LATERAL", "TABLE", "USING", "GROUP",
+    "HAVING", "ORDER", "LIMIT", "OFFSET", "UNION", "INTERSECT", "EXCEPT", "MINUS", "INNER", "LEFT", "RIGHT", "FULL",
+    "CROSS", "NATURAL", "ANTI", "SEMI", "OUTER", "WINDOW", "CLUSTER", "DISTRIBUTE", "SORT", "PIVOT", "UNPIVOT",
+    "TABLESAMPLE", "QUALIFY", "FOR", "MATCH_RECOGNIZE")
+  private val Prefix = s"${MatchRecognizeCall.FunctionName}(TABLE("
+
+  /**
+   * The statement as Spark reads it, and where each relation moved.
+   *
+   * @param moved per clause, the relation's first line (from its start to the line's end) as (start offset, end
+   *              offset) in the statement: it stands `Prefix.length` characters to the right in `text`
+   */
+  final case class Rewritten(text: String, moved: Seq[(Int, Int)]) {
+    /** Spark's error on `text`, placed in the statement as written. */
+    def placed(e: ParseException, sql: String): ParseException = {
+      val lines = sql.split("\n", -1)
+      def offset(o: Origin): Option[Int] =
+        for (line <- o.line if line >= 1 && line <= lines.length; column <- o.startPosition)
+          yield lines.take(line - 1).map(_.length + 1).sum + column
+      def back(o: Origin): Origin = offset(o).flatMap { at =>
+        moved.collectFirst { case (from, until) if at >= from + Prefix.length && at < until + Prefix.length =>
+          val moved = Position.advance(sql, Position.Start, at - Prefix.length)
+          o.copy(line = Some(moved.line), startPosition = Some(moved.column - 1))
+        }
+      }.getOrElse(o)
+      new ParseException(Some(sql), back(e.start), back(e.stop), e.getCondition, e.getMessageParameters.asScalaMap)
+    }
+  }
+
+  private implicit final class Parameters(m: java.util.Map[String, String]) {
+    def asScalaMap: Map[String, String] = {
+      val b = Map.newBuilder[String, String]
+      m.forEach((k, v) => b += k -> v)
+      b.result()
+    }
+  }
+
+  /** The statement as Spark reads it, when it has MATCH_RECOGNIZE clauses; None otherwise. */
+  def rewrite(sql: String): Option[Rewritten] = {
+    val tokens = try Lexer.tokenize(sql, lenient = true) catch { case _: CeqlException => return None }
+    val clauses = tokens.indices.filter(i => isKw(tokens(i), "MATCH_RECOGNIZE") && isSym(tokens.lift(i + 1), "("))
+    if (clauses.isEmpty) None
+    else {
+      val text = new StringBuilder(sql)
+      val moved = clauses.map(i => rewriteOne(sql, tokens, i, text))
+      Some(Rewritten(text.toString, moved))
+    }
+  }
+
+  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, text: StringBuilder): (Int, Int) = {
+    val open = keyword + 1
+    val close = closing(tokens, open).getOrElse(throw new CeqlException(
+      "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(open).pos, sql))
+    val (relationStart, relationEnd) = relationBefore(sql, tokens, keyword)
+    val body = tokens(open)
+    val clause = MatchRecognizeParser.parse(sql, Position.advance(sql, body.pos, body.end), tokens(close).pos.offset,
+      tokens(keyword).pos)
+    val id = MatchRecognizeClauses.register(MatchRecognizeClauses.Found(clause, sql))
+    val spanEnd = tokens(close).end
+    // The current text of the relation: an earlier clause inside it was replaced already.
+    val relation = text.substring(relationStart, relationEnd)
+    val call = Prefix + relation + s"), $id)"
+    // The call is longer than the relation; as many blanks as it gains are dropped from the blanked clause, from its
+    // lines before the last when they have them (so that what follows the clause on its last line keeps its place).
+    val rest = sql.substring(relationEnd, spanEnd).map(c => if (c == '\n' || c == '\r') c else ' ')
+    val gained = call.length - relation.length
+    val lastBreak = rest.lastIndexOf('\n')
+    val early = lastBreak > 0 && rest.take(lastBreak).count(_ == ' ') >= gained
+    var drop = gained
+    val kept = rest.zipWithIndex.filterNot { case (c, k) =>
+      val dropped = drop > 0 && c == ' ' && (!early || k < lastBreak)
+      if (dropped) drop -= 1
+      dropped
+    }.map(_._1).mkString
+    text.replace(relationStart, spanEnd, call + kept)
+    val lineEnd = sql.indexOf('\n', relationStart) match { case -1 => sql.length; case k => k }
+    (relationStart, math.min(lineEnd, relationEnd))
+  }
+
+  /**
+   * The relation before the keyword at `keyword`, as (start, end) offsets: a name `a.b.c` or a parenthesized query,
+   * then optionally `[AS] alias`, which is left out (the clause's output is what the alias after the clause names).
+   */
+  private def relationBefore(sql: String, tokens: IndexedSeq[Token], keyword: Int): (Int, Int) = {
+    var j = keyword - 1
+    def relationEndsAt(k: Int): Boolean = k >= 0 && (isSym(Some(tokens(k)), ")") || isName(tokens(k)))
+    if (j >= 1 && isName(tokens(j)) && isKw(tokens(j - 1), "AS")) j -= 2
+    else if (j >= 1 && isName(tokens(j)) && relationEndsAt(j - 1)) j -= 1
+    if (!relationEndsAt(j))
+      throw new CeqlException("expected a table name or a parenthesized query before MATCH_RECOGNIZE, e.g. " +
+        "FROM trades MATCH_RECOGNIZE (...)", tokens(keyword).pos, sql, "MATCH_RECOGNIZE".length)
+    val end = tokens(j).end
+    if (isSym(Some(tokens(j)), ")")) j = opening(tokens, j)
+    else while (j >= 2 && isSym(Some(tokens(j - 1)), ".") && isName(tokens(j - 2))) j -= 2
+    (tokens(j).pos.offset, end)
+  }
+
+  private def closing(tokens: IndexedSeq[Token], open: Int): Option[Int] = {
+    var depth = 0
+    var k = open
+    while (k < tokens.length && tokens(k).kind != TokenKind.End) {
+      if (isSym(Some(tokens(k)), "(")) depth += 1
+      if (isSym(Some(tokens(k)), ")")) { depth -= 1; if (depth == 0) return Some(k) }
+      k += 1
+    }
+    None
+  }
+
+  private def opening(tokens: IndexedSeq[Token], close: Int): Int = {
+    var depth = 0
+    var k = close
+    while (k >= 0) {
+      if (isSym(Some(tokens(k)), ")")) depth += 1
+      if (isSym(Some(tokens(k)), "(")) { depth -= 1; if (depth == 0) return k }
+      k -= 1
+    }
+    close
+  }
+
+  private def isKw(t: Token, word: String): Boolean = t.kind == TokenKind.Ident && t.text.equalsIgnoreCase(word)
+  private def isSym(t: Option[Token], s: String): Boolean = t.exists(t => t.kind == TokenKind.Sym && t.text == s)
+  private def isName(t: Token): Boolean = t.kind == TokenKind.QuotedIdent ||
+    (t.kind == TokenKind.Ident && !Keywords(t.text.toUpperCase(Locale.ROOT)))
+}
+
+/**
+ * The clauses [[MatchRecognizeStatement]] took out of statements, until the analyzer puts them back: by number, the
+ * last 10,000 (a statement is analyzed right after it is parsed; a view's text is parsed again each time).
+ */
+object MatchRecognizeClauses {
+  /** A clause, and the statement it stands in (its positions refer to it). */
+  final case class Found(clause: MatchRecognize, text: String)
+
+  private val Kept = 10000
+  private val found = new mutable.LinkedHashMap[Int, Found]
+  private var next = 0
+
+  def register(f: Found): Int = synchronized {
+    while (found.contains(next)) next = (next + 1) % 1000000
+    val id = next
+    next = (next + 1) % 1000000
+    found(id) = f
+    while (found.size > Kept) found.remove(found.head._1)
+    id
+  }
+
+  def apply(id: Int): Option[Found] = synchronized(found.get(id))
+}

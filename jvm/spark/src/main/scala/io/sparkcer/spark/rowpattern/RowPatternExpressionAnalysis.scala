@@ -1,0 +1,211 @@
+package io.sparkcer.spark.rowpattern
+
+import java.util.Locale
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First, Last}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LocalRelation}
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.types.IntegerType
+
+import io.sparkcer.engine.ceql.Predicate
+import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, MatchRecognizeParser}
+import io.sparkcer.spark.{CerErrors, ExpressionResolver, SparkPredicate}
+
+/**
+ * Reads a DEFINE condition or a measure (Spark SQL parsed by Spark) into a [[RowPatternExpression]]: each reference to
+ * the match — a column through a pattern variable (`A.price`) or the universal one (`price`), `FIRST`, `LAST`, `PREV`,
+ * `NEXT` (nested as `PREV(LAST(A.price, 1), 2)`), `CLASSIFIER`, `MATCH_NUMBER` and aggregates over a variable's rows
+ * (`sum(A.price)`, `count(*)`, any of Spark's aggregate functions) — becomes a value computed per evaluation
+ * ([[MatchValue]]), and what remains is an expression over those values, resolved by Spark's analyzer.
+ *
+ * The rules are the standard's, as Trino applies them: a navigation or aggregate reads one variable's rows (or the
+ * universal variable's), and all its columns through that variable; PREV and NEXT take a row, FIRST and LAST a
+ * variable's row counted within the match; offsets are non-negative integer literals; RUNNING (the default) counts up
+ * to the current row, FINAL over the whole match, which a DEFINE condition may not.
+ *
+ * @param defining the label whose DEFINE condition this is; None for a measure
+ */
+final class RowPatternExpressionAnalysis(session: SparkSession, pattern: AnalyzedRowPattern, text: String,
+    input: Seq[Attribute], defining: Option[Int]) {
+  private val resolver = session.sessionState.conf.resolver
+  private val resolve = new ExpressionResolver(session, text)
+  private val columns = input.map(_.name)
+
+  def apply(written: Predicate): RowPatternExpression = {
+    val source = SparkPredicate.Source(defining.fold("measure")(l => s"condition of ${pattern.labels(l)}"), written.text,
+      written.pos)
+    val parsed = CerErrors.parsing(SparkPredicate.parse(written, source, text, session.sessionState.sqlParser))
+    val values = mutable.ArrayBuffer.empty[MatchValue]
+    val names = mutable.ArrayBuffer.empty[String]
+    def fail(problem: String): Nothing = throw CerErrors.analysis(s"in ${source.described}: $problem", written.pos, text,
+      written.text.length)
+
+    /** A call or reference as the query writes it (Spark's parser keeps where each node stands in the text). */
+    def asWritten(e: Expression): String = (e.origin.startIndex, e.origin.stopIndex) match {
+      case (Some(from), Some(to)) if from >= 0 && to < parsed.predicate.sparkSql.length && from <= to =>
+        parsed.predicate.sparkSql.substring(from, to + 1)
+      case _ => e.sql
+    }
+
+    def slot(v: MatchValue): Expression = {
+      values += v
+      names += s"__mr_value_${values.length - 1}"
+      UnresolvedAttribute(Seq(names.last))
+    }
+
+    /** The variable a name stands for (a pattern or SUBSET variable), as its labels. */
+    def variable(name: String): Option[Set[Int]] =
+      pattern.labels.indices.find(l => resolver(pattern.labels(l), name)).map(Set(_))
+        .orElse(pattern.subsets.find(s => resolver(s._1, name)).map(_._2))
+
+    /** The one variable (None: the universal) whose columns `e` reads, and `e` reading them unqualified. */
+    def ofOneVariable(e: Expression, call: String): (Option[Set[Int]], Expression) = {
+      val used = mutable.LinkedHashSet.empty[Option[Set[Int]]]
+      val stripped = e.transformUp {
+        case a: UnresolvedAttribute if a.nameParts.length > 1 && variable(a.nameParts.head).isDefined =>
+          used += variable(a.nameParts.head)
+          UnresolvedAttribute(a.nameParts.tail)
+        case a: UnresolvedAttribute => used += None; a
+        case UnresolvedStar(Some(Seq(v))) if variable(v).isDefined => used += variable(v); UnresolvedStar(None)
+      }
+      if (used.size > 1)
+        fail(s"$call reads the rows of several pattern variables (MATCH_RECOGNIZE_AGGREGATE_MIXED_QUALIFIERS); it " +
+          "reads one variable's rows: write one call per variable")
+      (used.headOption.flatten, stripped)
+    }
+
+    def offset(args: Seq[Expression], at: Int, default: Int, call: String): Int = args.lift(at) match {
+      case None => default
+      case Some(Literal(n: Int, IntegerType)) if n >= 0 => n
+      case Some(other) => fail(s"the offset of $call is ${other.sql}; it is a non-negative integer literal")
+    }
+
+    def mode(running: Option[Boolean], call: String): Boolean = {
+      if (running.contains(false) && defining.isDefined)
+        fail(s"FINAL $call in a DEFINE condition: a condition sees the match up to its row; write RUNNING or nothing")
+      running.getOrElse(true)
+    }
+
+    /** FIRST or LAST: a pointer within the match, and the value it reads. */
+    def logical(name: String, args: Seq[Expression], running: Option[Boolean]): (Pointer, Expression) = {
+      val call = s"${name.toUpperCase(Locale.ROOT)}(...)"
+      if (args.isEmpty || args.length > 2) fail(s"$call takes a value and an optional offset")
+      val (labels, value) = ofOneVariable(args.head, call)
+      if (value.exists(navigation(_).isDefined))
+        fail(s"$call may not hold another navigation; PREV and NEXT may hold FIRST and LAST, not the other way")
+      (Pointer(labels, name == "last", offset(args, 1, 0, call), 0, mode(running, call)), value)
+    }
+
+    /** A value read at a pointer: a column expression, or CLASSIFIER. */
+    def at(pointer: Pointer, value: Expression, written: String): Expression =
+      if (navigation(value).exists(_._1 == "classifier")) slot(MatchValue.Classifier(pointer, written))
+      else {
+        if (value.exists(navigation(_).isDefined)) fail(s"$written: a navigation reads columns of one row, not other navigations")
+        checkColumns(value, written)
+        slot(MatchValue.Column(pointer, resolve(value, input, Some(parsed)), written))
+      }
+
+    def lower(e: Expression, running: Option[Boolean]): Expression = navigation(e) match {
+      case Some(("running" | "final", args)) =>
+        if (args.length != 1 || !(navigation(args.head).exists(n => n._1 == "first" || n._1 == "last") || isAggregate(args.head)))
+          fail("RUNNING and FINAL go before FIRST, LAST or an aggregate")
+        lower(args.head, Some(navigation(e).exists(_._1 == "running")))
+      case Some((name @ ("first" | "last"), args)) =>
+        val (pointer, value) = logical(name, args, running)
+        at(pointer, value, asWritten(e))
+      case Some((step @ ("prev" | "next"), args)) =>
+        val call = s"${step.toUpperCase(Locale.ROOT)}(...)"
+        if (args.isEmpty || args.length > 2) fail(s"$call takes a value and an optional offset")
+        val rows = offset(args, 1, 1, call) * (if (step == "prev") -1 else 1)
+        val (pointer, value) = navigation(args.head) match {
+          case Some((inner @ ("first" | "last"), innerArgs)) => logical(inner, innerArgs, running)
+          case _ =>
+            val (labels, stripped) = ofOneVariable(args.head, call)
+            (Pointer(labels, last = true, 0, 0, running = true), stripped)
+        }
+        at(pointer.copy(physical = rows), value, asWritten(e))
+      case Some(("classifier", args)) =>
+        if (args.length > 1) fail("CLASSIFIER takes at most one pattern variable")
+        val labels = args.headOption.map {
+          case UnresolvedAttribute(Seq(v)) if variable(v).isDefined => variable(v).get
+          case other => fail(s"CLASSIFIER(${other.sql}): the argument is a pattern variable of PATTERN or SUBSET")
+        }
+        slot(MatchValue.Classifier(Pointer(labels, last = true, 0, 0, running = true), asWritten(e)))
+      case Some(("match_number", _)) =>
+        if (defining.isDefined) fail("MATCH_NUMBER() in a DEFINE condition: a match has no number until it is found")
+        slot(MatchValue.Number)
+      case _ => e match {
+        case f: UnresolvedFunction if isAggregate(f) => slot(aggregate(f, running))
+        case a: UnresolvedAttribute =>
+          val (labels, stripped) = ofOneVariable(a, a.sql)
+          at(Pointer(labels, last = true, 0, 0, running = true), stripped, asWritten(a))
+        case s: UnresolvedStar => fail(s"${s.sql} stands only inside count(...)")
+        case other => other.withNewChildren(other.children.map(lower(_, None)))
+      }
+    }
+
+    def aggregate(f: UnresolvedFunction, running: Option[Boolean]): MatchValue.Aggregate = {
+      val call = asWritten(f)
+      if (f.isDistinct) fail(s"$call: DISTINCT aggregates are not supported over a match's rows")
+      if (f.filter.isDefined) fail(s"$call: FILTER is not supported over a match's rows; put the condition in the value")
+      val (labels, stripped) = ofOneVariable(f.copy(filter = None), call)
+      stripped.children.foreach(_.foreach { u =>
+        if (navigation(u).isDefined || isAggregate(u))
+          fail(s"$call may not hold ${u.prettyName}: an aggregate reads the columns of each row it ranges over")
+      })
+      checkColumns(stripped, call)
+      MatchValue.Aggregate(labels, resolveAggregate(stripped, call), mode(running, call), call)
+    }
+
+    def checkColumns(e: Expression, call: String): Unit = e.foreach {
+      case a: UnresolvedAttribute if !columns.exists(resolver(_, a.nameParts.head)) =>
+        val named = if (pattern.labels.exists(resolver(_, a.nameParts.head))) " (a pattern variable alone is no value)" else ""
+        fail(s"unknown column '${a.nameParts.mkString(".")}' in $call$named; the columns are: ${columns.mkString(", ")}, " +
+          s"read through a pattern variable (A.column) or of the current row (column); the variables are " +
+          s"${(pattern.labels ++ pattern.subsets.keys).mkString(", ")}")
+      case _ =>
+    }
+
+    def resolveAggregate(call: Expression, written: String): AggregateFunction = {
+      val analyzer = session.sessionState.analyzer
+      val plan = try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input)))
+        catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
+      try analyzer.checkAnalysis(plan) catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
+      plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get.collectFirst {
+        case AggregateExpression(function, _, false, None, _) => function
+      }.getOrElse(fail(s"$written is not an aggregate over the match's rows"))
+    }
+
+    val lowered = lower(parsed.expression, None)
+    val inputs = values.zip(names).map { case (v, name) => AttributeReference(name, v.dataType)() }
+    val expression = resolve(lowered, inputs.toSeq, Some(parsed))
+    RowPatternExpression(expression, values.toSeq, inputs.toSeq, written.text)
+  }
+
+  /**
+   * A row pattern function's name (lower case) and arguments, when `e` calls one. Spark's grammar reads `FIRST(x)` and
+   * `LAST(x)` into its aggregates First and Last; with an offset they are calls like the others.
+   */
+  private def navigation(e: Expression): Option[(String, Seq[Expression])] = e match {
+    case AggregateExpression(First(child, false), _, false, None, _) => Some(("first", Seq(child)))
+    case AggregateExpression(Last(child, false), _, false, None, _) => Some(("last", Seq(child)))
+    case f: UnresolvedFunction if f.nameParts.length == 1 =>
+      val n = f.nameParts.head.toLowerCase(Locale.ROOT)
+      val own = Map(MatchRecognizeParser.Running -> "running", MatchRecognizeParser.Final -> "final")
+      own.get(n).orElse(Some(n).filter(Set("first", "last", "prev", "next", "classifier", "match_number")))
+        .map(_ -> f.arguments)
+    case _ => None
+  }
+
+  private def isAggregate(e: Expression): Boolean = e match {
+    case f: UnresolvedFunction => navigation(f).isEmpty && f.nameParts.length == 1 &&
+      session.sessionState.functionRegistry.lookupFunction(FunctionIdentifier(f.nameParts.head)).exists(_.getGroup == "agg_funcs")
+    case _ => false
+  }
+}

@@ -1,0 +1,39 @@
+package io.sparkcer.spark.rowpattern
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
+import org.apache.spark.sql.catalyst.util.truncatedString
+
+/**
+ * The fields of a MATCH_RECOGNIZE operator, declared once as [[io.sparkcer.spark.CerOperator]] declares CEQL's: the
+ * logical [[RowPatternRecognition]], the physical [[RowPatternRecognitionExec]] and what their tasks run,
+ * [[RowPatternTask]]. Each case class still lists them as its own fields, so that Catalyst sees the expressions.
+ */
+trait RowPatternOperator {
+  /** The clause, compiled in each task. */
+  def pattern: RowPatternSpec
+  /** PARTITION BY's columns. */
+  def partitionKeys: Seq[Attribute]
+  /** ORDER BY. */
+  def order: Seq[SortOrder]
+  /** The labels that have a DEFINE condition, in the order of `defines`. */
+  def defined: Seq[Int]
+  def defines: Seq[RowPatternExpression]
+  def measures: Seq[RowPatternExpression]
+  /** The layout of ONE ROW or ALL ROWS PER MATCH. */
+  def output: Seq[Attribute]
+
+  /** What a task runs over rows of `input`. */
+  def task(input: Seq[Attribute]): RowPatternTask =
+    RowPatternTask(pattern, partitionKeys, order, defined, defines, measures, output, input)
+
+  /** What EXPLAIN shows: keys, order, the clause's modes and pattern, conditions, measures and output. */
+  def explain(maxFields: Int): String = {
+    val labels = pattern.analyzed.labels
+    val conditions = defined.zip(defines).map { case (l, d) => s"${labels(l)} AS ${d.sql}" }
+    (if (partitionKeys.isEmpty) "" else truncatedString(partitionKeys, "PARTITION BY [", ", ", "], ", maxFields)) +
+      truncatedString(order, "ORDER BY [", ", ", "], ", maxFields) + pattern.describe +
+      truncatedString(conditions, ", DEFINE [", ", ", "]", maxFields) +
+      truncatedString(measures.map(_.sql), ", MEASURES [", ", ", "]", maxFields) +
+      truncatedString(output, ", output [", ", ", "]", maxFields)
+  }
+}

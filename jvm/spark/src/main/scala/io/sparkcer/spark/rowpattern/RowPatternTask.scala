@@ -1,0 +1,243 @@
+package io.sparkcer.spark.rowpattern
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, GenericInternalRow, JoinedRow, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
+
+import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, LabelNode, MatchFrame, Matcher, RowConditions, RowPatternSink, RowsPerMatch}
+
+/**
+ * What every task of a MATCH_RECOGNIZE operator runs over the rows of `input`, sorted by partition then order: per
+ * partition, the matcher ([[Matcher]]) fed row by row, its DEFINE conditions and measures evaluated on the partition's
+ * rows ([[BoundRowPatternExpression]]), and the output rows of each match in the order of the rows.
+ */
+final case class RowPatternTask(
+    pattern: RowPatternSpec,
+    partitionKeys: Seq[Attribute],
+    order: Seq[SortOrder],
+    defined: Seq[Int],
+    defines: Seq[RowPatternExpression],
+    measures: Seq[RowPatternExpression],
+    output: Seq[Attribute],
+    input: Seq[Attribute]) extends RowPatternOperator {
+
+  /** The rows of one task, one partition after another, to the output rows of their matches. */
+  def run(rows: Iterator[InternalRow], partitionIndex: Int): Iterator[InternalRow] = {
+    val opened = new RowPatternTask.Opened(this, partitionIndex)
+    val key = UnsafeProjection.create(partitionKeys, input)
+    val out = mutable.Queue.empty[InternalRow]
+    var current: RowPatternTask.Partition = null
+    var currentKey: InternalRow = null
+    new Iterator[InternalRow] {
+      def hasNext: Boolean = {
+        while (out.isEmpty && (rows.hasNext || current != null)) {
+          if (rows.hasNext) {
+            val row = rows.next()
+            val k = key(row)
+            if (current == null || k != currentKey) {
+              if (current != null) current.finish()
+              current = new RowPatternTask.Partition(opened, out)
+              currentKey = k.copy()
+            }
+            current.add(row.copy())
+          } else {
+            current.finish()
+            current = null
+          }
+        }
+        out.nonEmpty
+      }
+      def next(): InternalRow = { hasNext; out.dequeue() }
+    }
+  }
+}
+
+object RowPatternTask {
+  /** A task's compiled pattern, conditions, measures and output projections. */
+  final class Opened(task: RowPatternTask, partitionIndex: Int) {
+    val pattern: AnalyzedRowPattern = task.pattern.analyzed
+    private val labels = pattern.labels
+    val conditions: Array[BoundRowPatternExpression] = {
+      val byLabel = new Array[BoundRowPatternExpression](labels.length)
+      task.defined.zip(task.defines).foreach { case (l, d) =>
+        byLabel(l) = new BoundRowPatternExpression(d, task.input, labels, partitionIndex)
+      }
+      byLabel
+    }
+    /** Per label, whether its condition reads the labels of the match's other rows. */
+    val readsHistory: Array[Boolean] = Array.tabulate(labels.length) { l =>
+      task.defined.indexOf(l) match {
+        case -1 => false
+        case k => task.defines(k).values.exists {
+          case MatchValue.Column(p, _, _) => !p.current
+          case _ => true
+        }
+      }
+    }
+    /**
+     * Per label, whether its condition reads only its row and rows at physical offsets from it: then it is evaluated
+     * once per row, whatever the number of threads that try the row, as a window function would be.
+     */
+    val perRow: Array[Boolean] = Array.tabulate(labels.length) { l =>
+      task.defined.indexOf(l) match {
+        case -1 => false
+        case k => task.defines(k).values.forall {
+          case MatchValue.Column(p, _, _) => p.current
+          case MatchValue.Classifier(p, _) => p.current && p.physical == 0
+          case _ => false
+        }
+      }
+    }
+    val reads: ConditionReads = {
+      val values = task.defines.flatMap(_.values)
+      val all = labels.indices.toSet
+      values.foldLeft(ConditionReads.Nothing) { (r, v) =>
+        v match {
+          case MatchValue.Column(p, _, _) if p.current => r
+          case MatchValue.Column(p, _, _) => ConditionReads(r.labels ++ p.labels.getOrElse(Set.empty), r.start || p.labels.isEmpty)
+          case MatchValue.Classifier(p, _) if p.current && p.physical == 0 => r
+          case MatchValue.Classifier(_, _) => ConditionReads(all, start = true)
+          case MatchValue.Aggregate(ls, _, _, _) => ConditionReads(r.labels ++ ls.getOrElse(Set.empty), r.start || ls.isEmpty)
+          case MatchValue.Number => r
+        }
+      }
+    }
+    /** How far the conditions read ahead of their row (NEXT), and the measures past their match's last row. */
+    val conditionsAhead: Int = ahead(task.defines)
+    val measuresAhead: Int = ahead(task.measures)
+    /** How far anything reads before the oldest row a match can still use (PREV). */
+    val behind: Int = (task.defines ++ task.measures).flatMap(_.values).collect {
+      case MatchValue.Column(p, _, _) => -p.physical
+    }.foldLeft(0)(math.max)
+    private def ahead(es: Seq[RowPatternExpression]): Int = es.flatMap(_.values).collect {
+      case MatchValue.Column(p, _, _) => p.physical
+    }.foldLeft(0)(math.max)
+
+    val measures: Array[BoundRowPatternExpression] =
+      task.measures.map(new BoundRowPatternExpression(_, task.input, labels, partitionIndex)).toArray
+    private val measured = task.output.filterNot(a => task.input.exists(_.exprId == a.exprId))
+    val measureRow = new GenericInternalRow(measures.length)
+    private val nullMeasures = new GenericInternalRow(measures.length)
+    private val joined = new JoinedRow()
+    private val full = UnsafeProjection.create(task.output, task.input ++ measured)
+    full.initialize(partitionIndex)
+
+    /** An output row: the input columns of `input`, and the measures in [[measureRow]] (or NULL ones). */
+    def row(input: InternalRow): InternalRow = full(joined(input, measureRow)).copy()
+    def unmatched(input: InternalRow): InternalRow = full(joined(input, nullMeasures)).copy()
+
+    /** WITHIN: the first ORDER BY column's value as milliseconds. */
+    val window: Option[(InternalRow => Long, Long)] = task.pattern.clause.within.map { w =>
+      val column = BindReferences.bindReference(task.order.head.child, task.input).asInstanceOf[BoundReference]
+      val millis: InternalRow => Long = column.dataType match {
+        case TimestampType | TimestampNTZType => r => Math.floorDiv(r.getLong(column.ordinal), 1000L)
+        case DateType => r => r.getInt(column.ordinal) * 86400000L
+        case _ => r => r.getLong(column.ordinal)
+      }
+      (millis, w.millis)
+    }
+  }
+
+  /** A match the matcher found, kept until its measures can read the rows they need. */
+  private final case class Found(number: Long, start: Long, labels: Array[Int], excluded: Array[Boolean])
+
+  /** One partition's matching: its rows as the conditions and measures need them, and what is still to be output. */
+  final class Partition(opened: Opened, out: mutable.Queue[InternalRow]) extends PartitionRows {
+    private val rows = mutable.ArrayDeque.empty[InternalRow]
+    private var first = 0L // the position of rows.head
+    private var read = 0L // rows added
+    private var pushed = 0L // rows the matcher has read
+    private val frame = new MatchFrame
+    private val outFrame = new MatchFrame
+    private val pending = mutable.Queue.empty[Either[Long, Found]] // Left: an unmatched row's position
+    private val rowsPerMatch = opened.pattern.clause.rowsPerMatch
+
+    /** Per label read once per row ([[Opened.perRow]]): the last row it was evaluated on, and the answer. */
+    private val evaluatedAt = Array.fill(opened.pattern.labels.length)(-1L)
+    private val answer = new Array[Boolean](opened.pattern.labels.length)
+
+    private val matcher = new Matcher(opened.pattern, new RowConditions {
+      def holds(label: Int, start: Long, history: LabelNode): Boolean = {
+        val position = start + (if (history == null) 0 else history.length)
+        if (opened.perRow(label) && evaluatedAt(label) == position) answer(label)
+        else {
+          frame.tryRow(start, history, label, opened.readsHistory(label))
+          val holds = opened.conditions(label).eval(frame, Partition.this) == true
+          evaluatedAt(label) = position
+          answer(label) = holds
+          holds
+        }
+      }
+    }, opened.reads, new RowPatternSink {
+      def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
+        pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
+      def unmatched(position: Long): Unit = pending += Left(position)
+    }, opened.window.map { case (millis, bound) => ((p: Long) => millis(apply(p)), bound) })
+
+    def holds(position: Long): Boolean = position >= first && position < read
+    def apply(position: Long): InternalRow = rows((position - first).toInt)
+
+    def add(row: InternalRow): Unit = {
+      rows += row
+      read += 1
+      while (pushed + opened.conditionsAhead < read) { matcher.push(); pushed += 1 }
+      flush(ended = false)
+    }
+
+    def finish(): Unit = {
+      while (pushed < read) { matcher.push(); pushed += 1 }
+      matcher.finish()
+      flush(ended = true)
+    }
+
+    /** Outputs what is ready, in order: a match once the rows its measures read past it are read. */
+    private def flush(ended: Boolean): Unit = {
+      while (pending.nonEmpty && (ended || (pending.head match {
+        case Left(_) => true
+        case Right(m) => read >= m.start + m.labels.length + opened.measuresAhead
+      }))) pending.dequeue() match {
+        case Left(position) => out += opened.unmatched(apply(position))
+        case Right(m) => output(m)
+      }
+      // Rows before the oldest one a thread or an output may read (less what PREV reads before it) are dropped.
+      val oldest = pending.headOption.fold(matcher.oldestNeeded) {
+        case Left(p) => p
+        case Right(m) => m.start
+      }
+      while (first < oldest - opened.behind && rows.nonEmpty) { rows.removeHead(); first += 1 }
+    }
+
+    private def output(m: Found): Unit = {
+      val length = m.labels.length
+      outFrame.matched(m.number, m.start, length, m.labels, m.excluded)
+      def measure(): Unit = {
+        var k = 0
+        while (k < opened.measures.length) { opened.measureRow.update(k, opened.measures(k).eval(outFrame, this)); k += 1 }
+      }
+      rowsPerMatch match {
+        case RowsPerMatch.One =>
+          measure()
+          out += opened.row(apply(m.start))
+        case _ if length == 0 =>
+          // An empty match is one row, the one where it was found (as Oracle shows it), its CLASSIFIER NULL.
+          if (rowsPerMatch != RowsPerMatch.AllOmitEmpty) {
+            outFrame.current = -1
+            measure()
+            out += opened.row(apply(m.start))
+          }
+        case _ =>
+          var i = 0
+          while (i < length) {
+            if (!m.excluded(i)) {
+              outFrame.current = i
+              measure()
+              out += opened.row(apply(m.start + i))
+            }
+            i += 1
+          }
+      }
+    }
+  }
+}

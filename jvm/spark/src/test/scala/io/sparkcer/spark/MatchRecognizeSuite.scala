@@ -1,0 +1,192 @@
+package io.sparkcer.spark
+
+import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
+import org.apache.spark.sql.catalyst.parser.ParseException
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * MATCH_RECOGNIZE through spark.sql on a local session: the peers' worked examples with their exact rows (Trino's
+ * V-shape, Flink's logical offsets, aggregates and NULLs, the Spark fork's golden cases), each output layout, the
+ * clause wherever a table stands, and errors placed in the statement.
+ */
+class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll {
+
+  private lazy val spark: SparkSession = LocalSpark.session("spark.sql.shuffle.partitions" -> "3")
+
+  override def beforeAll(): Unit = {
+    import spark.implicits._
+    // Trino's orders example: a V-shape per customer.
+    Seq((1, 1, 100.0), (1, 2, 90.0), (1, 3, 80.0), (1, 4, 85.0), (1, 5, 95.0), (1, 6, 110.0), (1, 7, 100.0),
+      (2, 1, 50.0), (2, 2, 40.0), (2, 3, 45.0), (2, 4, 60.0))
+      .toDF("custkey", "orderdate", "totalprice").repartition(2).createOrReplaceTempView("orders")
+    // Flink's testLogicalOffsets.
+    Seq(("ACME", 1L, 19, 1), ("ACME", 2L, 17, 2), ("ACME", 3L, 13, 3), ("ACME", 4L, 20, 4), ("ACME", 5L, 20, 5),
+      ("ACME", 6L, 26, 6), ("ACME", 7L, 20, 7), ("ACME", 8L, 25, 8))
+      .toDF("symbol", "tstamp", "price", "tax").createOrReplaceTempView("ticker")
+    // The Spark fork's golden tables.
+    Seq((1L, 100L), (2L, 110L), (3L, 120L), (4L, 50L)).toDF("ts", "price").createOrReplaceTempView("quant_test")
+    Seq((1L, 50L), (2L, 150L), (3L, 60L), (4L, 200L), (5L, 10L)).toDF("ts", "price").createOrReplaceTempView("group_test")
+    // Flink's testAggregatesWithNullInputs.
+    Seq((1, "a", Some(10)), (2, "z", Some(10)), (3, "b", None), (4, "c", None), (5, "d", Some(3)), (6, "c", Some(3)),
+      (7, "c", Some(3)), (8, "c", Some(3)), (9, "c", Some(2)))
+      .toDF("id", "name", "price").createOrReplaceTempView("nulls")
+  }
+
+  override def afterAll(): Unit = spark.stop()
+
+  private def sql(text: String) = spark.sql(text)
+
+  test("Trino's V-shape: ONE ROW PER MATCH, SUBSET, PREV, navigation through a variable") {
+    val df = sql(
+      """SELECT * FROM orders MATCH_RECOGNIZE(
+        |  PARTITION BY custkey
+        |  ORDER BY orderdate
+        |  MEASURES A.totalprice AS starting_price, LAST(B.totalprice) AS bottom_price,
+        |           LAST(U.totalprice) AS top_price
+        |  ONE ROW PER MATCH
+        |  AFTER MATCH SKIP PAST LAST ROW
+        |  PATTERN (A B+ C+ D+)
+        |  SUBSET U = (C, D)
+        |  DEFINE
+        |    B AS totalprice < PREV(totalprice),
+        |    C AS totalprice > PREV(totalprice) AND totalprice <= A.totalprice,
+        |    D AS totalprice > PREV(totalprice)
+        |)""".stripMargin)
+    assert(df.columns.toSeq == Seq("custkey", "starting_price", "bottom_price", "top_price"))
+    // Customer 1: 100 90 80 85 95 110 (A=100, B=90 80, C=85 95, D=110); customer 2: 50 40 45 60 (C=45, D=60).
+    assert(df.orderBy("custkey").collect().toSeq == Seq(Row(1, 100.0, 80.0, 110.0), Row(2, 50.0, 40.0, 60.0)))
+  }
+
+  test("Flink's logical offsets: DOWN{2,} UP with LAST(DOWN.price, 1) and FIRST over an expression") {
+    // Flink reports only the second match: its greedy quantifier never gives back a row that the next variable could
+    // take (13 stays a DOWN). The standard's preferred match backtracks (DOWN = 19 17, UP = 13), as Trino does.
+    val df = sql(
+      """SELECT * FROM ticker MATCH_RECOGNIZE (
+        |  ORDER BY tstamp
+        |  MEASURES FIRST(DOWN.tstamp) AS start_tstamp, LAST(DOWN.tstamp) AS bottom_tstamp, UP.tstamp AS end_tstamp,
+        |           FIRST(DOWN.price + DOWN.tax + 1) AS bottom_total, UP.price + UP.tax AS end_total
+        |  ONE ROW PER MATCH
+        |  AFTER MATCH SKIP PAST LAST ROW
+        |  PATTERN (DOWN{2,} UP)
+        |  DEFINE
+        |    DOWN AS price < LAST(DOWN.price, 1) OR LAST(DOWN.price, 1) IS NULL,
+        |    UP AS price < FIRST(DOWN.price)
+        |) AS T""".stripMargin)
+    assert(df.collect().toSeq == Seq(Row(1L, 2L, 3L, 21, 16), Row(6L, 7L, 8L, 33, 33)))
+  }
+
+  test("Flink's aggregates over NULLs: sum, count of a variable's column, count(*) and of a universal column") {
+    val df = sql(
+      """SELECT * FROM nulls MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES SUM(A.price) AS sumA, COUNT(A.id) AS countAId, COUNT(A.price) AS countAPrice,
+        |           COUNT(*) AS countAll, COUNT(price) AS countAllPrice, LAST(id) AS endId
+        |  AFTER MATCH SKIP PAST LAST ROW
+        |  PATTERN (A+ C)
+        |  DEFINE A AS SUM(A.price) < 30, C AS C.name = 'c'
+        |)""".stripMargin)
+    assert(df.collect().toSeq == Seq(Row(29L, 7L, 5L, 8L, 6L, 8)))
+  }
+
+  test("the Spark fork's golden cases: A+, A+ B, (A B)+, (A B)+ C") {
+    def span(table: String, pattern: String, define: String) = sql(
+      s"SELECT * FROM $table MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS start_ts, LAST(ts) AS end_ts " +
+        s"PATTERN ($pattern) DEFINE $define)").collect().toSeq
+    assert(span("quant_test", "A+", "A AS price > 80") == Seq(Row(1L, 3L)))
+    assert(span("quant_test", "A+ B", "A AS price > 80, B AS price <= 80") == Seq(Row(1L, 4L)))
+    assert(span("group_test", "(A B)+", "A AS price < 100, B AS price >= 100") == Seq(Row(1L, 4L)))
+    assert(span("group_test", "(A B)+ C", "A AS price < 100, B AS price >= 100, C AS price < 50") == Seq(Row(1L, 5L)))
+  }
+
+  test("ALL ROWS PER MATCH: partition, order, measures, the other columns; RUNNING and FINAL; CLASSIFIER, MATCH_NUMBER") {
+    val df = sql(
+      """SELECT * FROM orders MATCH_RECOGNIZE(
+        |  PARTITION BY custkey ORDER BY orderdate
+        |  MEASURES CLASSIFIER() AS label, MATCH_NUMBER() AS m, RUNNING LAST(totalprice) AS so_far,
+        |           FINAL LAST(totalprice) AS last_price, RUNNING count(*) AS n
+        |  ALL ROWS PER MATCH
+        |  PATTERN (A B+)
+        |  DEFINE B AS totalprice < PREV(totalprice)
+        |) WHERE custkey = 1""".stripMargin)
+    assert(df.columns.toSeq == Seq("custkey", "orderdate", "label", "m", "so_far", "last_price", "n", "totalprice"))
+    assert(df.collect().toSeq == Seq(Row(1, 1, "A", 1L, 100.0, 80.0, 1L, 100.0), Row(1, 2, "B", 1L, 90.0, 80.0, 2L, 90.0),
+      Row(1, 3, "B", 1L, 80.0, 80.0, 3L, 80.0), Row(1, 6, "A", 2L, 110.0, 100.0, 1L, 110.0),
+      Row(1, 7, "B", 2L, 100.0, 100.0, 2L, 100.0)))
+  }
+
+  test("empty matches shown, omitted, and unmatched rows") {
+    def rows(mode: String) = sql(
+      s"""SELECT orderdate, m, label FROM orders MATCH_RECOGNIZE(
+         |  PARTITION BY custkey ORDER BY orderdate
+         |  MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS label
+         |  ALL ROWS PER MATCH $mode
+         |  PATTERN (B*)
+         |  DEFINE B AS totalprice < PREV(totalprice)
+         |) WHERE custkey = 2""".stripMargin).collect().toSeq
+    // Customer 2: 50 40 45 60: an empty match at 50, B at 40, empty matches at 45 and 60.
+    assert(rows("SHOW EMPTY MATCHES") == Seq(Row(1, 1L, null), Row(2, 2L, "B"), Row(3, 3L, null), Row(4, 4L, null)))
+    assert(rows("OMIT EMPTY MATCHES") == Seq(Row(2, 2L, "B")))
+    val unmatched = sql(
+      """SELECT orderdate, m FROM orders MATCH_RECOGNIZE(
+        |  PARTITION BY custkey ORDER BY orderdate
+        |  MEASURES MATCH_NUMBER() AS m
+        |  ALL ROWS PER MATCH WITH UNMATCHED ROWS
+        |  PATTERN (B+)
+        |  DEFINE B AS totalprice < PREV(totalprice)
+        |) WHERE custkey = 2""".stripMargin).collect().toSeq
+    assert(unmatched == Seq(Row(1, null), Row(2, 1L), Row(3, null), Row(4, null)))
+  }
+
+  test("the clause stands wherever a table does: joins, CTEs, subqueries, views; EXPLAIN names the operator") {
+    val clause = "MATCH_RECOGNIZE (PARTITION BY custkey ORDER BY orderdate MEASURES LAST(B.totalprice) AS low " +
+      "PATTERN (A B+) DEFINE B AS totalprice < PREV(totalprice)) AS v"
+    val joined = sql(s"SELECT o.custkey, v.low FROM (SELECT * FROM orders) $clause JOIN orders o ON o.custkey = v.custkey " +
+      "AND o.orderdate = 1 ORDER BY o.custkey, v.low")
+    assert(joined.collect().toSeq == Seq(Row(1, 80.0), Row(1, 100.0), Row(2, 40.0)))
+    val cte = sql(s"WITH lows AS (SELECT * FROM orders $clause) SELECT count(*) FROM lows")
+    assert(cte.collect().head.getLong(0) == 3L)
+    sql(s"CREATE OR REPLACE TEMP VIEW lows AS SELECT * FROM orders $clause")
+    assert(sql("SELECT max(low) FROM lows").collect().head.getDouble(0) == 100.0)
+    val plan = sql(s"EXPLAIN SELECT * FROM orders $clause").collect().head.getString(0)
+    assert(plan.contains("MatchRecognize") && plan.contains("PATTERN (A B+)"), plan)
+    assert(sql("SELECT * FROM orders WHERE totalprice > 100").count() == 1, "Spark's own statements stay Spark's")
+  }
+
+  test("a pathological pattern stays linear: (A+)+ B over 20,000 rows that all pass A and none B") {
+    spark.range(20000).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
+    val df = sql("SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN ((A+)+ B) " +
+      "DEFINE A AS v = 1, B AS v = 2)")
+    assert(df.count() == 0)
+  }
+
+  test("errors: placed in the statement, with the peers' error names where they have one") {
+    def analysisError(text: String) = intercept[AnalysisException](sql(text).collect()).getMessage
+    def syntaxError(text: String) = intercept[ParseException](sql(text)).getMessage
+    val dup = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts PATTERN (A B) " +
+      "DEFINE A AS price > 50, A AS price > 100)")
+    assert(dup.contains("DUPLICATE_PATTERN_VARIABLE") && dup.contains("line 1, column"), dup)
+    val mixed = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(A.price - B.price) " +
+      "AS d PATTERN (A B) DEFINE A AS price > 50)")
+    assert(mixed.contains("MATCH_RECOGNIZE_AGGREGATE_MIXED_QUALIFIERS"), mixed)
+    val random = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS price > rand())")
+    assert(random.contains("MATCH_RECOGNIZE_NONDETERMINISTIC_DEFINE"), random)
+    val stream = intercept[AnalysisException] {
+      import spark.implicits._
+      implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
+      org.apache.spark.sql.execution.streaming.MemoryStream[Long].toDF().createOrReplaceTempView("flowing")
+      sql("SELECT * FROM flowing MATCH_RECOGNIZE (ORDER BY value PATTERN (A))")
+    }.getMessage
+    assert(stream.contains("not supported yet") && stream.contains("foreachBatch"), stream)
+    val column = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS prize > 1)")
+    assert(column.contains("unknown column 'prize'") && column.contains("ts, price"), column)
+    val partition = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (PARTITION BY price + 1 ORDER BY ts " +
+      "PATTERN (A))")
+    assert(partition.contains("MATCH_RECOGNIZE_PARTITION_BY_MUST_BE_COLUMN"), partition)
+    val syntax = syntaxError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts\nPATTERN (A+ |) DEFINE A AS price > 1)")
+    assert(syntax.contains("line 2, column 14") && syntax.contains("a pattern variable") && syntax.contains("found ')'"), syntax)
+    val skip = intercept[Exception](sql("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts " +
+      "AFTER MATCH SKIP TO FIRST A PATTERN (A+ B) DEFINE A AS price > 80)").collect()).getMessage
+    assert(skip.contains("cannot skip to first row of match"), skip)
+  }
+}
