@@ -194,21 +194,26 @@ import spark_cer
 builder = SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false")
 spark = spark_cer.configure(builder).getOrCreate()
 df = spark.read.csv({csv!r}, header=True, schema="event_type string, id long, sym string, price double, volume long, ts long")
-print(type(df).__module__, df.cer({pattern!r}, partition_by="sym", order_by=["ts", "id"]).count())
+print(type(df).__module__, df.cer({pattern!r}, partition_by="sym", order_by=["ts", "id"]).count(),
+      df.match_recognize({clause!r}).count())
 spark.stop()
 """
+# MATCH_RECOGNIZE over the same rows: runs of falling prices per symbol.
+CLAUSE = "PARTITION BY sym ORDER BY ts, id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS price < PREV(price)"
 
 
-def test_spark_connect(events_csv, runner) -> None:
+def test_spark_connect(events, events_csv, runner) -> None:
+    """df.cer and df.match_recognize on a Spark Connect session give the classic session's rows."""
     pytest.importorskip("grpc", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
     pytest.importorskip("pyarrow", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
     pytest.importorskip("pandas", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
-    script = CONNECT_SCRIPT.format(python=str(REPO / "python"), csv=str(events_csv), pattern=PATTERN)
+    script = CONNECT_SCRIPT.format(python=str(REPO / "python"), csv=str(events_csv), pattern=PATTERN, clause=CLAUSE)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    module, count = done.stdout.split()[-2:]
+    module, count, recognized = done.stdout.split()[-3:]
     assert module == "pyspark.sql.connect.dataframe"
     assert int(count) == len(runner.matches(REFERENCE, events_csv))
+    assert int(recognized) == events.match_recognize(CLAUSE).count() > 0
 
 
 CONNECT_STREAM_SCRIPT = """
