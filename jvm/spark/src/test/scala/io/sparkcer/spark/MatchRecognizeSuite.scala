@@ -151,6 +151,8 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll {
     val plan = sql(s"EXPLAIN SELECT * FROM orders $clause").collect().head.getString(0)
     assert(plan.contains("MatchRecognize") && plan.contains("PATTERN (A B+)"), plan)
     assert(sql("SELECT * FROM orders WHERE totalprice > 100").count() == 1, "Spark's own statements stay Spark's")
+    val function = intercept[AnalysisException](sql("SELECT match_recognize(1)").collect()).getMessage
+    assert(function.contains("UNRESOLVED_ROUTINE"), s"a function of that name is Spark's to resolve: $function")
   }
 
   test("a pathological pattern stays linear: (A+)+ B over 20,000 rows that all pass A and none B") {

@@ -65,7 +65,9 @@ object MatchRecognizeStatement {
   /** The statement as Spark reads it, when it has MATCH_RECOGNIZE clauses; None otherwise. */
   def rewrite(sql: String): Option[Rewritten] = {
     val tokens = try Lexer.tokenize(sql, lenient = true) catch { case _: CeqlException => return None }
-    val clauses = tokens.indices.filter(i => isKw(tokens(i), "MATCH_RECOGNIZE") && isSym(tokens.lift(i + 1), "("))
+    // A relation right before the keyword tells the clause from a function or column of that name.
+    val clauses = tokens.indices.filter(i => isKw(tokens(i), "MATCH_RECOGNIZE") && isSym(tokens.lift(i + 1), "(") &&
+      relationBefore(tokens, i).isDefined)
     if (clauses.isEmpty) None
     else {
       val text = new StringBuilder(sql)
@@ -78,7 +80,7 @@ object MatchRecognizeStatement {
     val open = keyword + 1
     val close = closing(tokens, open).getOrElse(throw new CeqlException(
       "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(open).pos, sql))
-    val (relationStart, relationEnd) = relationBefore(sql, tokens, keyword)
+    val (relationStart, relationEnd) = relationBefore(tokens, keyword).get
     val body = tokens(open)
     val clause = MatchRecognizeParser.parse(sql, Position.advance(sql, body.pos, body.end), tokens(close).pos.offset,
       tokens(keyword).pos)
@@ -107,19 +109,20 @@ object MatchRecognizeStatement {
   /**
    * The relation before the keyword at `keyword`, as (start, end) offsets: a name `a.b.c` or a parenthesized query,
    * then optionally `[AS] alias`, which is left out (the clause's output is what the alias after the clause names).
+   * None when no relation stands there.
    */
-  private def relationBefore(sql: String, tokens: IndexedSeq[Token], keyword: Int): (Int, Int) = {
+  private def relationBefore(tokens: IndexedSeq[Token], keyword: Int): Option[(Int, Int)] = {
     var j = keyword - 1
     def relationEndsAt(k: Int): Boolean = k >= 0 && (isSym(Some(tokens(k)), ")") || isName(tokens(k)))
     if (j >= 1 && isName(tokens(j)) && isKw(tokens(j - 1), "AS")) j -= 2
     else if (j >= 1 && isName(tokens(j)) && relationEndsAt(j - 1)) j -= 1
-    if (!relationEndsAt(j))
-      throw new CeqlException("expected a table name or a parenthesized query before MATCH_RECOGNIZE, e.g. " +
-        "FROM trades MATCH_RECOGNIZE (...)", tokens(keyword).pos, sql, "MATCH_RECOGNIZE".length)
-    val end = tokens(j).end
-    if (isSym(Some(tokens(j)), ")")) j = opening(tokens, j)
-    else while (j >= 2 && isSym(Some(tokens(j - 1)), ".") && isName(tokens(j - 2))) j -= 2
-    (tokens(j).pos.offset, end)
+    if (!relationEndsAt(j)) None
+    else {
+      val end = tokens(j).end
+      if (isSym(Some(tokens(j)), ")")) j = opening(tokens, j)
+      else while (j >= 2 && isSym(Some(tokens(j - 1)), ".") && isName(tokens(j - 2))) j -= 2
+      Some((tokens(j).pos.offset, end))
+    }
   }
 
   private def closing(tokens: IndexedSeq[Token], open: Int): Option[Int] = {
