@@ -28,7 +28,8 @@ val sparkVersion = "4.0.1"
 
 /** The Spark integration: SQL extension, parser, table function, logical and physical operators. */
 lazy val spark = (project in file("jvm/spark"))
-  .dependsOn(engine)
+  // The engine's test tree too: Spark's tests check MATCH_RECOGNIZE against its oracle.
+  .dependsOn(engine % "compile->compile;test->test")
   .settings(
     name := "spark-cer",
     libraryDependencies ++= Seq(

@@ -14,7 +14,15 @@ Importing the package installs ``DataFrame.cer`` and ``DataFrame.match_recognize
 
 from spark_cer.dataframe import cer, install as _install, match_recognize
 from spark_cer.session import EXTENSION_CLASS, configure, jar_path, session
-from spark_cer.validate import CeqlAnalysisError, CeqlError, CeqlQuery, CeqlSyntaxError, OutputVariable, validate
+from spark_cer.validate import (
+    CeqlAnalysisError,
+    CeqlError,
+    CeqlQuery,
+    CeqlSyntaxError,
+    OutputVariable,
+    RowPatternQuery,
+    validate,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -25,6 +33,7 @@ __all__ = [
     "CeqlQuery",
     "CeqlSyntaxError",
     "OutputVariable",
+    "RowPatternQuery",
     "cer",
     "configure",
     "jar_path",

@@ -38,6 +38,7 @@ __all__ = [
     "CeqlAnalysisError",
     "CeqlQuery",
     "OutputVariable",
+    "RowPatternQuery",
     "validate",
 ]
 
@@ -174,6 +175,39 @@ class CeqlQuery:
     limit: Optional[int] = None
 
 
+@dataclass(frozen=True)
+class RowPatternQuery:
+    """
+    A validated MATCH_RECOGNIZE clause (what stands between its parentheses).
+
+    Attributes
+    ----------
+    text : str
+        The clause as given.
+    variables : tuple of str
+        The pattern variables, in order of first appearance in PATTERN (upper case: they are names without regard
+        to case).
+    subsets : dict of str to tuple of str
+        The SUBSET variables and their members.
+    measures : tuple of str
+        The measures' names, in order.
+    rows_per_match : str
+        ``ONE ROW PER MATCH`` or ``ALL ROWS PER MATCH ...`` as the clause means it (defaults written out).
+    after_match : str
+        ``AFTER MATCH SKIP ...``, likewise.
+    output : tuple of str or None
+        The output columns, when the clause was checked against a schema through a session.
+    """
+
+    text: str
+    variables: Tuple[str, ...]
+    subsets: Dict[str, Tuple[str, ...]]
+    measures: Tuple[str, ...]
+    rows_per_match: str
+    after_match: str
+    output: Optional[Tuple[str, ...]] = None
+
+
 # ---- the JVM ---------------------------------------------------------------------------------------------
 
 SchemaLike = Union[Sequence[str], Any]
@@ -285,9 +319,16 @@ def validate(
     time_column: Optional[str] = None,
     type_column: Optional[str] = None,
     spark: Optional[Any] = None,
-) -> CeqlQuery:
+) -> Union[CeqlQuery, RowPatternQuery]:
     """
-    Checks a CEQL query without running it, with the grammar and the analysis that run it.
+    Checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the grammar and the analysis that run
+    it.
+
+    A text that starts with one of MATCH_RECOGNIZE's clauses (``PARTITION BY``, ``ORDER BY``, ``MEASURES``, ``ONE
+    ROW``, ``ALL ROWS``, ``AFTER MATCH``, ``PATTERN (``) is read as a MATCH_RECOGNIZE clause, as
+    ``DataFrame.match_recognize`` takes it: its pattern and variables are checked and its expressions parsed by
+    Spark; with a schema and a session it is analyzed as Spark runs it, and the answer, a :class:`RowPatternQuery`,
+    names its output columns.
 
     The query is parsed with the engine's grammar, each ``var[predicate]`` and each condition relating events
     (``b.price > s.price``, ``sum(b.volume) > 100``, ``prev(b.price)``) is parsed by Spark, and the engine's
@@ -314,9 +355,9 @@ def validate(
 
     Returns
     -------
-    :class:`CeqlQuery`
+    :class:`CeqlQuery` or :class:`RowPatternQuery`
         What the query selects and how: strategy, output variables (struct or array), predicates as Spark SQL,
-        partition and order columns.
+        partition and order columns; for a MATCH_RECOGNIZE clause, its variables, measures and modes.
 
     Raises
     ------
@@ -350,6 +391,12 @@ def validate(
       SELL AS s FILTER s[prize > 100] ORDER BY ts
                          ^^^^^
 
+    A MATCH_RECOGNIZE clause:
+
+    >>> validate("ORDER BY day MEASURES LAST(B.price) AS low PATTERN (A B+) SUBSET U = (A, B) "
+    ...          "DEFINE B AS price < PREV(price)").variables
+    ('A', 'B')
+
     A syntax error:
 
     >>> validate("SELECT * FROM S WHERE SELL ; ; BUY ORDER BY ts")
@@ -367,6 +414,16 @@ def validate(
         raise RuntimeError(answer["message"])
     if not answer["ok"]:
         raise _error(answer["kind"], answer["message"], answer, query)
+    if answer.get("language") == "match_recognize":
+        return RowPatternQuery(
+            text=query,
+            variables=tuple(answer["variables"]),
+            subsets={name: tuple(members) for name, members in answer["subsets"].items()},
+            measures=tuple(answer["measures"]),
+            rows_per_match=answer["rows_per_match"],
+            after_match=answer["after_match"],
+            output=None if answer["output"] is None else tuple(answer["output"]),
+        )
     return CeqlQuery(
         text=query,
         strategy=answer["strategy"],

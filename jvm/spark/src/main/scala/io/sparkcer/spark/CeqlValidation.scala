@@ -15,10 +15,12 @@ import org.apache.spark.sql.types.{DataType, StructType}
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Analyzer}
 import io.sparkcer.engine.ceql._
 import io.sparkcer.engine.eval.CompiledPattern
+import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis}
+import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, MatchRecognizeClauses}
 
 /**
- * `spark_cer.validate` (DESIGN §5): checks a CEQL query without running it, with the one grammar and analysis
- * that run it. The Python package asks through the session's JVM (the SQL function `cer_validate`, so classic
+ * `spark_cer.validate` (DESIGN §5): checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the
+ * one grammar and analysis that run it. The Python package asks through the session's JVM (the SQL function `cer_validate`, so classic
  * and Spark Connect sessions alike), or, with no session at hand, through [[ValidationServer]] on the bundled
  * jar. Either way there is no second parser of CEQL to keep in step with this one.
  *
@@ -27,7 +29,9 @@ import io.sparkcer.engine.eval.CompiledPattern
  *    "type_column"}`;
  *  - answer: `{"ok": true, "strategy", "streams", "variables", "outputs": [{"name", "single", "attributes"}],
  *    "predicates": {var: [Spark SQL]}, "partition_by", "order_by": [[column, descending]], "within",
- *    "consume_by", "limit"}`, or `{"ok": false, "kind": "syntax" | "analysis", "message", "problem", "line",
+ *    "consume_by", "limit"}`; for a MATCH_RECOGNIZE clause `{"ok": true, "language": "match_recognize", "variables",
+ *    "subsets", "measures", "rows_per_match", "after_match", "output": [names] or null}`; or
+ *    `{"ok": false, "kind": "syntax" | "analysis", "message", "problem", "line",
  *    "column", "offset", "length"}`.
  *
  * With a session and a schema the query is analyzed as Spark would run it (predicates and conditions resolved
@@ -73,7 +77,56 @@ object CeqlValidation {
       text("type_column"))
   }
 
-  private def describe(r: Request, session: Option[SparkSession]): Map[String, Any] = {
+  private def describe(r: Request, session: Option[SparkSession]): Map[String, Any] =
+    if (isRowPatternClause(r.query)) describeClause(r, session) else describeQuery(r, session)
+
+  /**
+   * A MATCH_RECOGNIZE clause (what stands between its parentheses) starts with one of its clauses' words; a CEQL
+   * query never does (PARTITION, ORDER and PATTERN are reserved, and a pattern starts with an event type).
+   */
+  private def isRowPatternClause(text: String): Boolean = {
+    val words = try Lexer.tokenize(text, lenient = true).take(2).map(_.text.toUpperCase(java.util.Locale.ROOT))
+      catch { case _: CeqlException => return false }
+    words match {
+      case Seq("PARTITION" | "ORDER", "BY") | Seq("MEASURES", _) | Seq("ONE", "ROW") | Seq("ALL", "ROWS") |
+           Seq("AFTER", "MATCH") | Seq("PATTERN", "(") => true
+      case _ => false
+    }
+  }
+
+  /**
+   * A MATCH_RECOGNIZE clause: with a schema and a session analyzed as Spark runs it (its output columns told),
+   * otherwise its pattern checked and each expression parsed by Spark's parser.
+   */
+  private def describeClause(r: Request, session: Option[SparkSession]): Map[String, Any] = {
+    val clause = try MatchRecognizeParser.parse(r.query) catch { case e: CeqlException => throw Syntax(e) }
+    val pattern = RowPatternAnalysis.analyze(clause, r.query)
+    val output = (r.schema, session) match {
+      case (Some(schema), Some(spark)) =>
+        val input = LocalRelation(DataTypeUtils.toAttributes(schema))
+        Some(new MatchRecognizeAnalysis(spark, MatchRecognizeClauses.Found(clause, r.query), input).plan.output.map(_.name))
+      case _ =>
+        val parser = session.map(_.sessionState.sqlParser).getOrElse(CatalystSqlParser)
+        val texts = clause.partitionBy ++ clause.orderBy.map(_.expression) ++ clause.measures.map(_.expression) ++
+          clause.defines.map(_.condition)
+        texts.foreach { p =>
+          try SparkPredicate.parse(p, SparkPredicate.Source("expression", p.text, p.pos), r.query, parser)
+          catch { case e: CeqlException => throw Syntax(e) }
+        }
+        None
+    }
+    Map(
+      "ok" -> true,
+      "language" -> "match_recognize",
+      "variables" -> pattern.labels,
+      "subsets" -> pattern.subsets.map { case (name, labels) => name -> labels.toSeq.sorted.map(pattern.labels) },
+      "measures" -> clause.measures.map(_.name.value),
+      "rows_per_match" -> clause.rowsPerMatch.sql,
+      "after_match" -> clause.skip.sql,
+      "output" -> output.orNull)
+  }
+
+  private def describeQuery(r: Request, session: Option[SparkSession]): Map[String, Any] = {
     val query = try CeqlParser.parse(r.query) catch { case e: CeqlException => throw Syntax(e) }
     val analyzed = (r.schema, session) match {
       case (Some(schema), Some(spark)) =>

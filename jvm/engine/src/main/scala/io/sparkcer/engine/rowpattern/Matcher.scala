@@ -258,7 +258,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     val rows = (0 until length).filter(i => vars(matchLabels(i)))
     if (rows.isEmpty)
       throw new RowPatternException(s"AFTER MATCH SKIP failed: pattern variable ${variable.value} is not present in match " +
-        s"${matches} (rows ${start} to ${start + length - 1} of its partition)")
+        s"$matches (" + (if (length == 0) s"empty, at row $start" else s"rows $start to ${start + length - 1}") +
+        " of its partition)")
     val to = start + (if (first) rows.head else rows.last)
     if (to == start)
       throw new RowPatternException(s"AFTER MATCH SKIP failed: cannot skip to first row of match ${matches} (it would " +

@@ -5,7 +5,7 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparkcer.engine.oracle.RowPatternOracle
+import io.sparkcer.engine.oracle.{RandomRowPatternCase, RowPatternOracle}
 import io.sparkcer.engine.oracle.RowPatternOracle.{Condition, Event, Failed, Matched, Unmatched}
 
 /**
@@ -81,7 +81,7 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     val random = new Random(20261125L)
     var matched, failed, cases = 0
     for (i <- 0 until 3000) {
-      val c = RandomCase(random)
+      val c = RandomRowPatternCase(random)
       val analyzed = RowPatternAnalysis.analyze(MatchRecognizeParser.parse(c.text), c.text)
       val expected = RowPatternOracle.run(analyzed.clause, analyzed.labels, analyzed.subsets, c.rows,
         analyzed.labels.map(c.conditions.get), c.window)
@@ -148,87 +148,5 @@ object RowPatternMatcherSuite {
   private def names(pattern: String)(label: Int): String = {
     val clause = MatchRecognizeParser.parse(s"PATTERN ($pattern)")
     RowPatternAnalysis.analyze(clause, pattern).labels(label)
-  }
-
-  /**
-   * A random clause over the variables A, B, C (and D, which has no condition), rows of small numbers, a condition per
-   * variable from templates that read the current row, physical offsets, the labels of the match so far (LAST, count,
-   * sum, CLASSIFIER) or its first row, and what they read ([[ConditionReads]]), so that both of the matcher's ways of
-   * telling threads equivalent are exercised.
-   */
-  private final case class RandomCase(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
-      described: String, reads: ConditionReads, window: Option[(IndexedSeq[Long], Long)])
-
-  private object RandomCase {
-    private val Variables = IndexedSeq("A", "B", "C", "D")
-
-    def apply(random: Random): RandomCase = {
-      def pick[T](xs: T*): T = xs(random.nextInt(xs.length))
-      def pattern(depth: Int): String = random.nextInt(if (depth > 2) 3 else 12) match {
-        case 0 | 1 | 2 => pick(Variables: _*)
-        case 3 | 4 => (0 until 2 + random.nextInt(2)).map(_ => pattern(depth + 1)).mkString(" ")
-        case 5 => (0 until 2 + random.nextInt(2)).map(_ => pattern(depth + 1)).mkString("(", " | ", ")")
-        case 6 | 7 | 8 =>
-          val q = pick("*", "+", "?", s"{${random.nextInt(3)}}", s"{${random.nextInt(2)},}",
-            s"{${random.nextInt(2)},${2 + random.nextInt(2)}}", s"{,${1 + random.nextInt(2)}}")
-          val body = pattern(depth + 1)
-          s"($body)$q${if (random.nextBoolean()) "?" else ""}".replace("{0}", "{1}")
-        case 9 => (0 until 2 + random.nextInt(2)).map(_ => pattern(depth + 1)).mkString("PERMUTE(", ", ", ")")
-        case 10 => s"{- ${pattern(depth + 1)} -}"
-        case _ => pick("()", "^", "$", "^ A", "B $")
-      }
-      val body = pattern(0)
-      val used = Variables.filter(v => body.contains(v))
-      val subset = used.filter(_ != "D").take(2)
-      lazy val skipTarget = pick((used ++ (if (subset.nonEmpty) Seq("U") else Nil)): _*)
-      val skip = if (used.isEmpty) "" else pick("", "AFTER MATCH SKIP PAST LAST ROW", "AFTER MATCH SKIP TO NEXT ROW",
-        s"AFTER MATCH SKIP TO FIRST $skipTarget", s"AFTER MATCH SKIP TO LAST $skipTarget", s"AFTER MATCH SKIP TO $skipTarget")
-      val rowsPerMatch = pick("", "ONE ROW PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS")
-      val n = random.nextInt(11)
-      val rows = IndexedSeq.fill(n)(random.nextInt(4))
-      val window = if (random.nextInt(4) == 0) Some((IndexedSeq.fill(n)(random.nextInt(3).toLong).scanLeft(0L)(_ + _).tail,
-        (2 + random.nextInt(5)).toLong)) else None
-      val within = window.fold("")(w => s"WITHIN INTERVAL '${w._2}' MILLISECONDS")
-      val subsets = if (subset.nonEmpty) s"SUBSET U = (${subset.mkString(", ")})" else ""
-      val text = s"$rowsPerMatch $skip PATTERN ($body) $within $subsets"
-      val analyzed = RowPatternAnalysis.analyze(MatchRecognizeParser.parse(text), text)
-      def labelName(label: Int): String = analyzed.labels(label)
-
-      // Conditions, by label name; what each reads (a label's rows, or the match's first row).
-      val conditions = mutable.Map.empty[String, Condition]
-      val described = mutable.ArrayBuffer.empty[String]
-      var readLabels = Set.empty[String]
-      var readStart = false
-      for (v <- Seq("A", "B", "C") if used.contains(v)) {
-        def row(rs: IndexedSeq[Int], start: Int, labels: IndexedSeq[Int]) = rs(start + labels.length - 1)
-        def named(name: String)(condition: Condition): (String, Condition) = (name, condition)
-        val other = pick("A", "B", "C")
-        val (name, condition) = random.nextInt(11) match {
-          case 0 => val k = random.nextInt(4); named(s"= $k")((rs, s, ls) => row(rs, s, ls) == k)
-          case 1 => val k = 1 + random.nextInt(3); named(s"< $k")((rs, s, ls) => row(rs, s, ls) < k)
-          case 2 => named("odd")((rs, s, ls) => row(rs, s, ls) % 2 == 1)
-          case 3 => named("> PREV")((rs, s, ls) => { val p = s + ls.length - 1; p > 0 && rs(p) > rs(p - 1) })
-          case 4 => named("< NEXT")((rs, s, ls) => { val p = s + ls.length - 1; p + 1 < rs.length && rs(p) < rs(p + 1) })
-          case 5 => readLabels += other
-            named(s">= LAST($other)")((rs, s, ls) => {
-              val before = (0 until ls.length - 1).filter(i => labelName(ls(i)) == other)
-              before.isEmpty || row(rs, s, ls) >= rs(s + before.last)
-            })
-          case 6 => readLabels += other; val k = 1 + random.nextInt(3)
-            named(s"count($other) <= $k")((rs, s, ls) => ls.count(l => labelName(l) == other) <= k)
-          case 7 => readLabels += other; val k = 2 + random.nextInt(5)
-            named(s"sum($other) < $k")((rs, s, ls) => ls.indices.filter(i => labelName(ls(i)) == other).map(i => rs(s + i)).sum < k)
-          case 8 => readStart = true; named("FIRST(row) <= row")((rs, s, ls) => rs(s) <= row(rs, s, ls))
-          case 9 => readStart = true; val k = 1 + random.nextInt(4); named(s"length <= $k")((_, _, ls) => ls.length <= k)
-          case _ => readLabels ++= Variables
-            named(s"PREV(CLASSIFIER()) != $other")((_, _, ls) => ls.length < 2 || labelName(ls(ls.length - 2)) != other)
-        }
-        conditions(v) = condition
-        described += s"$v: $name"
-      }
-      val reads = if (random.nextInt(5) == 0) ConditionReads(analyzed.labels.indices.toSet, start = true)
-        else ConditionReads(readLabels.flatMap(analyzed.label), readStart)
-      RandomCase(text, rows, conditions.toMap, described.mkString(", "), reads, window)
-    }
   }
 }

@@ -1,0 +1,78 @@
+package io.sparkcer.spark
+
+import scala.util.Random
+
+import org.apache.spark.sql.{Row, SparkSession}
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.engine.oracle.{RandomRowPatternCase, RowPatternOracle}
+import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis, RowsPerMatch}
+
+/**
+ * MATCH_RECOGNIZE through spark.sql against the brute-force reading of the standard in the engine's test tree
+ * ([[RowPatternOracle]]): random clauses (every pattern construct, skip, SUBSET, WITHIN) over two partitions of random
+ * rows, each condition written in SQL for Spark (DEFINE with PREV, NEXT, LAST, count, sum, FIRST and CLASSIFIER) and
+ * as a function for the oracle. The rows must be the oracle's: ONE ROW PER MATCH with the match's number, first and
+ * last order values and length, ALL ROWS PER MATCH WITH UNMATCHED ROWS with each row's match and label; a skip the
+ * standard forbids must fail the query.
+ */
+class MatchRecognizeVsOracleSuite extends AnyFunSuite with BeforeAndAfterAll {
+
+  private lazy val spark: SparkSession = LocalSpark.session("spark.sql.shuffle.partitions" -> "2")
+
+  override def afterAll(): Unit = spark.stop()
+
+  test("random clauses and conditions in SQL give the oracle's rows") {
+    val random = new Random(20261126L)
+    val cases = 120
+    var matched, failed = 0
+    for (i <- 0 until cases) {
+      val c = RandomRowPatternCase(random)
+      val other = RandomRowPatternCase(random)
+      val partitions = Seq((c.rows, c.time), (other.rows, other.rows.indices.map(_.toLong)))
+      val analyzed = RowPatternAnalysis.analyze(MatchRecognizeParser.parse(c.text), c.text)
+      val allRows = analyzed.clause.rowsPerMatch == RowsPerMatch.AllWithUnmatched
+      val expected = partitions.zipWithIndex.map { case ((rows, time), p) =>
+        p -> RowPatternOracle.run(analyzed.clause, analyzed.labels, analyzed.subsets, rows,
+          analyzed.labels.map(c.conditions.get), c.window.map { case (_, bound) => (time, bound) })
+      }
+      import spark.implicits._
+      partitions.zipWithIndex.flatMap { case ((rows, time), p) => rows.indices.map(k => (p, time(k), rows(k))) }
+        .toDF("p", "t", "v").createOrReplaceTempView("cases")
+      val measures = if (allRows) "MATCH_NUMBER() AS m, CLASSIFIER() AS label"
+        else "MATCH_NUMBER() AS m, FIRST(t) AS first_t, LAST(t) AS last_t, count(*) AS n"
+      val query = s"SELECT * FROM cases MATCH_RECOGNIZE (PARTITION BY p ORDER BY t MEASURES $measures ${c.text} ${c.define})"
+      val context = s"case $i: $query\nrows ${partitions.map(_._1.mkString(" ")).mkString(" | ")}"
+      val failure = expected.flatMap(_._2).collectFirst { case RowPatternOracle.Failed(message) => message }
+      failure match {
+        case Some(message) =>
+          failed += 1
+          val e = intercept[Exception](spark.sql(query).collect())
+          val words = if (message.contains("not present")) "is not present in match" else "cannot skip to first row"
+          assert(e.getMessage.contains(words), s"$context\n${e.getMessage}")
+        case None =>
+          val rows = spark.sql(query).collect().toSeq
+          val want = expected.flatMap { case (p, events) =>
+            val time = partitions(p)._2
+            events.flatMap {
+              case RowPatternOracle.Matched(number, start, labels, excluded) if allRows =>
+                if (labels.isEmpty) Seq(Row(p, time(start), number, null, partitions(p)._1(start)))
+                else labels.indices.filterNot(excluded).map(k =>
+                  Row(p, time(start + k), number, analyzed.labels(labels(k)), partitions(p)._1(start + k)))
+              case RowPatternOracle.Matched(number, start, labels, _) =>
+                val (first, last) = if (labels.isEmpty) (null, null) else (time(start), time(start + labels.length - 1))
+                Seq(Row(p, number, first, last, labels.length.toLong))
+              case RowPatternOracle.Unmatched(position) => Seq(Row(p, time(position), null, null, partitions(p)._1(position)))
+              case other => fail(s"$context: $other")
+            }
+          }
+          def sorted(rs: Seq[Row]) = rs.map(_.toString).sorted
+          assert(sorted(rows) == sorted(want), context)
+          if (want.nonEmpty) matched += 1
+      }
+    }
+    assert(matched > 40 && failed > 5, s"$matched cases with rows, $failed with a skip error")
+    info(s"$cases cases: $matched with rows, $failed ending in a skip error")
+  }
+}
