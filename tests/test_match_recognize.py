@@ -234,17 +234,17 @@ def test_validate_a_clause(spark) -> None:
     """spark_cer.validate reads a MATCH_RECOGNIZE clause with the grammar and analysis that run it."""
     clause = ("PARTITION BY symbol ORDER BY day MEASURES LAST(B.price) AS low, MATCH_NUMBER() AS m "
               "ALL ROWS PER MATCH PATTERN (A B+) SUBSET U = (A, B) DEFINE B AS price < PREV(price)")
-    q = spark_cer.validate(clause)
+    q = spark_cer.validate(clause, match_recognize=True)
     assert isinstance(q, spark_cer.RowPatternQuery)
     assert (q.variables, q.subsets, q.measures) == (("A", "B"), {"U": ("A", "B")}, ("low", "m"))
     assert (q.rows_per_match, q.after_match) == ("ALL ROWS PER MATCH SHOW EMPTY MATCHES", "AFTER MATCH SKIP PAST LAST ROW")
     assert q.output is None
     schema = "symbol string, day int, price double, volume long"
-    typed = spark_cer.validate(clause, spark.createDataFrame([], schema).schema, spark=spark)
+    typed = spark_cer.validate(clause, spark.createDataFrame([], schema).schema, spark=spark, match_recognize=True)
     assert typed.output == ("symbol", "day", "low", "m", "price", "volume")
     with pytest.raises(spark_cer.CeqlSyntaxError) as syntax:
-        spark_cer.validate("ORDER BY day PATTERN (A B")
+        spark_cer.validate("ORDER BY day PATTERN (A B", match_recognize=True)
     assert (syntax.value.line, syntax.value.column) == (1, 26)
     with pytest.raises(spark_cer.CeqlAnalysisError, match="unknown column 'prize'"):
         spark_cer.validate("ORDER BY day PATTERN (A) DEFINE A AS prize > 1", spark.createDataFrame([], schema).schema,
-                           spark=spark)
+                           spark=spark, match_recognize=True)

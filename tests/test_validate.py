@@ -760,11 +760,12 @@ def test_docstring_examples() -> None:
 
 
 def test_a_match_recognize_clause_through_both_channels(channel) -> None:
-    """A MATCH_RECOGNIZE clause is told from CEQL by its first words, and checked through either channel."""
-    q = validate("ORDER BY day MEASURES count(B.*) AS n PATTERN (A B+) DEFINE B AS price < PREV(price)", spark=channel)
+    """A MATCH_RECOGNIZE clause (match_recognize=True) is checked through either channel."""
+    q = validate("ORDER BY day MEASURES count(B.*) AS n PATTERN (A B+) DEFINE B AS price < PREV(price)", spark=channel,
+                 match_recognize=True)
     assert (q.variables, q.measures, q.rows_per_match) == (("A", "B"), ("n",), "ONE ROW PER MATCH")
     with pytest.raises(CeqlSyntaxError) as info:
-        validate("ORDER BY day PATTERN (A B) DEFINE B AS price <", spark=channel)
+        validate("ORDER BY day PATTERN (A B) DEFINE B AS price <", spark=channel, match_recognize=True)
     assert info.value.line == 1 and "Spark SQL cannot parse" in info.value.problem
     with pytest.raises(CeqlAnalysisError, match="DUPLICATE_PATTERN_VARIABLE"):
-        validate("PATTERN (A) DEFINE A AS x > 1, A AS x > 2", spark=channel)
+        validate("PATTERN (A) DEFINE A AS x > 1, A AS x > 2", spark=channel, match_recognize=True)

@@ -319,16 +319,16 @@ def validate(
     time_column: Optional[str] = None,
     type_column: Optional[str] = None,
     spark: Optional[Any] = None,
+    match_recognize: bool = False,
 ) -> Union[CeqlQuery, RowPatternQuery]:
     """
     Checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the grammar and the analysis that run
     it.
 
-    A text that starts with one of MATCH_RECOGNIZE's clauses (``PARTITION BY``, ``ORDER BY``, ``MEASURES``, ``ONE
-    ROW``, ``ALL ROWS``, ``AFTER MATCH``, ``PATTERN (``) is read as a MATCH_RECOGNIZE clause, as
-    ``DataFrame.match_recognize`` takes it: its pattern and variables are checked and its expressions parsed by
-    Spark; with a schema and a session it is analyzed as Spark runs it, and the answer, a :class:`RowPatternQuery`,
-    names its output columns.
+    With ``match_recognize=True`` the text is a MATCH_RECOGNIZE clause, as ``DataFrame.match_recognize`` takes it
+    (what stands between its parentheses): its pattern and variables are checked and its expressions parsed by Spark;
+    with a schema and a session it is analyzed as Spark runs it, and the answer, a :class:`RowPatternQuery`, names its
+    output columns.
 
     The query is parsed with the engine's grammar, each ``var[predicate]`` and each condition relating events
     (``b.price > s.price``, ``sum(b.volume) > 100``, ``prev(b.price)``) is parsed by Spark, and the engine's
@@ -352,6 +352,8 @@ def validate(
     spark : SparkSession, optional
         The session whose JVM checks the query (classic or Spark Connect); by default the active session, and
         without one a JVM this process starts once on the bundled jar.
+    match_recognize : bool, default False
+        Read the text as a MATCH_RECOGNIZE clause rather than CEQL.
 
     Returns
     -------
@@ -394,7 +396,7 @@ def validate(
     A MATCH_RECOGNIZE clause:
 
     >>> validate("ORDER BY day MEASURES LAST(B.price) AS low PATTERN (A B+) SUBSET U = (A, B) "
-    ...          "DEFINE B AS price < PREV(price)").variables
+    ...          "DEFINE B AS price < PREV(price)", match_recognize=True).variables
     ('A', 'B')
 
     A syntax error:
@@ -408,7 +410,8 @@ def validate(
     """
     if not isinstance(query, str):
         raise TypeError(f"query must be a string, not {type(query).__name__}")
-    request = {"query": query, "time_column": time_column, "type_column": type_column, **_schema_fields(schema)}
+    request = {"query": query, "time_column": time_column, "type_column": type_column, **_schema_fields(schema),
+               "language": "match_recognize" if match_recognize else "ceql"}
     answer = _ask(request, spark)
     if not answer["ok"] and answer["kind"] == "internal":
         raise RuntimeError(answer["message"])

@@ -26,7 +26,7 @@ import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, MatchRecognizeClaus
  *
  * The request and the answer are JSON, so that both channels carry them as one string:
  *  - request: `{"query", "schema": StructType JSON or null, "columns": [names] or null, "time_column",
- *    "type_column"}`;
+ *    "type_column", "language": "ceql" or "match_recognize"}`;
  *  - answer: `{"ok": true, "strategy", "streams", "variables", "outputs": [{"name", "single", "attributes"}],
  *    "predicates": {var: [Spark SQL]}, "partition_by", "order_by": [[column, descending]], "within",
  *    "consume_by", "limit"}`; for a MATCH_RECOGNIZE clause `{"ok": true, "language": "match_recognize", "variables",
@@ -42,7 +42,7 @@ object CeqlValidation {
   private val json = new ObjectMapper()
 
   final case class Request(query: String, schema: Option[StructType], columns: Option[Seq[String]],
-      timeColumn: Option[String], typeColumn: Option[String])
+      timeColumn: Option[String], typeColumn: Option[String], matchRecognize: Boolean)
 
   def apply(request: String, session: Option[SparkSession]): String = {
     val answer: Map[String, Any] = try {
@@ -74,25 +74,12 @@ object CeqlValidation {
       text("schema").map(s => DataType.fromJson(s).asInstanceOf[StructType]),
       Option(node.get("columns")).filterNot(_.isNull).map(_.elements().asScala.map(_.asText).toSeq),
       text("time_column"),
-      text("type_column"))
+      text("type_column"),
+      text("language").contains("match_recognize"))
   }
 
   private def describe(r: Request, session: Option[SparkSession]): Map[String, Any] =
-    if (isRowPatternClause(r.query)) describeClause(r, session) else describeQuery(r, session)
-
-  /**
-   * A MATCH_RECOGNIZE clause (what stands between its parentheses) starts with one of its clauses' words; a CEQL
-   * query never does (PARTITION, ORDER and PATTERN are reserved, and a pattern starts with an event type).
-   */
-  private def isRowPatternClause(text: String): Boolean = {
-    val words = try Lexer.tokenize(text, lenient = true).take(2).map(_.text.toUpperCase(java.util.Locale.ROOT))
-      catch { case _: CeqlException => return false }
-    words match {
-      case Seq("PARTITION" | "ORDER", "BY") | Seq("MEASURES", _) | Seq("ONE", "ROW") | Seq("ALL", "ROWS") |
-           Seq("AFTER", "MATCH") | Seq("PATTERN", "(") => true
-      case _ => false
-    }
-  }
+    if (r.matchRecognize) describeClause(r, session) else describeQuery(r, session)
 
   /**
    * A MATCH_RECOGNIZE clause: with a schema and a session analyzed as Spark runs it (its output columns told),
