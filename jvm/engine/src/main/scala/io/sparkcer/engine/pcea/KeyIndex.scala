@@ -36,14 +36,26 @@ final class KeyIndex {
 
   /** The union tree indexed under `key` if some run of it is in the window after `threshold`, else [[RunNodes.Nil]]. */
   def live(key: AnyRef, threshold: Long): Long = {
-    val s = find(key)
-    if (s < 0 || cells(KeyIndex.Width * s + 1) <= threshold) RunNodes.Nil else cells(KeyIndex.Width * s + 2)
+    val s = liveSlot(key, threshold)
+    if (s < 0) RunNodes.Nil else tree(s)
   }
+
+  /** The slot of `key` if some run of its tree is in the window after `threshold` (see [[tree]], [[maxStart]]), or -1. */
+  def liveSlot(key: AnyRef, threshold: Long): Int = {
+    val s = find(key)
+    if (s < 0 || maxStart(s) <= threshold) -1 else s
+  }
+
+  /** The union tree in a slot that [[liveSlot]] gave. */
+  def tree(slot: Int): Long = cells(KeyIndex.Width * slot + 2)
+
+  /** Its max-start: read here, beside the key, and not off the tree's root in the arena. */
+  def maxStart(slot: Int): Long = cells(KeyIndex.Width * slot + 1)
 
   /** The union tree indexed under `key`, live or not, or [[RunNodes.Nil]]. */
   def get(key: AnyRef): Long = {
     val s = find(key)
-    if (s < 0) RunNodes.Nil else cells(KeyIndex.Width * s + 2)
+    if (s < 0) RunNodes.Nil else tree(s)
   }
 
   /**
@@ -53,9 +65,9 @@ final class KeyIndex {
   def add(key: AnyRef, fresh: Long, nodes: RunNodes, threshold: Long): Unit = {
     val s = find(key)
     if (s >= 0) {
-      val tree = if (cells(KeyIndex.Width * s + 1) <= threshold) fresh else nodes.union(cells(KeyIndex.Width * s + 2), fresh, threshold)
-      cells(KeyIndex.Width * s + 1) = nodes.maxStart(tree)
-      cells(KeyIndex.Width * s + 2) = tree
+      val union = nodes.union(tree(s), maxStart(s), fresh, threshold)
+      cells(KeyIndex.Width * s + 1) = nodes.maxStart(union)
+      cells(KeyIndex.Width * s + 2) = union
     } else {
       if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
       if (2 * (count + 1) > capacity) resize(capacity * 2)
@@ -70,7 +82,7 @@ final class KeyIndex {
     var s = 0
     while (s <= capacity) {
       // A vacated slot may take the entry after it: the same slot is examined again.
-      if (occupied(s) && cells(KeyIndex.Width * s + 1) <= threshold) { vacate(s); count -= 1 } else s += 1
+      if (occupied(s) && maxStart(s) <= threshold) { vacate(s); count -= 1 } else s += 1
     }
     keptAtPurge = count
     insertedSincePurge = 0
@@ -82,7 +94,7 @@ final class KeyIndex {
   /** Each entry's union tree. */
   def foreachTree(f: Long => Unit): Unit = {
     var s = 0
-    while (s <= capacity) { if (occupied(s)) f(cells(KeyIndex.Width * s + 2)); s += 1 }
+    while (s <= capacity) { if (occupied(s)) f(tree(s)); s += 1 }
   }
 
   /** Puts a tree under a key known to be absent (a saved index read back). */

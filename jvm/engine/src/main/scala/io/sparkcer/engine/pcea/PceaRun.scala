@@ -110,14 +110,20 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
       val t = transitions(e)
       if (reader.passes(t.guard, event)) {
         var slot = 0
+        var maxStart = start
         while (slot < arity(e) && {
           val key = keyOf(t.joins(slot), event)
-          joined(slot) = if (key == null) RunNodes.Nil else index(firstJoin(e) + slot).live(key, threshold)
-          joined(slot) != RunNodes.Nil
+          val join = index(firstJoin(e) + slot)
+          val s = if (key == null) -1 else join.liveSlot(key, threshold)
+          if (s >= 0) {
+            joined(slot) = join.tree(s)
+            maxStart = math.min(maxStart, join.maxStart(s))
+          }
+          s >= 0
         }) slot += 1
         if (slot == arity(e)) {
           if (made == created.length) created = java.util.Arrays.copyOf(created, made * 2)
-          created(made) = nodes.extend(e, position, start, joined, arity(e))
+          created(made) = nodes.extend(e, position, maxStart, joined, arity(e))
           made += 1
         }
       }

@@ -59,13 +59,12 @@ final class RunNodes(width: Int) {
   def live(n: Long, threshold: Long): Boolean = n >= first && maxStarts(slot(n)) > threshold
 
   /**
-   * `extend(L, i, N)`: the event at `position` (window value `start`) read by `transition` (whose labels are L), above
-   * one run of each of the first `arity` nodes of `children`, all live and made earlier.
+   * `extend(L, i, N)`: the event at `position` read by `transition` (whose labels are L), above one run of each of the
+   * first `arity` nodes of `children`, all live and made earlier. `maxStart` is the least of the event's window value
+   * and the children's max-starts: the caller has them from the index, which keeps each tree's beside it, so that
+   * making a node reads none of its children (in a wide window, each would be a cache miss).
    */
-  def extend(transition: Int, position: Long, start: Long, children: Array[Long], arity: Int): Long = {
-    var maxStart = start
-    var k = 0
-    while (k < arity) { maxStart = math.min(maxStart, maxStarts(slot(children(k)))); k += 1 }
+  def extend(transition: Int, position: Long, maxStart: Long, children: Array[Long], arity: Int): Long = {
     val n = make(transition, position, maxStart, RunNodes.Nil, RunNodes.Nil, leftNext = true)
     System.arraycopy(children, 0, products, slot(n) * width, arity)
     n
@@ -77,8 +76,13 @@ final class RunNodes(width: Int) {
    * If `tree` is out of the window, the union is `fresh`. Otherwise the greater of the two roots, by max-start, stays
    * the root, and `fresh` goes down one side, the sides alternating to keep the heap balanced; the path down is
    * copied, bottom up (a loop, not a recursion: a heap of one window's runs may be deep).
+   *
+   * `treeMaxStart` is the tree's max-start, which the index keeps beside it: when `fresh` starts later (a run that
+   * starts at the event always does), it becomes the root above `tree` without a read of `tree`.
    */
-  def union(tree: Long, fresh: Long, threshold: Long): Long = {
+  def union(tree: Long, treeMaxStart: Long, fresh: Long, threshold: Long): Long = {
+    if (treeMaxStart <= threshold) return fresh
+    if (maxStart(fresh) > treeMaxStart) return copy(fresh, tree, RunNodes.Nil, leftNext = false)
     var depth = 0
     var n = tree
     while (live(n, threshold) && !outranks(fresh, n)) {

@@ -122,6 +122,16 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
     assert(run(phi4, reader, stream, None) == expected)
     assert(run(phi4, reader, stream, Some(4)) == expected)
     assert(run(phi4, reader, stream, Some(3)).isEmpty)
+
+    // A node's max-start is the least of its children's and its own (the window prunes by it). H[e, q1, 1] after
+    // T(1)@6 is the union of three runs, all starting at H(1)@3: T(1)@4 over it, and at 6, T(1) over it directly and
+    // over T(1)@4's run.
+    val evaluation = new PceaRun(phi4, reader)
+    for (i <- 0 to 6) evaluation.read(stream(i), i.toLong, i.toLong, Long.MinValue)(null)
+    val nodes = evaluation.arena
+    def union(n: Long): List[(Long, Long)] =
+      if (n == RunNodes.Nil) Nil else (nodes.position(n), nodes.maxStart(n)) :: union(nodes.left(n)) ::: union(nodes.right(n))
+    assert(union(evaluation.indexed(3, 0, List(1))).sorted == List((4L, 3L), (6L, 3L), (6L, 3L)))
   }
 
   test("under a window, the index keeps the runs of about two windows, however long the stream") {
