@@ -1,9 +1,10 @@
 """
 A streaming CEQL query in a process of its own, for the kill/restart test of tests/test_streaming.py:
 
-    python tests/streaming_worker.py --input DIR --checkpoint DIR --sink DIR [--trigger-seconds S]
+    python tests/streaming_worker.py --input DIR --checkpoint DIR --sink DIR [--trigger-seconds S] [--match-recognize]
 
-It reads the stock trace as a file stream (CSV files with a header, one file per micro-batch), runs QUERY on it
+It reads the stock trace as a file stream (CSV files with a header, one file per micro-batch), runs QUERY (or the
+MATCH_RECOGNIZE clause) on it
 and appends the matches to a parquet file sink with a checkpoint; it stops once every file in the input folder
 is processed. The test kills it with SIGKILL in the middle, starts it again with the same checkpoint and checks
 that the sink holds every match exactly once. `stock_stream` and the query are imported by the test too, so
@@ -32,6 +33,16 @@ DELAY = "10 seconds"
 QUERY = (
     "SELL AS s ; BUY AS b ; BUY AS c FILTER s[volume >= 5000] AND b[volume >= 1000] AND c[volume >= 1000] "
     "WITHIN 1 SECONDS"
+)
+# The same shape as a MATCH_RECOGNIZE clause: a large sale, then the longest run of large purchases (at least two)
+# within a second, one match per sale.
+MATCH_RECOGNIZE = (
+    "PARTITION BY name ORDER BY ts, id "
+    "MEASURES s.id AS sale, FIRST(b.id) AS first_buy, LAST(b.id) AS last_buy, count(b.id) AS buys, "
+    "MATCH_NUMBER() AS n "
+    "AFTER MATCH SKIP TO NEXT ROW "
+    "PATTERN (s b{2,}) WITHIN INTERVAL '1' SECOND "
+    "DEFINE s AS event_type = 'SELL' AND volume >= 5000, b AS event_type = 'BUY' AND volume >= 1000"
 )
 ORDER_BY = ["ts", "id"]  # event time first, then id: a total order, so ties in time are never ambiguous
 PARTITION_BY = "name"
@@ -74,11 +85,16 @@ def main(argv=None) -> int:
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--sink", required=True)
     parser.add_argument("--trigger-seconds", type=float, default=0.0, help="0: the next batch at once")
+    parser.add_argument("--match-recognize", action="store_true", help="run MATCH_RECOGNIZE instead of QUERY")
     args = parser.parse_args(argv)
 
     spark = spark_cer.session(app_name="spark-cer streaming worker", master="local[2]", **CONF)
     spark.sparkContext.setLogLevel("ERROR")
-    matches = stock_stream(spark, args.input).cer(QUERY, order_by=ORDER_BY, partition_by=PARTITION_BY)
+    events = stock_stream(spark, args.input)
+    if args.match_recognize:
+        matches = events.match_recognize(MATCH_RECOGNIZE)
+    else:
+        matches = events.cer(QUERY, order_by=ORDER_BY, partition_by=PARTITION_BY)
     writer = (
         matches.writeStream.format("parquet")
         .option("path", args.sink)

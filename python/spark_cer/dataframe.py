@@ -166,10 +166,14 @@ def match_recognize(df: "DataFrame", clause: str) -> "DataFrame":
     ``SELECT * FROM __cer_mr(TABLE(df), '<clause>')`` on classic and Spark Connect sessions alike, and errors in the
     clause are raised here as :class:`~spark_cer.CeqlError` placed in ``clause``.
 
+    On a streaming DataFrame, ORDER BY starts with its watermarked event time and PATTERN (...) has a bound,
+    ``WITHIN INTERVAL '10' MINUTES``: a match is output once the watermark shows that no later row can make a
+    preferred one, and the rows are the table's on the same input, however the stream is cut.
+
     Parameters
     ----------
     df : :class:`DataFrame`
-        The rows.
+        The rows (a table or a stream).
     clause : str
         What stands between MATCH_RECOGNIZE's parentheses: ``[PARTITION BY ...] [ORDER BY ...] [MEASURES ...]
         [ONE ROW PER MATCH | ALL ROWS PER MATCH ...] [AFTER MATCH SKIP ...] PATTERN (...) [SUBSET ...] [DEFINE ...]``.

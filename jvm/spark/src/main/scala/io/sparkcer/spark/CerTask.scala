@@ -9,7 +9,7 @@ import io.sparkcer.engine.analysis.WindowKey
 import io.sparkcer.engine.eval.{Evaluator, MatchBound, TooManyMatchesException}
 
 /**
- * What every task of a CER operator runs, on batch input ([[CerExec]]) and on streams ([[CerStatefulProcessor]]):
+ * What every task of a CER operator runs, on batch input ([[CerExec]]) and on streams ([[CerStreamRun]]):
  * the operator's fields ([[CerOperator]]), serializable, over the rows of `input`; [[open]] makes one task's
  * evaluator and writer.
  *

@@ -15,24 +15,14 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class CerStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
 
-  private lazy val spark: SparkSession = LocalSpark.session(
-    "spark.sql.shuffle.partitions" -> "2",
-    "spark.sql.streaming.stateStore.providerClass" ->
-      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+  private lazy val spark: SparkSession = LocalSpark.streamingSession()
 
   override def afterAll(): Unit = spark.stop()
 
   private type Event = (String, String, Long, Timestamp)
 
-  /** 400 events of 3 stocks, a few milliseconds apart, in time order. */
-  private val events: Seq[Event] = {
-    val random = new java.util.Random(5)
-    var t = 0L
-    (1 to 400).map { id =>
-      t += random.nextInt(4) * 100
-      (if (random.nextInt(3) == 0) "SELL" else "BUY", Seq("A", "B", "C")(random.nextInt(3)), id.toLong, new Timestamp(1000 + t))
-    }
-  }
+  /** 400 events of 3 stocks, in time order. */
+  private val events: Seq[Event] = RandomTicks(400, seed = 5).map(t => (t.side, t.name, t.id, t.ts))
 
   /** Rows far in the future move the watermark past every real event, so that all their matches are final. */
   private val flush: Seq[Event] = Seq(("FLUSH", "Z", 10000L, new Timestamp(10000000L)))

@@ -12,4 +12,10 @@ object LocalSpark {
       .config("spark.sql.session.timeZone", "UTC")
     confs.foldLeft(builder) { case (b, (key, value)) => b.config(key, value) }.getOrCreate()
   }
+
+  /** The session the streaming suites run on: `transformWithState` needs the RocksDB state store. */
+  def streamingSession(): SparkSession = session(
+    "spark.sql.shuffle.partitions" -> "2",
+    "spark.sql.streaming.stateStore.providerClass" ->
+      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
 }

@@ -1,5 +1,7 @@
 package io.sparkcer.engine.rowpattern
 
+import java.io.{DataInput, DataOutput}
+
 import scala.collection.mutable
 
 import io.sparkcer.engine.ceql.Name
@@ -135,9 +137,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       if (!cut(start) && program.opcodes(pc) == MatchLabel && inWindow(start, p)) {
         val label = program.a(pc)
         if (!defined(label) || conditions.holds(label, start, history)) {
-          val h = if (history == null) 0L else history.hash
           val read = new LabelNode(label, excludedAt(pc), history, if (history == null) 1 else history.length + 1,
-            h * 31 + (if (relevant(label)) label + 1 else 0))
+            extendedHash(if (history == null) 0L else history.hash, label))
           closure(pc + 1, start, read, p + 1, atEnd = false, next)
         }
       }
@@ -163,6 +164,53 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     decide()
     require(outcomes.isEmpty, "every start is decided at the end of the partition")
   }
+
+  /**
+   * On a stream: no row whose order value is below `now` can come any more. The threads that only such a row could
+   * extend within the window are over, and the starts they held are decided, as at the end of a partition. Without a
+   * window nothing expires: a thread waits for the next row, however late.
+   */
+  def expire(now: Long): Unit = window.foreach { case (time, bound) =>
+    current.retain(start => now - time(start) < bound)
+    decide()
+  }
+
+  /** The order value from which [[expire]] ends the oldest undecided start's threads; None when none is waiting. */
+  def expiresAt: Option[Long] = window.collect { case (time, bound) if current.size > 0 => time(attempt) + bound }
+
+  /**
+   * Writes what the matcher carries from one row to the next (a stream keeps it between micro-batches): the counters,
+   * the undecided starts' outcomes and the threads, their label histories each node once ([[LabelHistories]]).
+   */
+  def save(out: DataOutput): Unit = {
+    Seq(position, attempt, matches, covered).foreach(out.writeLong)
+    val threads = (0 until current.size).map(current.histories)
+    val numbers = histories.write(outcomes.map(_.history).toSeq ++ threads, out)
+    out.writeInt(outcomes.length)
+    for ((o, h) <- outcomes.zip(numbers)) { out.writeBoolean(o.matched); out.writeLong(o.end); out.writeInt(h) }
+    out.writeInt(current.size)
+    for (k <- 0 until current.size) {
+      out.writeInt(current.pcs(k)); out.writeLong(current.starts(k)); out.writeInt(numbers(outcomes.length + k))
+    }
+  }
+
+  /** Makes this fresh matcher (of the same clause) the one [[save]] wrote. */
+  def load(in: DataInput): Unit = {
+    require(position == 0 && outcomes.isEmpty && current.size == 0, "a matcher is loaded when fresh")
+    position = in.readLong(); attempt = in.readLong(); matches = in.readLong(); covered = in.readLong()
+    val nodes = histories.read(in)
+    def node(k: Int): LabelNode = if (k < 0) null else nodes(k)
+    for (_ <- 0 until in.readInt()) {
+      val o = new Outcome
+      o.matched = in.readBoolean(); o.end = in.readLong(); o.history = node(in.readInt())
+      outcomes += o
+    }
+    for (_ <- 0 until in.readInt()) current.add(in.readInt(), in.readLong(), node(in.readInt()))
+  }
+
+  /** A history's hash with one more label: the labels the conditions do not read count alike. */
+  private def extendedHash(hash: Long, label: Int): Long = hash * 31 + (if (relevant(label)) label + 1 else 0)
+  private val histories = new LabelHistories(extendedHash)
 
   private def swap(): Unit = {
     val t = current; current = next; next = t

@@ -77,7 +77,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
       "from row 0 the span reaches 65 s at row 3; from row 2 it is 50 s")
   }
 
-  test("random patterns, conditions, skips and windows against the brute-force reading of the standard") {
+  test("random patterns, conditions, skips and windows against the brute-force reading of the standard, also saved, " +
+    "loaded and expired by time at random rows as a stream does") {
     val random = new Random(20261125L)
     var matched, failed, cases = 0
     for (i <- 0 until 3000) {
@@ -87,6 +88,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
         analyzed.labels.map(c.conditions.get), c.window)
       val actual = new Harness(c.text, c.rows, c.conditions, c.window, Some(c.reads)).run()
       assert(actual == expected, s"case $i: ${c.text}\nrows ${c.rows.mkString(" ")}\nconditions ${c.described}; reads ${c.reads}")
+      val resumed = new Harness(c.text, c.rows, c.conditions, c.window, Some(c.reads)).runResumed(random)
+      assert(resumed == expected, s"case $i, saved and loaded, expired by time: ${c.text}\nrows ${c.rows.mkString(" ")}")
       cases += 1
       if (expected.exists(_.isInstanceOf[Matched])) matched += 1
       if (expected.exists(_.isInstanceOf[Failed])) failed += 1
@@ -120,7 +123,8 @@ object RowPatternMatcherSuite {
     val byLabel: IndexedSeq[Option[Condition]] = analyzed.labels.map(conditions.get)
     private val out = mutable.ArrayBuffer.empty[Event]
     private val frame = new MatchFrame
-    val matcher = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
+    var matcher: Matcher = fresh()
+    private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
       def holds(label: Int, start: Long, history: LabelNode): Boolean = {
         frame.tryRow(start, history, label)
         byLabel(label).get(rows, start.toInt, frame.labels.take(frame.length).toIndexedSeq)
@@ -131,9 +135,33 @@ object RowPatternMatcherSuite {
       def unmatched(position: Long): Unit = out += Unmatched(position.toInt)
     }, window.map { case (time, bound) => ((p: Long) => time(p.toInt), bound) })
 
-    def run(): Seq[Event] = {
-      try { rows.indices.foreach(_ => matcher.push()); matcher.finish() }
-      catch { case e: RowPatternException => out += Failed(e.getMessage) }
+    def run(): Seq[Event] = outcome { rows.indices.foreach(_ => matcher.push()); matcher.finish() }
+
+    /**
+     * The same run as a stream makes it: before each row, the matcher is told that no row before that row's time can
+     * come ([[Matcher.expire]]), and at random rows it is saved and loaded into a fresh one. Without an anchor `$`,
+     * the window's end decides every start before the partition ends.
+     */
+    def runResumed(random: Random): Seq[Event] = outcome {
+      for (p <- rows.indices) {
+        window.foreach { case (time, _) => matcher.expire(time(p)) }
+        if (random.nextBoolean()) {
+          val saved = new java.io.ByteArrayOutputStream
+          matcher.save(new java.io.DataOutputStream(saved))
+          matcher = fresh()
+          matcher.load(new java.io.DataInputStream(new java.io.ByteArrayInputStream(saved.toByteArray)))
+        }
+        matcher.push()
+      }
+      for ((time, bound) <- window if rows.nonEmpty && !text.contains("$")) {
+        matcher.expire(time.last + bound)
+        assert(matcher.expiresAt.isEmpty && matcher.oldestNeeded == rows.length, "every start decided by the window")
+      }
+      matcher.finish()
+    }
+
+    private def outcome(run: => Unit): Seq[Event] = {
+      try run catch { case e: RowPatternException => out += Failed(e.getMessage) }
       out.toSeq.map {
         case Failed(m) if m.contains("not present in match") => Failed("variable is not present in match")
         case Failed(m) if m.contains("cannot skip to first row") => Failed("cannot skip to first row of match")

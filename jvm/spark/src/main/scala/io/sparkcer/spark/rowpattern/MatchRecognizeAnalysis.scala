@@ -22,10 +22,6 @@ final class MatchRecognizeAnalysis(session: SparkSession, found: MatchRecognizeC
   private val resolver = session.sessionState.conf.resolver
 
   def plan: RowPatternRecognition = {
-    if (input.isStreaming)
-      throw CerErrors.analysis("MATCH_RECOGNIZE over a streaming input is not supported yet: run it on a table, or " +
-        "on each micro-batch (foreachBatch); a CEQL pattern (df.cer) runs on streams", clause.pos, text,
-        "MATCH_RECOGNIZE".length)
     val spec = RowPatternSpec(clause, text)
     val pattern = CerErrors.analyzing(spec.analyzed)
     val partitionKeys = clause.partitionBy.map(column(_, "PARTITION BY", "MATCH_RECOGNIZE_PARTITION_BY_MUST_BE_COLUMN"))
@@ -34,9 +30,11 @@ final class MatchRecognizeAnalysis(session: SparkSession, found: MatchRecognizeC
       val direction = if (item.ascending) Ascending else Descending
       SortOrder(c, direction, item.nullsFirst.fold(direction.defaultNullOrdering)(f => if (f) NullsFirst else NullsLast), Nil)
     }
+    // MATCH_ROWTIME() reads the first ORDER BY column: a stream's event time.
+    val eventTime = order.headOption.map(_.child.asInstanceOf[Attribute])
     val defines = clause.defines.map { d =>
       val label = pattern.label(RowPatternAnalysis.canonical(d.variable)).get
-      val e = new RowPatternExpressionAnalysis(session, pattern, text, columns, Some(label))(d.condition)
+      val e = new RowPatternExpressionAnalysis(session, pattern, text, columns, eventTime, Some(label))(d.condition)
       if (!e.deterministic)
         throw CerErrors.analysis(s"the condition of ${d.variable.value} is not deterministic " +
           "(MATCH_RECOGNIZE_NONDETERMINISTIC_DEFINE): the matcher may try a row more than once, and a condition must " +
@@ -47,7 +45,7 @@ final class MatchRecognizeAnalysis(session: SparkSession, found: MatchRecognizeC
           s"${d.variable.value} AS a condition, e.g. ${d.condition.text} > 0", d.condition.pos, text, d.condition.text.length)
       label -> e
     }
-    val measures = clause.measures.map(m => new RowPatternExpressionAnalysis(session, pattern, text, columns, None)(m.expression))
+    val measures = clause.measures.map(m => new RowPatternExpressionAnalysis(session, pattern, text, columns, eventTime, None)(m.expression))
     clause.measures.groupBy(m => m.name.value.toLowerCase).foreach { case (_, ms) =>
       if (ms.length > 1) throw CerErrors.analysis(s"two measures are named ${ms(1).name.value}; name them apart",
         ms(1).name.pos, text, ms(1).name.value.length)

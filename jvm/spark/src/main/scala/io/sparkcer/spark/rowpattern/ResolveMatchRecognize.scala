@@ -10,7 +10,8 @@ import io.sparkcer.spark.CerErrors
 
 /**
  * Analyzer rule: a MATCH_RECOGNIZE clause ([[UnresolvedMatchRecognize]]), once Spark has resolved its input, becomes
- * [[RowPatternRecognition]].
+ * [[RowPatternRecognition]], which a streaming input lowers to Spark's stateful `transformWithState`
+ * ([[RowPatternStreaming]]).
  */
 final case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
@@ -22,6 +23,7 @@ final case class ResolveMatchRecognize(session: SparkSession) extends Rule[Logic
           val clause = try MatchRecognizeParser.parse(text) catch { case e: CeqlException => throw CerErrors.syntax(e) }
           MatchRecognizeClauses.Found(clause, text)
       }
-      new MatchRecognizeAnalysis(session, found, u.child).plan
+      val recognized = new MatchRecognizeAnalysis(session, found, u.child).plan
+      if (recognized.child.isStreaming) RowPatternStreaming.lower(recognized) else recognized
   }
 }

@@ -6,12 +6,12 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, CommonExpressionRef, Expression, Literal, RuntimeReplaceable, With}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First, Last}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LocalRelation}
 import org.apache.spark.sql.classic.SparkSession
-import org.apache.spark.sql.types.IntegerType
+import org.apache.spark.sql.types.{IntegerType, TimestampNTZType, TimestampType}
 
 import io.sparkcer.engine.ceql.Predicate
 import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, MatchRecognizeParser}
@@ -29,10 +29,13 @@ import io.sparkcer.spark.{CerErrors, ExpressionResolver, SparkPredicate}
  * variable's row counted within the match; offsets are non-negative integer literals; RUNNING (the default) counts up
  * to the current row, FINAL over the whole match, which a DEFINE condition may not.
  *
+ * MATCH_ROWTIME() (Flink's) is the time of the match's last row: FINAL LAST of the first ORDER BY column, a timestamp.
+ *
+ * @param eventTime the first ORDER BY column, if any
  * @param defining the label whose DEFINE condition this is; None for a measure
  */
 final class RowPatternExpressionAnalysis(session: SparkSession, pattern: AnalyzedRowPattern, text: String,
-    input: Seq[Attribute], defining: Option[Int]) {
+    input: Seq[Attribute], eventTime: Option[Attribute], defining: Option[Int]) {
   private val resolver = session.sessionState.conf.resolver
   private val resolve = new ExpressionResolver(session, text)
   private val columns = input.map(_.name)
@@ -108,7 +111,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       else {
         if (value.exists(navigation(_).isDefined)) fail(s"$written: a navigation reads columns of one row, not other navigations")
         checkColumns(value, written)
-        slot(MatchValue.Column(pointer, resolve(value, input, Some(parsed)), written))
+        slot(MatchValue.Column(pointer, executable(resolve(value, input, Some(parsed))), written))
       }
 
     def lower(e: Expression, running: Option[Boolean]): Expression = navigation(e) match {
@@ -137,6 +140,13 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
           case other => fail(s"CLASSIFIER(${other.sql}): the argument is a pattern variable of PATTERN or SUBSET")
         }
         slot(MatchValue.Classifier(Pointer(labels, last = true, 0, 0, running = true), asWritten(e)))
+      case Some(("match_rowtime", args)) =>
+        if (args.nonEmpty) fail("MATCH_ROWTIME() takes no argument: it is the time of the match's last row")
+        if (defining.isDefined) fail("MATCH_ROWTIME() in a DEFINE condition: a match has no last row until it is found")
+        val time = eventTime.filter(t => Seq(TimestampType, TimestampNTZType).contains(t.dataType)).getOrElse(fail(
+          "MATCH_ROWTIME() is the time of the match's last row, read from the first ORDER BY column, which is " +
+            eventTime.fold("missing: ORDER BY the rows' time")(t => s"${t.name}, ${t.dataType.sql}, not a TIMESTAMP")))
+        at(Pointer(None, last = true, 0, 0, running = false), UnresolvedAttribute(Seq(time.name)), asWritten(e))
       case Some(("match_number", _)) =>
         if (defining.isDefined) fail("MATCH_NUMBER() in a DEFINE condition: a match has no number until it is found")
         slot(MatchValue.Number)
@@ -177,15 +187,30 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       val plan = try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input)))
         catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
       try analyzer.checkAnalysis(plan) catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
-      plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get.collectFirst {
+      val function = plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get.collectFirst {
         case AggregateExpression(function, _, false, None, _) => function
       }.getOrElse(fail(s"$written is not an aggregate over the match's rows"))
+      executable(function).asInstanceOf[AggregateFunction]
     }
 
     val lowered = lower(parsed.expression, None)
     val inputs = values.zip(names).map { case (v, name) => AttributeReference(name, v.dataType)() }
-    val expression = resolve(lowered, inputs.toSeq, Some(parsed))
+    val expression = executable(resolve(lowered, inputs.toSeq, Some(parsed)))
     RowPatternExpression(expression, values.toSeq, inputs.toSeq, written.text)
+  }
+
+  /**
+   * The expression as it is evaluated. Before a plan runs, Spark's optimizer replaces the functions defined by others
+   * (`BETWEEN`, `nvl`, `count_if`, ...: RuntimeReplaceable), and turns a value they share (`With`: BETWEEN reads its
+   * operand twice) into a column computed below; these expressions are evaluated by our operator, outside the plan,
+   * so the shared value is written in each place it is read.
+   */
+  private def executable(e: Expression): Expression = e match {
+    case r: RuntimeReplaceable => executable(r.replacement)
+    case w: With =>
+      val shared = w.defs.map(d => d.id -> executable(d.child)).toMap
+      executable(w.child.transform { case r: CommonExpressionRef => shared(r.id) })
+    case _ => e.mapChildren(executable)
   }
 
   /**
@@ -198,7 +223,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
     case f: UnresolvedFunction if f.nameParts.length == 1 =>
       val n = f.nameParts.head.toLowerCase(Locale.ROOT)
       val own = Map(MatchRecognizeParser.Running -> "running", MatchRecognizeParser.Final -> "final")
-      own.get(n).orElse(Some(n).filter(Set("first", "last", "prev", "next", "classifier", "match_number")))
+      own.get(n).orElse(Some(n).filter(Set("first", "last", "prev", "next", "classifier", "match_number", "match_rowtime")))
         .map(_ -> f.arguments)
     case _ => None
   }

@@ -1,11 +1,14 @@
 package io.sparkcer.spark.rowpattern
 
+import java.io.{DataInput, DataOutput}
+
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, GenericInternalRow, JoinedRow, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
 
+import io.sparkcer.engine.eval.EventCodec
 import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, LabelNode, MatchFrame, Matcher, RowConditions, RowPatternSink, RowsPerMatch}
 
 /**
@@ -190,6 +193,51 @@ object RowPatternTask {
       while (pushed < read) { matcher.push(); pushed += 1 }
       matcher.finish()
       flush(ended = true)
+    }
+
+    /**
+     * On a stream: no row of the partition before `now` (milliseconds of the first ORDER BY column) can come any more,
+     * so the matches that only such rows could extend within WITHIN's bound are decided. A row read but not yet given
+     * to the matcher (its NEXT has not come) still can be.
+     */
+    def expire(now: Long): Unit = {
+      val next = if (pushed < read) opened.window.map { case (millis, _) => millis(apply(pushed)) } else None
+      matcher.expire(next.fold(now)(math.min(now, _)))
+      flush(ended = false)
+    }
+
+    /**
+     * The time (milliseconds) from which [[expire]] has something to decide, if any: none while a row waits for its
+     * NEXT, since the row that comes decides.
+     */
+    def expiresAt: Option[Long] = if (pushed < read) None else matcher.expiresAt
+
+    /** Writes what the partition carries to its next rows: the rows still read, the outputs waiting, the matcher. */
+    def save(out: DataOutput, codec: EventCodec[InternalRow]): Unit = {
+      Seq(first, read, pushed).foreach(out.writeLong)
+      rows.foreach(codec.write(_, out))
+      out.writeInt(pending.length)
+      pending.foreach {
+        case Left(position) => out.writeBoolean(false); out.writeLong(position)
+        case Right(m) =>
+          out.writeBoolean(true); out.writeLong(m.number); out.writeLong(m.start); out.writeInt(m.labels.length)
+          m.labels.foreach(out.writeInt); m.excluded.foreach(out.writeBoolean)
+      }
+      matcher.save(out)
+    }
+
+    /** Makes this fresh partition the one [[save]] wrote. */
+    def load(in: DataInput, codec: EventCodec[InternalRow]): Unit = {
+      first = in.readLong(); read = in.readLong(); pushed = in.readLong()
+      for (_ <- first until read) rows += codec.read(in)
+      for (_ <- 0 until in.readInt()) pending += {
+        if (!in.readBoolean()) Left(in.readLong())
+        else {
+          val (number, start, length) = (in.readLong(), in.readLong(), in.readInt())
+          Right(Found(number, start, Array.fill(length)(in.readInt()), Array.fill(length)(in.readBoolean())))
+        }
+      }
+      matcher.load(in)
     }
 
     /** Outputs what is ready, in order: a match once the rows its measures read past it are read. */

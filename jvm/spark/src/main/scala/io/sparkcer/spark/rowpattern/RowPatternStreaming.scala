@@ -1,0 +1,50 @@
+package io.sparkcer.spark.rowpattern
+
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import io.sparkcer.engine.rowpattern.RowPattern
+import io.sparkcer.spark.{CerErrors, EventTimeProcessor, StreamingInput}
+
+/**
+ * MATCH_RECOGNIZE over a streaming input becomes Spark's `transformWithState` grouped by PARTITION BY (one group
+ * without it), its processor running the matcher per partition ([[RowPatternStreamRun]]) in event-time mode, in
+ * append mode, as a CEQL query does ([[io.sparkcer.spark.StreamingCer]]).
+ *
+ * A stream's partitions never end, so a preferred match is decided when no row that could make a better one can
+ * come: the watermark passes the first row of the match by WITHIN's bound. That bound is what keeps the state of
+ * each partition small, so a streaming MATCH_RECOGNIZE needs one; the anchor `$` (the partition's last row) never
+ * comes, so it is refused.
+ */
+object RowPatternStreaming {
+  def lower(r: RowPatternRecognition): LogicalPlan = {
+    val clause = r.pattern.clause
+    val text = r.pattern.text
+    StreamingInput.checkStateStore("MATCH_RECOGNIZE")
+    if (r.order.isEmpty)
+      throw CerErrors.analysis("MATCH_RECOGNIZE on a stream reads each partition in event-time order: write ORDER BY " +
+        "the watermarked time column first", clause.pos, text, "MATCH_RECOGNIZE".length)
+    StreamingInput.checkEventTime(r.order, r.child.output, "MATCH_RECOGNIZE", "MATCH_RECOGNIZE")
+    if (clause.within.isEmpty)
+      throw CerErrors.analysis("MATCH_RECOGNIZE on a stream needs a bound on the span of a match, which decides its " +
+        "matches as the watermark passes and bounds the state kept per partition: write PATTERN (...) WITHIN INTERVAL " +
+        s"'10' MINUTES (a span of the event time ${r.order.head.child.sql})", clause.pattern.pos, text, 1)
+    anchorAtEnd(clause.pattern).foreach { end =>
+      throw CerErrors.analysis("the anchor $ matches at the last row of a partition, which a stream never reaches: " +
+        "leave it out, or run the query on a table", end.pos, text, 1)
+    }
+    val task = r.task(r.child.output)
+    EventTimeProcessor.transformWithState(r.partitionKeys, r.child, r.output, s"MATCH_RECOGNIZE ${r.pattern.describe}") {
+      (inputSchema, partitionIndex) => new RowPatternStreamRun(task, inputSchema, partitionIndex)
+    }
+  }
+
+  private def anchorAtEnd(p: RowPattern): Option[RowPattern.PartitionEnd] = p match {
+    case end: RowPattern.PartitionEnd => Some(end)
+    case RowPattern.Concat(parts, _) => parts.flatMap(anchorAtEnd).headOption
+    case RowPattern.Alternation(options, _) => options.flatMap(anchorAtEnd).headOption
+    case RowPattern.Permute(items, _) => items.flatMap(anchorAtEnd).headOption
+    case RowPattern.Exclusion(body, _) => anchorAtEnd(body)
+    case RowPattern.Quantified(body, _, _, _, _) => anchorAtEnd(body)
+    case _ => None
+  }
+}
