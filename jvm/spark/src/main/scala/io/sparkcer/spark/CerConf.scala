@@ -1,5 +1,7 @@
 package io.sparkcer.spark
 
+import java.util.concurrent.TimeUnit
+
 import org.apache.spark.sql.internal.SQLConf
 
 import io.sparkcer.engine.eval.MatchBound
@@ -72,6 +74,17 @@ object CerConf {
     .checkValue(_ >= 1, "must be at least 1")
     .createWithDefault(MatchBound.DefaultPerEvent)
 
+  val STREAM_PARTITION_IDLE_TIMEOUT = SQLConf.buildConf("spark.cer.streaming.partitionIdleTimeout")
+    .doc("MATCH_RECOGNIZE on a stream: a partition (a PARTITION BY key) whose rows stop for longer than this, in " +
+      "event time, ends there, as a table's partition ends: its matches are decided (NEXT reads NULL past its last " +
+      "row) and its state leaves the state store; the key's next row starts a new partition (PREV reads no row " +
+      "before it, MATCH_NUMBER counts from 1). Unset, a stream's partitions never end, and a key whose query reads " +
+      "rows before its matches (PREV), counts them (MATCH_NUMBER) or anchors them (^) keeps that state for ever.")
+    .version(Since)
+    .timeConf(TimeUnit.MILLISECONDS)
+    .checkValue(_ > 0, "must be positive")
+    .createOptional
+
   def eventTypeColumn(conf: SQLConf): String = conf.getConf(EVENT_TYPE_COLUMN)
 
   def timeColumn(conf: SQLConf): Option[String] = conf.getConf(TIME_COLUMN).filter(_.nonEmpty)
@@ -80,6 +93,8 @@ object CerConf {
     conf.getConf(RANGE_SPLIT_PARTITIONS).getOrElse(defaultParallelism.max(1))
 
   def pceaEnabled(conf: SQLConf): Boolean = conf.getConf(PCEA_ENABLED)
+
+  def streamPartitionIdleTimeoutMillis(conf: SQLConf): Option[Long] = conf.getConf(STREAM_PARTITION_IDLE_TIMEOUT)
 
   /** The engine's bound on the matches of one event, naming this conf as the way to raise it. */
   def matchBound(conf: SQLConf): MatchBound = MatchBound(conf.getConf(MAX_MATCHES_PER_EVENT), MAX_MATCHES_PER_EVENT.key)

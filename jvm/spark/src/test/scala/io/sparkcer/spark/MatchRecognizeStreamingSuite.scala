@@ -77,7 +77,14 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
    * query after that many batches and starts it again from its checkpoint. Each batch's rows are kept by batch id,
    * so that a batch replayed after the restart counts once.
    */
-  private def stream(clause: String, cuts: Seq[Int], restartAt: Option[Int] = None): Seq[Row] = {
+  private def stream(clause: String, cuts: Seq[Int], restartAt: Option[Int] = None): Seq[Row] =
+    run(clause, ticks, cuts, restartAt)._1
+
+  /**
+   * The clause over `rows` as a stream, as [[stream]] describes; also the number of rows the operator keeps in the
+   * state store at the end.
+   */
+  private def run(clause: String, rows: Seq[Tick], cuts: Seq[Int], restartAt: Option[Int] = None): (Seq[Row], Long) = {
     import spark.implicits._
     implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
     val source = MemoryStream[Tick]
@@ -88,15 +95,21 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
       .foreachBatch { (df: DataFrame, id: Long) => batches(id) = df.collect().toSeq; () }.start()
     var query = start()
     try {
-      val bounds = (0 +: cuts :+ ticks.length).distinct.sorted
-      val parts = bounds.zip(bounds.tail).map { case (a, b) => ticks.slice(a, b) } ++ flush.map(Seq(_))
+      val bounds = (0 +: cuts :+ rows.length).distinct.sorted
+      val parts = bounds.zip(bounds.tail).map { case (a, b) => rows.slice(a, b) } ++ flush.map(Seq(_))
       for ((part, k) <- parts.zipWithIndex) {
         if (restartAt.contains(k)) { query.stop(); query = start() }
         source.addData(part)
         query.processAllAvailable()
       }
+      val kept = query.lastProgress.stateOperators.map(_.numRowsTotal).sum
+      (batches.toSeq.sortBy(_._1).flatMap(_._2).filterNot(_.getAs[String]("name") == "Z"), kept)
     } finally query.stop()
-    batches.toSeq.sortBy(_._1).flatMap(_._2).filterNot(_.getAs[String]("name") == "Z")
+  }
+
+  private def withIdleTimeout[T](timeout: String)(body: => T): T = {
+    spark.conf.set(CerConf.STREAM_PARTITION_IDLE_TIMEOUT.key, timeout)
+    try body finally spark.conf.unset(CerConf.STREAM_PARTITION_IDLE_TIMEOUT.key)
   }
 
   private def same(a: Seq[Row], b: Seq[Row]): Boolean = a.map(_.toString).sorted == b.map(_.toString).sorted
@@ -116,6 +129,37 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
       val got = stream(clause, Seq.fill(5)(random.nextInt(ticks.length)), restartAt = Some(3))
       assert(same(got, table(clause)), s"clause $i")
     }
+  }
+
+  test("a partition idle for longer than spark.cer.streaming.partitionIdleTimeout ends: stream = table by sessions") {
+    import spark.implicits._
+    // The table's partitions split where a stock's rows are more than 800 ms apart.
+    ticks.toDF("name", "id", "price", "ts").createOrReplaceTempView("raw_ticks")
+    val sessions = spark.sql("""SELECT name, id, price, ts, sum(CASE WHEN unix_micros(ts) - gap > 800000 THEN 1 ELSE 0 END)
+      |  OVER (PARTITION BY name ORDER BY ts, id) AS session
+      |FROM (SELECT *, lag(unix_micros(ts)) OVER (PARTITION BY name ORDER BY ts, id) AS gap FROM raw_ticks)""".stripMargin)
+    assert(sessions.select("name", "session").distinct().count() >= 9, "the workload should split each stock")
+    val withNext = clauses.head.replace("MATCH_ROWTIME() AS rowtime", "NEXT(C.price) AS after")
+    for ((clause, i) <- Seq(withNext, clauses(2), clauses(4)).zipWithIndex) {
+      sessions.createOrReplaceTempView("ticks")
+      val bySession = clause.replace("PARTITION BY name", "PARTITION BY name, session")
+      val expected = spark.sql(s"SELECT * FROM ticks MATCH_RECOGNIZE (${bySession.stripMargin})").drop("session").collect().toSeq
+      val random = new java.util.Random(200 + i)
+      val got = withIdleTimeout("800ms")(stream(clause, Seq.fill(5)(random.nextInt(ticks.length)), restartAt = Some(2)))
+      assert(same(got, expected), s"clause $i: ${got.length} rows from the stream, ${expected.length} from the table\n" +
+        s"only in the stream: ${got.diff(expected).take(5)}\nonly in the table: ${expected.diff(got).take(5)}")
+      assert(got != stream(clause, Nil), s"clause $i: the partitions' ends should change the rows")
+    }
+  }
+
+  test("a key's state leaves the state store once its partition carries nothing to its next rows") {
+    def kept(clause: String, rows: Seq[Tick]) = run(clause, rows, Seq(100, 200))._2
+    val reads = clauses.head // PREV and MATCH_NUMBER read rows before a match
+    val readsNothing = clauses(3)
+    val flushAlone = kept(reads, Nil)
+    assert(kept(reads, ticks) > flushAlone, "a partition that PREV reads back into keeps state between matches")
+    assert(withIdleTimeout("800ms")(kept(reads, ticks)) == flushAlone, "the stocks' partitions ended")
+    assert(kept(readsNothing, ticks) == kept(readsNothing, Nil), "no state is kept between matches")
   }
 
   test("MATCH_ROWTIME() is the time of the match's last row") {

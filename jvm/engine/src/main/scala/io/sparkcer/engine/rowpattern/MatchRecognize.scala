@@ -92,19 +92,16 @@ object RowPattern {
   /** `$`: the end of the partition. */
   final case class PartitionEnd(pos: Position) extends RowPattern
 
+  /** The pattern's parts, itself first, each before its own parts, left to right. */
+  def parts(p: RowPattern): Seq[RowPattern] = p +: (p match {
+    case Concat(ps, _) => ps.flatMap(parts)
+    case Alternation(options, _) => options.flatMap(parts)
+    case Permute(items, _) => items.flatMap(parts)
+    case Exclusion(body, _) => parts(body)
+    case Quantified(body, _, _, _, _) => parts(body)
+    case Variable(_) | Empty(_) | PartitionStart(_) | PartitionEnd(_) => Nil
+  })
+
   /** The pattern variables in order of first appearance. */
-  def variables(p: RowPattern): Seq[Name] = {
-    val names = Seq.newBuilder[Name]
-    def walk(p: RowPattern): Unit = p match {
-      case Variable(name) => names += name
-      case Concat(parts, _) => parts.foreach(walk)
-      case Alternation(options, _) => options.foreach(walk)
-      case Permute(items, _) => items.foreach(walk)
-      case Exclusion(body, _) => walk(body)
-      case Quantified(body, _, _, _, _) => walk(body)
-      case Empty(_) | PartitionStart(_) | PartitionEnd(_) =>
-    }
-    walk(p)
-    names.result()
-  }
+  def variables(p: RowPattern): Seq[Name] = parts(p).collect { case Variable(name) => name }
 }

@@ -175,6 +175,9 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     decide()
   }
 
+  /** Whether no start is undecided: what the matcher carries to the next row is its counters alone. */
+  def idle: Boolean = current.size == 0 && outcomes.isEmpty
+
   /** The order value from which [[expire]] ends the oldest undecided start's threads; None when none is waiting. */
   def expiresAt: Option[Long] = window.collect { case (time, bound) if current.size > 0 => time(attempt) + bound }
 

@@ -15,13 +15,19 @@ import io.sparkcer.spark.{KeyedRun, RowCodec}
  * matching ([[RowPatternTask.Partition]]) restored from its state, fed the rows that became final, told how far the
  * watermark has come, and saved back. It keeps the rows its undecided matches and navigation can still read, the
  * matcher's threads and the matches waiting for rows their measures read (NEXT); between its matches, the few rows
- * PREV reads back and its counters (MATCH_NUMBER counts on across batches).
+ * PREV reads back and its counters (MATCH_NUMBER counts on across batches), unless its query reads none of them.
+ *
+ * @param idleTimeout when set, a gap longer than this (in event-time units) between two rows of the key ends the
+ *                    partition before the second, as if it had another PARTITION BY key
  */
-final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, partitionIndex: Int) extends KeyedRun {
+final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, partitionIndex: Int,
+    idleTimeout: Option[Long]) extends KeyedRun {
   private val opened = new RowPatternTask.Opened(task, partitionIndex)
   private val rows = new RowCodec(inputSchema)
   private val out = mutable.Queue.empty[InternalRow]
   private var partition: RowPatternTask.Partition = _
+  /** The event time of the partition's last row; NoRow before its first. */
+  private var lastRow = RowPatternStreamRun.NoRow
   private val timeOrdinal =
     BindReferences.bindReference(task.order.head.child, task.input).asInstanceOf[BoundReference].ordinal
   val streamOrder: java.util.Comparator[InternalRow] =
@@ -32,23 +38,59 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
   def eventTime(row: InternalRow): Long = row.getLong(timeOrdinal)
 
   def start(saved: Option[Array[Byte]]): Unit = {
-    partition = new RowPatternTask.Partition(opened, out)
-    saved.foreach(bytes => partition.load(RowCodec.input(bytes), rows))
+    begin()
+    saved.foreach { bytes =>
+      val in = RowCodec.input(bytes)
+      lastRow = in.readLong()
+      partition.load(in, rows)
+    }
   }
 
   def advance(ready: Array[InternalRow], watermark: Long): Iterator[InternalRow] = {
-    ready.foreach(partition.add)
+    ready.foreach { row =>
+      val time = eventTime(row)
+      if (endsBefore(time)) end()
+      partition.add(row)
+      lastRow = time
+    }
+    // No row at or below the watermark can come any more.
+    if (endsBefore(watermark + 1)) end()
     // Rows after the watermark are later than it (the event time is in microseconds, the window in milliseconds).
-    partition.expire(Math.floorDiv(watermark, RowPatternStreamRun.MicrosPerMilli))
+    else partition.expire(Math.floorDiv(watermark, RowPatternStreamRun.MicrosPerMilli))
     val found = out.toVector
     out.clear()
     found.iterator
   }
 
-  def saved(): Option[Array[Byte]] = Some(RowCodec.bytes(partition.save(_, rows)))
-  def expiresAt: Option[Long] = partition.expiresAt.map(Math.multiplyExact(_, RowPatternStreamRun.MicrosPerMilli))
+  def saved(): Option[Array[Byte]] =
+    if (!keeps) None
+    else Some(RowCodec.bytes { out => out.writeLong(lastRow); partition.save(out, rows) })
+
+  def expiresAt: Option[Long] =
+    if (!keeps) None
+    else (partition.expiresAt.map(Math.multiplyExact(_, RowPatternStreamRun.MicrosPerMilli)) ++
+      idleTimeout.map(Math.addExact(lastRow, _))).minOption
+
+  /** Whether the partition carries anything to the key's next row: not when it ended or has nothing to carry. */
+  private def keeps: Boolean = lastRow != RowPatternStreamRun.NoRow && !partition.forgettable
+
+  /** Whether a row at `time` comes after a gap that ends the partition. */
+  private def endsBefore(time: Long): Boolean =
+    lastRow != RowPatternStreamRun.NoRow && idleTimeout.exists(time - lastRow > _)
+
+  /** The partition ends, as a table's does: its matches are decided; the key's next row begins another. */
+  private def end(): Unit = {
+    partition.finish()
+    begin()
+  }
+
+  private def begin(): Unit = {
+    partition = new RowPatternTask.Partition(opened, out)
+    lastRow = RowPatternStreamRun.NoRow
+  }
 }
 
 private object RowPatternStreamRun {
   val MicrosPerMilli = 1000L
+  val NoRow: Long = Long.MinValue
 }

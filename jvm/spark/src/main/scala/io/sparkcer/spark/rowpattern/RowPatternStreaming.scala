@@ -1,9 +1,10 @@
 package io.sparkcer.spark.rowpattern
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.internal.SQLConf
 
 import io.sparkcer.engine.rowpattern.RowPattern
-import io.sparkcer.spark.{CerErrors, EventTimeProcessor, StreamingInput}
+import io.sparkcer.spark.{CerConf, CerErrors, EventTimeProcessor, StreamingInput}
 
 /**
  * MATCH_RECOGNIZE over a streaming input becomes Spark's `transformWithState` grouped by PARTITION BY (one group
@@ -13,7 +14,8 @@ import io.sparkcer.spark.{CerErrors, EventTimeProcessor, StreamingInput}
  * A stream's partitions never end, so a preferred match is decided when no row that could make a better one can
  * come: the watermark passes the first row of the match by WITHIN's bound. That bound is what keeps the state of
  * each partition small, so a streaming MATCH_RECOGNIZE needs one; the anchor `$` (the partition's last row) never
- * comes, so it is refused.
+ * comes, so it is refused. A partition ends only after an idle gap, when `spark.cer.streaming.partitionIdleTimeout`
+ * gives one.
  */
 object RowPatternStreaming {
   def lower(r: RowPatternRecognition): LogicalPlan = {
@@ -28,23 +30,18 @@ object RowPatternStreaming {
       throw CerErrors.analysis("MATCH_RECOGNIZE on a stream needs a bound on the span of a match, which decides its " +
         "matches as the watermark passes and bounds the state kept per partition: write PATTERN (...) WITHIN INTERVAL " +
         s"'10' MINUTES (a span of the event time ${r.order.head.child.sql})", clause.pattern.pos, text, 1)
-    anchorAtEnd(clause.pattern).foreach { end =>
+    RowPattern.parts(clause.pattern).collectFirst { case end: RowPattern.PartitionEnd => end }.foreach { end =>
       throw CerErrors.analysis("the anchor $ matches at the last row of a partition, which a stream never reaches: " +
         "leave it out, or run the query on a table", end.pos, text, 1)
     }
     val task = r.task(r.child.output)
-    EventTimeProcessor.transformWithState(r.partitionKeys, r.child, r.output, s"MATCH_RECOGNIZE ${r.pattern.describe}") {
-      (inputSchema, partitionIndex) => new RowPatternStreamRun(task, inputSchema, partitionIndex)
+    val idleTimeout = CerConf.streamPartitionIdleTimeoutMillis(SQLConf.get)
+    val name = s"MATCH_RECOGNIZE ${r.pattern.describe}" +
+      idleTimeout.fold("")(ms => s", a partition ends after ${ms} ms without rows")
+    EventTimeProcessor.transformWithState(r.partitionKeys, r.child, r.output, name) {
+      (inputSchema, partitionIndex) =>
+        new RowPatternStreamRun(task, inputSchema, partitionIndex, idleTimeout.map(Math.multiplyExact(_, 1000L)))
     }
   }
 
-  private def anchorAtEnd(p: RowPattern): Option[RowPattern.PartitionEnd] = p match {
-    case end: RowPattern.PartitionEnd => Some(end)
-    case RowPattern.Concat(parts, _) => parts.flatMap(anchorAtEnd).headOption
-    case RowPattern.Alternation(options, _) => options.flatMap(anchorAtEnd).headOption
-    case RowPattern.Permute(items, _) => items.flatMap(anchorAtEnd).headOption
-    case RowPattern.Exclusion(body, _) => anchorAtEnd(body)
-    case RowPattern.Quantified(body, _, _, _, _) => anchorAtEnd(body)
-    case _ => None
-  }
 }

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Bou
 import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
 
 import io.sparkcer.engine.eval.EventCodec
-import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, LabelNode, MatchFrame, Matcher, RowConditions, RowPatternSink, RowsPerMatch}
+import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, LabelNode, MatchFrame, Matcher, RowConditions, RowPattern, RowPatternSink, RowsPerMatch}
 
 /**
  * What every task of a MATCH_RECOGNIZE operator runs over the rows of `input`, sorted by partition then order: per
@@ -114,6 +114,14 @@ object RowPatternTask {
     val behind: Int = (task.defines ++ task.measures).flatMap(_.values).collect {
       case MatchValue.Column(p, _, _) => -p.physical
     }.foldLeft(0)(math.max)
+    /**
+     * Whether a partition's next matches depend on its rows before them: PREV reads back past a match's first row,
+     * MATCH_NUMBER counts the matches before, `^` matches only at the first row. Otherwise a partition with no match
+     * under way carries nothing to its next row, and a stream forgets it ([[Partition.forgettable]]).
+     */
+    val readsPastMatches: Boolean = behind > 0 ||
+      (task.defines ++ task.measures).exists(_.values.contains(MatchValue.Number)) ||
+      RowPattern.parts(pattern.clause.pattern).exists(_.isInstanceOf[RowPattern.PartitionStart])
     private def ahead(es: Seq[RowPatternExpression]): Int = es.flatMap(_.values).collect {
       case MatchValue.Column(p, _, _) => p.physical
     }.foldLeft(0)(math.max)
@@ -211,6 +219,9 @@ object RowPatternTask {
      * NEXT, since the row that comes decides.
      */
     def expiresAt: Option[Long] = if (pushed < read) None else matcher.expiresAt
+
+    /** Whether the partition carries nothing to its next row: no match is under way or waits, none reads the past. */
+    def forgettable: Boolean = !opened.readsPastMatches && pushed == read && pending.isEmpty && matcher.idle
 
     /** Writes what the partition carries to its next rows: the rows still read, the outputs waiting, the matcher. */
     def save(out: DataOutput, codec: EventCodec[InternalRow]): Unit = {
