@@ -2,7 +2,8 @@
 ones, per stock), a run of rising prices, and a pattern with alternation and a bounded quantifier, each as spark-cer
 runs it and, where one exists, as the plain Spark SQL a user writes instead (window functions: lag, running sums, runs
 grouped), checked for the same rows; then the pathological patterns (`(A+)+ B`, `A+ B+ C` over rows that all pass the
-first variables and never the last) against the number of rows, which must grow linearly. Writes
+first variables and never the last; `A B+` whose condition reads the match, over rows that all pass it) against the
+number of rows, which must grow linearly. Writes
 bench/results/recognize.json and recognize.md."""
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ PATHOLOGICAL = [
     Workload("A+ B+ C", "plus_plus", order="",
              query="SELECT * FROM P MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A+ B+ C) "
                    "DEFINE A AS v = 1, B AS v = 1, C AS v = 2)"),
+    # One match of every row, each B's condition reading the match's A and its B rows so far.
+    Workload("A B+ (B reads A and avg)", "reads_match", order="",
+             query="SELECT * FROM P MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+) "
+                   "DEFINE B AS v >= A.v AND avg(B.v) >= 1)"),
 ]
 
 
@@ -166,7 +171,9 @@ def report(rec: Record) -> None:
     out += ["\n## Pathological patterns against the number of rows\n",
             "Rows that all pass the first variables and none the last: a backtracking matcher tries every way to "
             "split a run among the repetitions (exponential), and one trying start after start reads the run again "
-            "from each (quadratic). One task (no PARTITION BY).\n",
+            "from each (quadratic). Rows that all pass a condition reading the match (`B AS v >= A.v AND avg(B.v) >= "
+            "1`): one match of every row, whose conditions would read the match so far at each row (quadratic) "
+            "without the running summaries. One task (no PARTITION BY).\n",
             "| pattern | " + " | ".join(f"{m} M rows s" for m in _rows(rec.args)) + " | ns per row |",
             "|---|" + "---:|" * (len(_rows(rec.args)) + 1)]
     for w in PATHOLOGICAL:

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit
 import org.apache.spark.sql.internal.SQLConf
 
 import io.sparkcer.engine.eval.MatchBound
+import io.sparkcer.engine.rowpattern.PartialMatchBound
 
 /**
  * The SQL confs of spark-cer (DESIGN §3), declared as Spark declares its own: typed, documented, checked when set,
@@ -85,6 +86,17 @@ object CerConf {
     .checkValue(_ > 0, "must be positive")
     .createOptional
 
+  val MAX_PARTIAL_MATCH_ROWS = SQLConf.buildConf("spark.cer.matchRecognize.maxPartialMatchRows")
+    .doc("MATCH_RECOGNIZE: the most rows that a partition's undecided matches may hold together, besides the oldest " +
+      "one's. A match is tried from every row; when DEFINE conditions read other rows of the match (A.price, " +
+      "aggregates), each start that stays undecided holds its own labels for every row since it, so a long run of " +
+      "rows that keeps every start alive costs memory quadratic in its length: past this the query fails, saying " +
+      "what to write, rather than run out of memory.")
+    .version(Since)
+    .longConf
+    .checkValue(_ >= 1, "must be at least 1")
+    .createWithDefault(PartialMatchBound.DefaultRows)
+
   def eventTypeColumn(conf: SQLConf): String = conf.getConf(EVENT_TYPE_COLUMN)
 
   def timeColumn(conf: SQLConf): Option[String] = conf.getConf(TIME_COLUMN).filter(_.nonEmpty)
@@ -95,6 +107,10 @@ object CerConf {
   def pceaEnabled(conf: SQLConf): Boolean = conf.getConf(PCEA_ENABLED)
 
   def streamPartitionIdleTimeoutMillis(conf: SQLConf): Option[Long] = conf.getConf(STREAM_PARTITION_IDLE_TIMEOUT)
+
+  /** The matcher's bound on the rows of MATCH_RECOGNIZE's partial matches, naming this conf as the way to raise it. */
+  def partialMatchBound(conf: SQLConf): PartialMatchBound =
+    PartialMatchBound(conf.getConf(MAX_PARTIAL_MATCH_ROWS), MAX_PARTIAL_MATCH_ROWS.key)
 
   /** The engine's bound on the matches of one event, naming this conf as the way to raise it. */
   def matchBound(conf: SQLConf): MatchBound = MatchBound(conf.getConf(MAX_MATCHES_PER_EVENT), MAX_MATCHES_PER_EVENT.key)

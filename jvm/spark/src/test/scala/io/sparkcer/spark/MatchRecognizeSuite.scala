@@ -2,15 +2,18 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
 import org.apache.spark.sql.catalyst.parser.ParseException
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.spark.rowpattern.RowPatternRecognitionExec
 
 /**
  * MATCH_RECOGNIZE through spark.sql on a local session: the peers' worked examples with their exact rows (Trino's
  * V-shape, Flink's logical offsets, aggregates and NULLs, the Spark fork's golden cases), each output layout, the
  * clause wherever a table stands, and errors placed in the statement.
  */
-class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll {
+class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
 
   private lazy val spark: SparkSession = LocalSpark.session("spark.sql.shuffle.partitions" -> "3")
 
@@ -160,6 +163,37 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll {
     val df = sql("SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN ((A+)+ B) " +
       "DEFINE A AS v = 1, B AS v = 2)")
     assert(df.count() == 0)
+  }
+
+  test("conditions that read the match read each of its rows once, however long the match") {
+    def conditionRows(rows: Int, define: String): (Seq[Row], Long) = {
+      spark.range(rows).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
+      val df = sql(s"SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+) DEFINE $define)")
+      val result = df.collect().toSeq
+      val exec = collectFirst(df.queryExecution.executedPlan) { case e: RowPatternRecognitionExec => e }.get
+      (result, exec.metrics("conditionRowsRead").value)
+    }
+    // Navigation through a variable, FIRST with an offset, aggregates of a variable and of the match: one running
+    // summary per row of the one match, which covers every later start as it grows.
+    val (one, read) = conditionRows(50000,
+      "B AS v >= A.v AND v >= coalesce(FIRST(B.v, 1), 0) AND avg(B.v) >= 1 AND count(*) > 1")
+    assert(one == Seq(Row(50000L)) && read <= 2L * 50000, s"$read rows read")
+    // PREV(CLASSIFIER()) reads a label the summary does not keep: such a condition reads its match row by row.
+    val (again, quadratic) = conditionRows(2000, "B AS v >= A.v AND PREV(CLASSIFIER()) IN ('A', 'B')")
+    assert(again == Seq(Row(2000L)) && quadratic > 2000L * 1999 / 2, s"$quadratic rows read")
+  }
+
+  test("partial matches that would hold too many rows fail the query, naming the conf") {
+    spark.range(300).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
+    val query = "SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+ C) " +
+      "DEFINE B AS v >= A.v, C AS v = 2)"
+    assert(sql(query).collect().isEmpty)
+    spark.conf.set(CerConf.MAX_PARTIAL_MATCH_ROWS.key, "10000")
+    try {
+      val e = intercept[Exception](sql(query).collect())
+      assert(e.getMessage.contains("partial matches at once") &&
+        e.getMessage.contains(CerConf.MAX_PARTIAL_MATCH_ROWS.key), e.getMessage)
+    } finally spark.conf.unset(CerConf.MAX_PARTIAL_MATCH_ROWS.key)
   }
 
   test("functions that Spark's optimizer rewrites (BETWEEN, nvl, count_if) in DEFINE and MEASURES") {

@@ -12,10 +12,10 @@ import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis, 
 /**
  * MATCH_RECOGNIZE through spark.sql against the brute-force reading of the standard in the engine's test tree
  * ([[RowPatternOracle]]): random clauses (every pattern construct, skip, SUBSET, WITHIN) over two partitions of random
- * rows, each condition written in SQL for Spark (DEFINE with PREV, NEXT, LAST, count, sum, FIRST and CLASSIFIER) and
- * as a function for the oracle. The rows must be the oracle's: ONE ROW PER MATCH with the match's number, first and
- * last order values and length, ALL ROWS PER MATCH WITH UNMATCHED ROWS with each row's match and label; a skip the
- * standard forbids must fail the query.
+ * rows, each condition written in SQL for Spark (DEFINE with PREV, NEXT, LAST and FIRST with offsets, count, sum, max
+ * and CLASSIFIER) and as a function for the oracle. The rows must be the oracle's: ONE ROW PER MATCH with the match's
+ * number, first and last order values and length, ALL ROWS PER MATCH WITH UNMATCHED ROWS with each row's match and
+ * label; a skip the standard forbids must fail the query.
  */
 class MatchRecognizeVsOracleSuite extends AnyFunSuite with BeforeAndAfterAll {
 

@@ -5,7 +5,13 @@ package io.sparkcer.engine.rowpattern
  * a split forks share what they read before it. `hash` summarises the labels the conditions look at (the others
  * count as one anonymous label), for the matcher's test of equivalent threads.
  */
-final class LabelNode(val label: Int, val excluded: Boolean, val previous: LabelNode, val length: Int, val hash: Long)
+final class LabelNode(val label: Int, val excluded: Boolean, val previous: LabelNode, val length: Int, val hash: Long) {
+  /**
+   * What the DEFINE conditions keep of the match's rows up to this one, theirs to set and read ([[RowConditions]]):
+   * kept with the row, it is shared by every thread that forks after it. Not saved: recomputed after a load.
+   */
+  var summary: AnyRef = _
+}
 
 /**
  * The rows of a match, or of a match in the making, as its DEFINE conditions and MEASURES see them (SQL:2016's
@@ -29,19 +35,19 @@ final class MatchFrame {
   def position(i: Int): Long = start + i
 
   /**
-   * Sets the frame to a thread's rows and the row being tried at `start + history.length` as `label`; without
+   * Sets the frame to a thread's rows up to `row`, the row being tried (at `start + row.length - 1`); without
    * `withHistory`, only the row being tried is labelled (for conditions that read no other row's label).
    */
-  def tryRow(start: Long, history: LabelNode, label: Int, withHistory: Boolean = true): Unit = {
-    val n = if (history == null) 1 else history.length + 1
+  def tryRow(start: Long, row: LabelNode, withHistory: Boolean = true): Unit = {
+    val n = row.length
     ensure(n)
     this.start = start
     length = n
     current = n - 1
     number = 0
-    labels(n - 1) = label
+    labels(n - 1) = row.label
     excluded(n - 1) = false
-    var h = if (withHistory) history else null
+    var h = if (withHistory) row.previous else null
     var i = n - 2
     while (h != null) { labels(i) = h.label; excluded(i) = h.excluded; h = h.previous; i -= 1 }
   }

@@ -9,10 +9,10 @@ import io.sparkcer.engine.ceql.Name
 /** The DEFINE conditions, as the [[Matcher]] asks them. */
 trait RowConditions {
   /**
-   * Whether the row at partition position `start + length of history` may take `label`, in a match that began at
-   * `start` and labelled its rows before it with `history` (null: none). Called only for labels with a condition.
+   * Whether the row at partition position `start + row.length - 1` may take `row.label`, in a match that began at
+   * `start` and labelled its rows before it `row.previous` (null: none). Called only for labels with a condition.
    */
-  def holds(label: Int, start: Long, history: LabelNode): Boolean
+  def holds(start: Long, row: LabelNode): Boolean
 }
 
 /**
@@ -72,9 +72,10 @@ final class RowPatternException(message: String) extends RuntimeException(messag
  *
  * @param window the longest span of a match (WITHIN): the order value of each position, and the bound that a
  *               match's last row's value minus its first's must stay under
+ * @param bound  the most rows the undecided starts but the oldest may hold ([[PartialMatchBound]])
  */
 final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, reads: ConditionReads, sink: RowPatternSink,
-    window: Option[(Long => Long, Long)] = None) {
+    window: Option[(Long => Long, Long)] = None, bound: PartialMatchBound = PartialMatchBound.Default) {
   import Program._
 
   private val program = pattern.program
@@ -106,6 +107,13 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private var attempt = 0L
   private val outcomes = mutable.ArrayDeque.empty[Outcome]
   private var matches = 0L
+  /**
+   * Under SKIP PAST LAST ROW, the end of the best match so far of the start being tried: the later starts before it
+   * are skipped whatever match that start ends with (one it prefers can only end later), so their threads are cut
+   * at once. Without it a condition that reads the match (`B AS price > A.price`) keeps a thread per row alive
+   * through a long match, each reading its history: cubic in the match's length.
+   */
+  private var covering = 0L
   /** The last row of the matches reported so far (rows up to it are in a match). */
   private var covered = -1L
   private val stack = new IntStack
@@ -136,11 +144,9 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       val (pc, start, history) = (current.pcs(k), current.starts(k), current.histories(k))
       if (!cut(start) && program.opcodes(pc) == MatchLabel && inWindow(start, p)) {
         val label = program.a(pc)
-        if (!defined(label) || conditions.holds(label, start, history)) {
-          val read = new LabelNode(label, excludedAt(pc), history, if (history == null) 1 else history.length + 1,
-            extendedHash(if (history == null) 0L else history.hash, label))
-          closure(pc + 1, start, read, p + 1, atEnd = false, next)
-        }
+        val read = new LabelNode(label, excludedAt(pc), history, if (history == null) 1 else history.length + 1,
+          extendedHash(if (history == null) 0L else history.hash, label))
+        if (!defined(label) || conditions.holds(start, read)) closure(pc + 1, start, read, p + 1, atEnd = false, next)
       }
       k += 1
     }
@@ -170,8 +176,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    * extend within the window are over, and the starts they held are decided, as at the end of a partition. Without a
    * window nothing expires: a thread waits for the next row, however late.
    */
-  def expire(now: Long): Unit = window.foreach { case (time, bound) =>
-    current.retain(start => now - time(start) < bound)
+  def expire(now: Long): Unit = window.foreach { case (time, span) =>
+    current.retain(start => now - time(start) < span)
     decide()
   }
 
@@ -179,14 +185,14 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   def idle: Boolean = current.size == 0 && outcomes.isEmpty
 
   /** The order value from which [[expire]] ends the oldest undecided start's threads; None when none is waiting. */
-  def expiresAt: Option[Long] = window.collect { case (time, bound) if current.size > 0 => time(attempt) + bound }
+  def expiresAt: Option[Long] = window.collect { case (time, span) if current.size > 0 => time(attempt) + span }
 
   /**
    * Writes what the matcher carries from one row to the next (a stream keeps it between micro-batches): the counters,
    * the undecided starts' outcomes and the threads, their label histories each node once ([[LabelHistories]]).
    */
   def save(out: DataOutput): Unit = {
-    Seq(position, attempt, matches, covered).foreach(out.writeLong)
+    Seq(position, attempt, matches, covered, covering).foreach(out.writeLong)
     val threads = (0 until current.size).map(current.histories)
     val numbers = histories.write(outcomes.map(_.history).toSeq ++ threads, out)
     out.writeInt(outcomes.length)
@@ -201,6 +207,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   def load(in: DataInput): Unit = {
     require(position == 0 && outcomes.isEmpty && current.size == 0, "a matcher is loaded when fresh")
     position = in.readLong(); attempt = in.readLong(); matches = in.readLong(); covered = in.readLong()
+    covering = in.readLong()
     val nodes = histories.read(in)
     def node(k: Int): LabelNode = if (k < 0) null else nodes(k)
     for (_ <- 0 until in.readInt()) {
@@ -220,9 +227,10 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     next.clear()
   }
 
-  private def cut(start: Long): Boolean = start < attempt || outcomes((start - attempt).toInt).cut == pass
+  private def cut(start: Long): Boolean =
+    start < attempt || (start > attempt && start < covering) || outcomes((start - attempt).toInt).cut == pass
 
-  private def inWindow(start: Long, p: Long): Boolean = window.forall { case (time, bound) => time(p) - time(start) < bound }
+  private def inWindow(start: Long, p: Long): Boolean = window.forall { case (time, span) => time(p) - time(start) < span }
 
   /**
    * Adds the threads that instruction `pc` leads to without reading a row, in order of preference, to `into`; they
@@ -243,6 +251,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
         outcome.end = at
         outcome.history = history
         outcome.cut = pass
+        if (skip == SkipTo.PastLastRow && start == attempt) covering = math.max(covering, at)
       } else if (!standsFor(pc, start, at) && seen.add(pc, if (acrossStarts && start == attempt) -1L - start else start, history))
         program.opcodes(pc) match {
         case MatchLabel => into.add(pc, start, history)
@@ -268,16 +277,31 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private def decide(): Unit = {
     pass += 1
     var k = 0
+    var held = 0L // the rows since each start alive but the oldest (threads run oldest start first)
     while (k < current.size) {
-      outcomes((current.starts(k) - attempt).toInt).alive = pass
+      val start = current.starts(k)
+      val o = outcomes((start - attempt).toInt)
+      if (o.alive != pass && k > 0) held += position - start
+      o.alive = pass
       k += 1
     }
+    if (held > bound.rows) tooManyHeld(held)
     while (outcomes.nonEmpty && outcomes.head.alive != pass) {
       val o = outcomes.removeHead()
       val start = attempt
       attempt += 1
       if (o.matched) report(start, o) else if (withUnmatched && start > covered) sink.unmatched(start)
     }
+  }
+
+  private def tooManyHeld(held: Long): Nothing = {
+    val starts = (0 until current.size).map(current.starts).distinct
+    throw new RowPatternException(s"MATCH_RECOGNIZE holds ${starts.length} partial matches at once at row $position " +
+      s"of a partition, $held rows besides the oldest match's, over the ${bound.setting} of ${bound.rows}: each row " +
+      s"since row ${starts.head} began a match that is still undecided, and the DEFINE conditions read other rows of " +
+      "their match (navigation through a variable, aggregates, CLASSIFIER), so that no match can stand for another. " +
+      "Bound the span of a match (PATTERN (...) WITHIN INTERVAL ...), give the first variable a condition that fewer " +
+      s"rows pass, or raise ${bound.setting}")
   }
 
   private var matchLabels = new Array[Int](16)

@@ -10,7 +10,7 @@ import io.sparkcer.engine.rowpattern.{ConditionReads, MatchRecognizeParser, RowP
  * A random MATCH_RECOGNIZE clause over the variables A, B, C (and D, which has no condition) and rows of small numbers
  * (the column `v`, in the order of `t`), for the engine's matcher and for Spark, both checked against
  * [[RowPatternOracle]]. Each of A, B and C gets a condition from templates that read the current row, physical
- * offsets, the labels of the match so far (LAST, count, sum, CLASSIFIER) or its first row, each as a Scala function
+ * offsets, the labels of the match so far (LAST and FIRST with offsets, count, sum, max, CLASSIFIER) or its first row, each as a Scala function
  * for the oracle and the matcher, and as the SQL that says the same in DEFINE for Spark; and what they read
  * ([[ConditionReads]]), so that both of the matcher's ways of telling threads equivalent are exercised.
  *
@@ -67,7 +67,9 @@ object RandomRowPatternCase {
       val other = pick(used: _*) // a variable of the pattern: naming another is an error
       // LAST(X.v) before this row: in X's own condition the row itself is X's last, so one further back.
       val lastOther = if (other == v) s"LAST($other.v, 1)" else s"LAST($other.v)"
-      val (name, define, condition: Condition) = random.nextInt(11) match {
+      // The rows labelled `other` so far, this one included (a navigation or an aggregate of other in RUNNING).
+      def others(ls: IndexedSeq[Int]) = ls.indices.filter(i => labelName(ls(i)) == other)
+      val (name, define, condition: Condition) = random.nextInt(14) match {
         case 0 => val k = random.nextInt(4); (s"= $k", s"v = $k", ((rs, s, ls) => row(rs, s, ls) == k): Condition)
         case 1 => val k = 1 + random.nextInt(3); (s"< $k", s"v < $k", ((rs, s, ls) => row(rs, s, ls) < k): Condition)
         case 2 => ("odd", "v % 2 = 1", ((rs, s, ls) => row(rs, s, ls) % 2 == 1): Condition)
@@ -90,6 +92,19 @@ object RandomRowPatternCase {
           ("FIRST(row) <= row", "FIRST(v) <= v", ((rs, s, ls) => rs(s) <= row(rs, s, ls)): Condition)
         case 9 => readStart = true; val k = 1 + random.nextInt(4)
           (s"length <= $k", s"count(*) <= $k", ((_, _, ls) => ls.length <= k): Condition)
+        case 10 => readLabels += other; val k = random.nextInt(2)
+          (s">= FIRST($other, $k)", s"FIRST($other.v, $k) IS NULL OR v >= FIRST($other.v, $k)", ((rs, s, ls) => {
+            val rows = others(ls)
+            rows.length <= k || row(rs, s, ls) >= rs(s + rows(k))
+          }): Condition)
+        case 11 => readLabels += other
+          (s">= LAST($other, 2)", s"LAST($other.v, 2) IS NULL OR v >= LAST($other.v, 2)", ((rs, s, ls) => {
+            val rows = others(ls)
+            rows.length <= 2 || row(rs, s, ls) >= rs(s + rows(rows.length - 3))
+          }): Condition)
+        case 12 => readLabels += other; val k = 1 + random.nextInt(4)
+          (s"max($other) < $k", s"coalesce(max($other.v), 0) < $k",
+            ((rs, s, ls) => others(ls).map(i => rs(s + i)).maxOption.getOrElse(0) < k): Condition)
         case _ => readLabels ++= Variables
           (s"PREV(CLASSIFIER()) != $other", s"coalesce(PREV(CLASSIFIER()) <> '$other', true)",
             ((_, _, ls) => ls.length < 2 || labelName(ls(ls.length - 2)) != other): Condition)

@@ -112,12 +112,41 @@ class RowPatternMatcherSuite extends AnyFunSuite {
       assert(large <= small * 8 * 1.1 + 100, s"$pattern: ${small} instructions for 1,000 rows, $large for 8,000")
     }
   }
+
+  test("conditions that read the match: the starts inside the tried start's match so far are cut at once") {
+    // B's condition reads the match (as B AS v >= A.v does), so no later start's thread stands for the tried one's;
+    // every row passes, so the tried start's match grows to the end, and covers every later start as it goes.
+    val reads = Some(ConditionReads(Set(0, 1), start = true))
+    def work(rows: Int): Long = {
+      val h = new Harness("PATTERN (A B+)", IndexedSeq.fill(rows)(1), Map("B" -> ((_, _, _) => true)), reads = reads)
+      assert(h.run() == Seq(Matched(1, 0, 0 +: Seq.fill(rows - 1)(1), Seq.fill(rows)(false))))
+      h.matcher.work
+    }
+    val (small, large) = (work(1000), work(8000))
+    assert(large <= small * 8 * 1.1 + 100, s"$small instructions for 1,000 rows, $large for 8,000")
+  }
+
+  test("partial matches that would hold too many rows fail the query, saying what to write") {
+    // A B+ C where C never comes: every start stays alive, each holding a row per row since it.
+    val reads = Some(ConditionReads(Set(0, 1, 2), start = true))
+    def run(rows: Int) = new Harness("PATTERN (A B+ C)", IndexedSeq.fill(rows)(1),
+      Map("B" -> ((_, _, _) => true), "C" -> ((_, _, _) => false)), reads = reads,
+      bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows")).run()
+    assert(run(40) == Nil) // 39 * 40 / 2 = 780 rows held at the end, besides the oldest start's
+    val message = run(200) match {
+      case Seq(Failed(m)) => m
+      case other => fail(s"the query should fail, not give $other")
+    }
+    assert(message.contains("46 partial matches at once at row 46 of a partition, 1035 rows") &&
+      message.contains("WITHIN") && message.contains("spark.cer.matchRecognize.maxPartialMatchRows"), message)
+  }
 }
 
 object RowPatternMatcherSuite {
   /** The matcher over `rows` for a clause body, with conditions per variable; its events as the oracle words them. */
   private final class Harness(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
-      window: Option[(IndexedSeq[Long], Long)] = None, reads: Option[ConditionReads] = None) {
+      window: Option[(IndexedSeq[Long], Long)] = None, reads: Option[ConditionReads] = None,
+      bound: PartialMatchBound = PartialMatchBound.Default) {
     val clause: MatchRecognize = MatchRecognizeParser.parse(text)
     val analyzed: AnalyzedRowPattern = RowPatternAnalysis.analyze(clause, text)
     val byLabel: IndexedSeq[Option[Condition]] = analyzed.labels.map(conditions.get)
@@ -125,15 +154,15 @@ object RowPatternMatcherSuite {
     private val frame = new MatchFrame
     var matcher: Matcher = fresh()
     private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
-      def holds(label: Int, start: Long, history: LabelNode): Boolean = {
-        frame.tryRow(start, history, label)
-        byLabel(label).get(rows, start.toInt, frame.labels.take(frame.length).toIndexedSeq)
+      def holds(start: Long, row: LabelNode): Boolean = {
+        frame.tryRow(start, row)
+        byLabel(row.label).get(rows, start.toInt, frame.labels.take(frame.length).toIndexedSeq)
       }
     }, reads.getOrElse(ConditionReads(analyzed.labels.indices.toSet, start = true)), new RowPatternSink {
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
         out += Matched(number, start.toInt, labels.take(length).toSeq, excluded.take(length).toSeq)
       def unmatched(position: Long): Unit = out += Unmatched(position.toInt)
-    }, window.map { case (time, bound) => ((p: Long) => time(p.toInt), bound) })
+    }, window.map { case (time, span) => ((p: Long) => time(p.toInt), span) }, bound)
 
     def run(): Seq[Event] = outcome { rows.indices.foreach(_ => matcher.push()); matcher.finish() }
 

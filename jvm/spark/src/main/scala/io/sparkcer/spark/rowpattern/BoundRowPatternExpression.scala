@@ -14,13 +14,15 @@ trait PartitionRows {
 }
 
 /**
- * A [[RowPatternExpression]] compiled for one task: each value it reads of the match computed on the frame (the match,
- * its current row) and the partition's rows, then the expression over them.
+ * A [[RowPatternExpression]] compiled for one task: each value it reads of the match computed on the match, its
+ * current row and the partition's rows, then the expression over them. The match is read from a [[MatchFrame]]
+ * (its rows' labels, the measures' way and a condition's when nothing faster serves), or, for a DEFINE condition
+ * that `layout` supports, from the running summary of the thread's rows ([[RunningSummary]]).
  *
  * @param labels the pattern's variables by label, as CLASSIFIER answers
  */
 final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attribute], labels: IndexedSeq[String],
-    partitionIndex: Int) {
+    partitionIndex: Int, layout: Option[RunningLayout] = None) {
   private val values = e.values.toArray
   private val slots = new GenericInternalRow(values.length)
   private val expression = MutableProjection.create(Seq(e.expression), e.inputs)
@@ -50,42 +52,114 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
 
   /** The expression's value on the match `frame` stands for, at its current row. */
   def eval(frame: MatchFrame, rows: PartitionRows): Any = {
+    onFrame.frame = frame
+    evaluate(onFrame, rows)
+  }
+
+  /** Whether [[evalRunning]] can answer: `layout` supports this condition. */
+  val running: Boolean = layout.exists(_ => RunningLayout.supports(e))
+
+  /**
+   * A DEFINE condition's value at the row being tried, row `current` of a match from `start`, labelled `label`:
+   * `summary` is the thread's rows' up to it, that row included (null when the layout keeps none).
+   */
+  def evalRunning(summary: RunningSummary, start: Long, current: Int, label: Int, rows: PartitionRows): Any = {
+    onSummary.summary = summary
+    onSummary.start = start
+    onSummary.current = current
+    onSummary.currentLabel = label
+    evaluate(onSummary, rows)
+  }
+
+  private def evaluate(m: MatchAccess, rows: PartitionRows): Any = {
     var k = 0
     while (k < values.length) {
       slots.update(k, values(k) match {
         case MatchValue.Column(p, value, _) =>
-          val i = row(frame, p, masks(k))
-          val position = if (i == Int.MinValue) -1L else frame.position(i) + p.physical
-          if (i == Int.MinValue || position < 0 || !rows.holds(position)) null
+          val i = m.row(k, p)
+          val position = if (i < 0) -1L else m.start + i + p.physical
+          if (position < 0 || !rows.holds(position)) null
           else projections(k)(rows(position)).get(0, value.dataType)
         case MatchValue.Classifier(p, _) =>
-          val i = row(frame, p, masks(k))
-          val within = i != Int.MinValue && i + p.physical >= 0 &&
-            i + p.physical <= (if (p.running) frame.current else frame.length - 1)
-          if (within) names(frame.labels(i + p.physical)) else null
-        case MatchValue.Number => frame.number
-        case MatchValue.Aggregate(_, _, running, _) =>
-          val a = aggregators(k)
-          a.start()
-          val last = if (running) frame.current else frame.length - 1
-          var i = 0
-          while (i <= last) {
-            if (masks(k) == null || masks(k)(frame.labels(i))) a.add(rows(frame.position(i)))
-            i += 1
-          }
-          a.result
+          val i = m.row(k, p)
+          val j = i + p.physical
+          if (i >= 0 && j >= 0 && j <= m.last(p.running)) names(m.label(j)) else null
+        case MatchValue.Number => m.number
+        case MatchValue.Aggregate(_, _, running, _) => m.aggregate(k, running, rows)
       })
       k += 1
     }
     expression(slots).get(0, e.dataType)
   }
 
-  /** The row of the match a pointer names, before its physical offset; Int.MinValue when there is none. */
-  private def row(frame: MatchFrame, p: Pointer, mask: Array[Boolean]): Int = {
-    val current = frame.current
-    if (!p.running) frame.current = frame.length - 1
-    val i = if (p.last) frame.last(mask, p.logical) else frame.first(mask, p.logical)
-    frame.current = current
-    if (i < 0) Int.MinValue else i
+  /** How [[evaluate]] reads its match. */
+  private abstract class MatchAccess {
+    def start: Long
+    def number: Long
+    /** The row (its index in the match) that value k's pointer names before its physical offset; -1 if none. */
+    def row(k: Int, p: Pointer): Int
+    /** The last row a CLASSIFIER may name: the current one when running, else the match's last. */
+    def last(running: Boolean): Int
+    /** The label of row `i`, one that [[row]] just named. */
+    def label(i: Int): Int
+    def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any
+  }
+
+  private val onFrame = new FrameAccess
+  private final class FrameAccess extends MatchAccess {
+    var frame: MatchFrame = _
+    def start: Long = frame.start
+    def number: Long = frame.number
+    def row(k: Int, p: Pointer): Int = {
+      val current = frame.current
+      if (!p.running) frame.current = frame.length - 1
+      val i = if (p.last) frame.last(masks(k), p.logical) else frame.first(masks(k), p.logical)
+      frame.current = current
+      i
+    }
+    def last(running: Boolean): Int = if (running) frame.current else frame.length - 1
+    def label(i: Int): Int = frame.labels(i)
+    def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any = {
+      val a = aggregators(k)
+      a.start()
+      val last = if (running) frame.current else frame.length - 1
+      var i = 0
+      while (i <= last) {
+        if (masks(k) == null || masks(k)(frame.labels(i))) a.add(rows(frame.position(i)))
+        i += 1
+      }
+      a.result
+    }
+  }
+
+  private val summarySlots = if (running) layout.get.slots(e) else null
+
+  private val onSummary = new SummaryAccess
+  /** In a DEFINE condition, which reads up to its current row whether RUNNING or FINAL. */
+  private final class SummaryAccess extends MatchAccess {
+    var summary: RunningSummary = _
+    var start = 0L
+    var current = 0
+    var currentLabel = 0
+    private var found = 0
+    def number: Long = 0L
+    def row(k: Int, p: Pointer): Int =
+      if (p.labels.isEmpty) {
+        found = currentLabel
+        if (p.last) current - p.logical else if (p.logical <= current) p.logical else -1
+      } else {
+        val named = summary.rows(summarySlots(k))
+        if (named.length <= p.logical) -1
+        else {
+          found = RunningLayout.label(named(p.logical))
+          RunningLayout.index(named(p.logical))
+        }
+      }
+    def last(running: Boolean): Int = current
+    def label(i: Int): Int = found
+    def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any = {
+      val slot = summarySlots(k)
+      layout.get.aggregator(slot).result(summary.buffers(slot))
+    }
   }
 }

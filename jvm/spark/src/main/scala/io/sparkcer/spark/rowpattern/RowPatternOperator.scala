@@ -3,6 +3,8 @@ package io.sparkcer.spark.rowpattern
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.util.truncatedString
 
+import io.sparkcer.engine.rowpattern.PartialMatchBound
+
 /**
  * The fields of a MATCH_RECOGNIZE operator, declared once as [[io.sparkcer.spark.CerOperator]] declares CEQL's: the
  * logical [[RowPatternRecognition]], the physical [[RowPatternRecognitionExec]] and what their tasks run,
@@ -22,9 +24,9 @@ trait RowPatternOperator {
   /** The layout of ONE ROW or ALL ROWS PER MATCH. */
   def output: Seq[Attribute]
 
-  /** What a task runs over rows of `input`. */
-  def task(input: Seq[Attribute]): RowPatternTask =
-    RowPatternTask(pattern, partitionKeys, order, defined, defines, measures, output, input)
+  /** What a task runs over rows of `input`, its partial matches bounded by `bound`. */
+  def task(input: Seq[Attribute], bound: PartialMatchBound): RowPatternTask =
+    RowPatternTask(pattern, partitionKeys, order, defined, defines, measures, output, input, bound)
 
   /** What EXPLAIN shows: keys, order, the clause's modes and pattern, conditions, measures and output. */
   def explain(maxFields: Int): String = {

@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import io.sparkcer.engine.rowpattern.RowPatternException
+import io.sparkcer.spark.CerConf
 
 /**
  * Physical operator of [[RowPatternRecognition]]: asks for its input clustered by PARTITION BY (in one partition
@@ -27,7 +28,10 @@ case class RowPatternRecognitionExec(
     child: SparkPlan) extends UnaryExecNode with RowPatternOperator {
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
-    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    // What conditions that read other rows of their match cost: linear in the input rows unless a row's condition
+    // has to read its match row by row (see RunningLayout.supports).
+    "conditionRowsRead" -> SQLMetrics.createMetric(sparkContext, "number of match rows read by DEFINE conditions"))
 
   override def producedAttributes: AttributeSet = AttributeSet(output) -- child.outputSet
 
@@ -43,9 +47,10 @@ case class RowPatternRecognitionExec(
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
-    val task = this.task(child.output)
+    val conditionRowsRead = longMetric("conditionRowsRead")
+    val task = this.task(child.output, CerConf.partialMatchBound(conf))
     SparkInternals.mapPartitionsWithIndex(child.execute()) { (index, rows) =>
-      val out = task.run(rows, index)
+      val out = task.run(rows, index, conditionRowsRead += _)
       new Iterator[InternalRow] {
         def hasNext: Boolean = try out.hasNext catch { case e: RowPatternException => throw SparkInternals.taskFailure(e) }
         def next(): InternalRow = { numOutputRows += 1; out.next() }

@@ -34,7 +34,7 @@ object RowPatternStreaming {
       throw CerErrors.analysis("the anchor $ matches at the last row of a partition, which a stream never reaches: " +
         "leave it out, or run the query on a table", end.pos, text, 1)
     }
-    val task = r.task(r.child.output)
+    val task = r.task(r.child.output, CerConf.partialMatchBound(SQLConf.get))
     val idleTimeout = CerConf.streamPartitionIdleTimeoutMillis(SQLConf.get)
     val name = s"MATCH_RECOGNIZE ${r.pattern.describe}" +
       idleTimeout.fold("")(ms => s", a partition ends after ${ms} ms without rows")

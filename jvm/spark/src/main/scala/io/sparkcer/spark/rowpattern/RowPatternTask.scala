@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Bou
 import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
 
 import io.sparkcer.engine.eval.EventCodec
-import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, LabelNode, MatchFrame, Matcher, RowConditions, RowPattern, RowPatternSink, RowsPerMatch}
+import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, LabelNode, MatchFrame, Matcher, PartialMatchBound, RowConditions, RowPattern, RowPatternSink, RowsPerMatch}
 
 /**
  * What every task of a MATCH_RECOGNIZE operator runs over the rows of `input`, sorted by partition then order: per
@@ -24,10 +24,14 @@ final case class RowPatternTask(
     defines: Seq[RowPatternExpression],
     measures: Seq[RowPatternExpression],
     output: Seq[Attribute],
-    input: Seq[Attribute]) extends RowPatternOperator {
+    input: Seq[Attribute],
+    bound: PartialMatchBound) extends RowPatternOperator {
 
-  /** The rows of one task, one partition after another, to the output rows of their matches. */
-  def run(rows: Iterator[InternalRow], partitionIndex: Int): Iterator[InternalRow] = {
+  /**
+   * The rows of one task, one partition after another, to the output rows of their matches; `conditionRowsRead` is
+   * told, per partition, how many rows of their matches the DEFINE conditions read ([[RowPatternTask.Partition]]).
+   */
+  def run(rows: Iterator[InternalRow], partitionIndex: Int, conditionRowsRead: Long => Unit = _ => ()): Iterator[InternalRow] = {
     val opened = new RowPatternTask.Opened(this, partitionIndex)
     val key = UnsafeProjection.create(partitionKeys, input)
     val out = mutable.Queue.empty[InternalRow]
@@ -40,13 +44,14 @@ final case class RowPatternTask(
             val row = rows.next()
             val k = key(row)
             if (current == null || k != currentKey) {
-              if (current != null) current.finish()
+              if (current != null) { current.finish(); conditionRowsRead(current.conditionRowsRead) }
               current = new RowPatternTask.Partition(opened, out)
               currentKey = k.copy()
             }
             current.add(row.copy())
           } else {
             current.finish()
+            conditionRowsRead(current.conditionRowsRead)
             current = null
           }
         }
@@ -61,11 +66,14 @@ object RowPatternTask {
   /** A task's compiled pattern, conditions, measures and output projections. */
   final class Opened(task: RowPatternTask, partitionIndex: Int) {
     val pattern: AnalyzedRowPattern = task.pattern.analyzed
+    val bound: PartialMatchBound = task.bound
     private val labels = pattern.labels
+    /** What the conditions that read other rows of their match keep per row of a thread ([[RunningSummary]]). */
+    val layout = new RunningLayout(task.defines, labels.length, task.input, partitionIndex)
     val conditions: Array[BoundRowPatternExpression] = {
       val byLabel = new Array[BoundRowPatternExpression](labels.length)
       task.defined.zip(task.defines).foreach { case (l, d) =>
-        byLabel(l) = new BoundRowPatternExpression(d, task.input, labels, partitionIndex)
+        byLabel(l) = new BoundRowPatternExpression(d, task.input, labels, partitionIndex, Some(layout))
       }
       byLabel
     }
@@ -79,6 +87,8 @@ object RowPatternTask {
         }
       }
     }
+    /** Per label, whether its condition reads other rows of its match through the thread's running summary. */
+    val onSummary: Array[Boolean] = Array.tabulate(labels.length)(l => readsHistory(l) && conditions(l).running)
     /**
      * Per label, whether its condition reads only its row and rows at physical offsets from it: then it is evaluated
      * once per row, whatever the number of threads that try the row, as a window function would be.
@@ -169,13 +179,26 @@ object RowPatternTask {
     private val evaluatedAt = Array.fill(opened.pattern.labels.length)(-1L)
     private val answer = new Array[Boolean](opened.pattern.labels.length)
 
+    /**
+     * The rows of their matches that the DEFINE conditions have read: each row a running summary was made for, each
+     * row of a match read for a condition that reads its match row by row.
+     */
+    var conditionRowsRead = 0L
+
     private val matcher = new Matcher(opened.pattern, new RowConditions {
-      def holds(label: Int, start: Long, history: LabelNode): Boolean = {
-        val position = start + (if (history == null) 0 else history.length)
+      def holds(start: Long, row: LabelNode): Boolean = {
+        val label = row.label
+        val position = start + row.length - 1
         if (opened.perRow(label) && evaluatedAt(label) == position) answer(label)
         else {
-          frame.tryRow(start, history, label, opened.readsHistory(label))
-          val holds = opened.conditions(label).eval(frame, Partition.this) == true
+          val condition = opened.conditions(label)
+          val holds = (
+            if (opened.onSummary(label)) condition.evalRunning(summary(start, row), start, row.length - 1, label, Partition.this)
+            else {
+              if (opened.readsHistory(label)) conditionRowsRead += row.length
+              frame.tryRow(start, row, opened.readsHistory(label))
+              condition.eval(frame, Partition.this)
+            }) == true
           evaluatedAt(label) = position
           answer(label) = holds
           holds
@@ -185,7 +208,26 @@ object RowPatternTask {
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
         pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
       def unmatched(position: Long): Unit = pending += Left(position)
-    }, opened.window.map { case (millis, bound) => ((p: Long) => millis(apply(p)), bound) })
+    }, opened.window.map { case (millis, span) => ((p: Long) => millis(apply(p)), span) }, opened.bound)
+
+    /**
+     * The running summary of a thread's rows up to `row`, that row included, made once per row of the history and
+     * kept on it; after a load the history has none, and they are made again from the oldest row up.
+     */
+    private def summary(start: Long, row: LabelNode): RunningSummary =
+      if (!opened.layout.keeps) null
+      else {
+        var missing = List.empty[LabelNode]
+        var n = row
+        while (n != null && n.summary == null) { missing ::= n; n = n.previous }
+        var s = if (n == null) null else n.summary.asInstanceOf[RunningSummary]
+        for (m <- missing) {
+          s = opened.layout.extend(s, m.label, m.length - 1, apply(start + m.length - 1))
+          m.summary = s
+          conditionRowsRead += 1
+        }
+        s
+      }
 
     def holds(position: Long): Boolean = position >= first && position < read
     def apply(position: Long): InternalRow = rows((position - first).toInt)
