@@ -2,8 +2,8 @@
 ones, per stock), a run of rising prices, and a pattern with alternation and a bounded quantifier, each as spark-cer
 runs it and, where one exists, as the plain Spark SQL a user writes instead (window functions: lag, running sums, runs
 grouped), checked for the same rows; then the pathological patterns (`(A+)+ B`, `A+ B+ C` over rows that all pass the
-first variables and never the last; `A B+` whose condition reads the match, over rows that all pass it) against the
-number of rows, which must grow linearly. Writes
+first variables and never the last; `A B+` whose condition reads the match, over rows that all pass it, one row per
+match and every row with its measures) against the number of rows, which must grow linearly. Writes
 bench/results/recognize.json and recognize.md."""
 
 from __future__ import annotations
@@ -80,6 +80,10 @@ PATHOLOGICAL = [
     Workload("A B+ (B reads A and avg)", "reads_match", order="",
              query="SELECT * FROM P MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+) "
                    "DEFINE B AS v >= A.v AND avg(B.v) >= 1)"),
+    # The same match, every row output with measures that read the match so far (RUNNING) and all of it (FINAL).
+    Workload("A B+ ALL ROWS, RUNNING and FINAL measures", "all_rows_measures", order="",
+             query="SELECT * FROM P MATCH_RECOGNIZE (ORDER BY ts MEASURES sum(v) AS total, LAST(A.ts) AS a_ts, "
+                   "FINAL count(*) AS n ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS v >= A.v)"),
 ]
 
 
@@ -173,7 +177,8 @@ def report(rec: Record) -> None:
             "split a run among the repetitions (exponential), and one trying start after start reads the run again "
             "from each (quadratic). Rows that all pass a condition reading the match (`B AS v >= A.v AND avg(B.v) >= "
             "1`): one match of every row, whose conditions would read the match so far at each row (quadratic) "
-            "without the running summaries. One task (no PARTITION BY).\n",
+            "without the running summaries; under ALL ROWS PER MATCH, its measures row after row, each carrying on from the "
+            "row before. One task (no PARTITION BY).\n",
             "| pattern | " + " | ".join(f"{m} M rows s" for m in _rows(rec.args)) + " | ns per row |",
             "|---|" + "---:|" * (len(_rows(rec.args)) + 1)]
     for w in PATHOLOGICAL:

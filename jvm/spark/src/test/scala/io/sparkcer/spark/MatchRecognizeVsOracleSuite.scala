@@ -40,7 +40,12 @@ class MatchRecognizeVsOracleSuite extends AnyFunSuite with BeforeAndAfterAll {
       import spark.implicits._
       partitions.zipWithIndex.flatMap { case ((rows, time), p) => rows.indices.map(k => (p, time(k), rows(k))) }
         .toDF("p", "t", "v").createOrReplaceTempView("cases")
-      val measures = if (allRows) "MATCH_NUMBER() AS m, CLASSIFIER() AS label"
+      // Under ALL ROWS, measures read row after row: RUNNING ones of the first and last variables, and a FINAL one.
+      // (The universal variable's when the pattern has none.)
+      val (x, y) = (analyzed.labels.headOption, analyzed.labels.lastOption)
+      def column(variable: Option[String], name: String) = variable.fold(name)(v => s"$v.$name")
+      val measures = if (allRows) s"MATCH_NUMBER() AS m, CLASSIFIER() AS label, count(${column(x, "*")}) AS cx, " +
+          s"sum(v) AS sv, LAST(${column(x, "v")}) AS lx, FIRST(${column(y, "v")}) AS fy, FINAL max(v) AS mx"
         else "MATCH_NUMBER() AS m, FIRST(t) AS first_t, LAST(t) AS last_t, count(*) AS n"
       val query = s"SELECT * FROM cases MATCH_RECOGNIZE (PARTITION BY p ORDER BY t MEASURES $measures ${c.text} ${c.define})"
       val context = s"case $i: $query\nrows ${partitions.map(_._1.mkString(" ")).mkString(" | ")}"
@@ -57,13 +62,19 @@ class MatchRecognizeVsOracleSuite extends AnyFunSuite with BeforeAndAfterAll {
             val time = partitions(p)._2
             events.flatMap {
               case RowPatternOracle.Matched(number, start, labels, excluded) if allRows =>
-                if (labels.isEmpty) Seq(Row(p, time(start), number, null, partitions(p)._1(start)))
-                else labels.indices.filterNot(excluded).map(k =>
-                  Row(p, time(start + k), number, analyzed.labels(labels(k)), partitions(p)._1(start + k)))
+                val v = partitions(p)._1.slice(start, start + labels.length)
+                def rowsOf(name: Option[String], upTo: Int) =
+                  (0 to upTo).filter(i => name.forall(_ == analyzed.labels(labels(i))))
+                if (labels.isEmpty) Seq(Row(p, time(start), number, null, 0L, null, null, null, null, partitions(p)._1(start)))
+                else labels.indices.filterNot(excluded).map(k => Row(p, time(start + k), number,
+                  analyzed.labels(labels(k)), rowsOf(x, k).length.toLong, v.take(k + 1).map(_.toLong).sum,
+                  rowsOf(x, k).lastOption.map(i => Int.box(v(i))).orNull, rowsOf(y, k).headOption.map(i => Int.box(v(i))).orNull,
+                  v.max, v(k)))
               case RowPatternOracle.Matched(number, start, labels, _) =>
                 val (first, last) = if (labels.isEmpty) (null, null) else (time(start), time(start + labels.length - 1))
                 Seq(Row(p, number, first, last, labels.length.toLong))
-              case RowPatternOracle.Unmatched(position) => Seq(Row(p, time(position), null, null, partitions(p)._1(position)))
+              case RowPatternOracle.Unmatched(position) if allRows =>
+                Seq(Row(p, time(position), null, null, null, null, null, null, null, partitions(p)._1(position)))
               case other => fail(s"$context: $other")
             }
           }

@@ -31,6 +31,11 @@ final class MatchFrame {
   var current = -1
   /** The match's number in its partition, from 1; 0 while a DEFINE condition is tried (MATCH_NUMBER is refused there). */
   var number = 0L
+  /**
+   * Which match the frame holds, new with each [[tryRow]] and [[matched]]: what a reader computed for one `current`
+   * of the same version carries on to the next (ALL ROWS PER MATCH's measures, row after row).
+   */
+  var version = 0L
 
   def position(i: Int): Long = start + i
 
@@ -45,6 +50,7 @@ final class MatchFrame {
     length = n
     current = n - 1
     number = 0
+    version += 1
     labels(n - 1) = row.label
     excluded(n - 1) = false
     var h = if (withHistory) row.previous else null
@@ -56,6 +62,7 @@ final class MatchFrame {
   def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit = {
     ensure(length)
     this.number = number
+    version += 1
     this.start = start
     this.length = length
     current = length - 1

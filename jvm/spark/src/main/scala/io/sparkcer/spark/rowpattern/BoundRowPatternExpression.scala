@@ -52,7 +52,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
 
   /** The expression's value on the match `frame` stands for, at its current row. */
   def eval(frame: MatchFrame, rows: PartitionRows): Any = {
-    onFrame.frame = frame
+    onFrame.on(frame)
     evaluate(onFrame, rows)
   }
 
@@ -106,29 +106,91 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
   }
 
   private val onFrame = new FrameAccess
+  /**
+   * On a frame. A navigation or an aggregate computed at one `current` row of a match carries on to a later one of
+   * the same match (ALL ROWS PER MATCH evaluates its measures row after row), reading only the rows in between: LAST
+   * and FIRST of some variables, RUNNING aggregates; FINAL ones are computed once per match. Otherwise a measure
+   * over a long match would read the match again at each of its rows.
+   */
   private final class FrameAccess extends MatchAccess {
-    var frame: MatchFrame = _
+    private var frame: MatchFrame = _
+    /** Per value: the frame version its last answer is for, the current row it stood at, and the answer. */
+    private val seenVersion = Array.fill(values.length)(-1L)
+
+    /** Reads `frame`; another frame's versions (another partition's) are not this one's. */
+    def on(frame: MatchFrame): Unit = if (frame ne this.frame) {
+      this.frame = frame
+      java.util.Arrays.fill(seenVersion, -1L)
+    }
+    private val seenAt = new Array[Int](values.length)
+    private val seenRow = new Array[Int](values.length)
+    private val seenResult = new Array[Any](values.length)
+
     def start: Long = frame.start
     def number: Long = frame.number
+
     def row(k: Int, p: Pointer): Int = {
+      val known = seenVersion(k) == frame.version
       val current = frame.current
-      if (!p.running) frame.current = frame.length - 1
+      val i =
+        if (!p.running) { if (known) seenRow(k) else scan(k, p, frame.length - 1) }
+        else if (known && p.logical == 0 && current >= seenAt(k)) {
+          if (p.last) {
+            var j = current
+            while (j > seenAt(k) && !in(k, j)) j -= 1
+            if (j > seenAt(k)) j else seenRow(k)
+          } else if (seenRow(k) >= 0) seenRow(k)
+          else {
+            var j = seenAt(k) + 1
+            while (j <= current && !in(k, j)) j += 1
+            if (j <= current) j else -1
+          }
+        } else scan(k, p, current)
+      seenVersion(k) = frame.version
+      seenAt(k) = current
+      seenRow(k) = i
+      i
+    }
+
+    /** The row a pointer names with `upTo` as the current row, found by reading the match. */
+    private def scan(k: Int, p: Pointer, upTo: Int): Int = {
+      val current = frame.current
+      frame.current = upTo
       val i = if (p.last) frame.last(masks(k), p.logical) else frame.first(masks(k), p.logical)
       frame.current = current
       i
     }
+
+    private def in(k: Int, i: Int): Boolean = masks(k) == null || masks(k)(frame.labels(i))
+
     def last(running: Boolean): Int = if (running) frame.current else frame.length - 1
     def label(i: Int): Int = frame.labels(i)
+
     def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any = {
       val a = aggregators(k)
-      a.start()
-      val last = if (running) frame.current else frame.length - 1
-      var i = 0
-      while (i <= last) {
-        if (masks(k) == null || masks(k)(frame.labels(i))) a.add(rows(frame.position(i)))
+      val known = seenVersion(k) == frame.version
+      seenVersion(k) = frame.version
+      if (!running) {
+        if (!known) {
+          a.start()
+          add(k, a, 0, frame.length - 1, rows)
+          seenResult(k) = a.result
+        }
+        seenResult(k)
+      } else {
+        val from = if (known && frame.current >= seenAt(k)) seenAt(k) + 1 else { a.start(); 0 }
+        add(k, a, from, frame.current, rows)
+        seenAt(k) = frame.current
+        a.result
+      }
+    }
+
+    private def add(k: Int, a: MatchAggregator, from: Int, to: Int, rows: PartitionRows): Unit = {
+      var i = from
+      while (i <= to) {
+        if (in(k, i)) a.add(rows(frame.position(i)))
         i += 1
       }
-      a.result
     }
   }
 
