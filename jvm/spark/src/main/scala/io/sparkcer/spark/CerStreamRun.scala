@@ -1,8 +1,6 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.BindReferences
-import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -16,8 +14,7 @@ final class CerStreamRun(task: CerTask, inputSchema: StructType, partitionIndex:
   private val evaluator = opened.evaluator
   private val rows = new RowCodec(inputSchema)
   private val timeOrdinal = task.orderOrdinals.head
-  val streamOrder: java.util.Comparator[InternalRow] =
-    GenerateOrdering.generate(task.order.map(BindReferences.bindReference(_, task.input)))
+  val streamOrder: java.util.Comparator[InternalRow] = KeyedRun.streamOrder(task.order, task.input)
 
   /** Rows placed in the stream that the engine will read (not those it passes by). */
   def kept(row: InternalRow): Boolean = task.ordered(row) && evaluator.reads(row)

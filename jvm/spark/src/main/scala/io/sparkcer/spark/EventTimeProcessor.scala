@@ -87,7 +87,8 @@ final class EventTimeProcessor(open: Int => KeyedRun, inputSchema: StructType, o
 }
 
 object EventTimeProcessor {
-  private val MicrosPerMilli = 1000L
+  /** A timestamp's units (microseconds) per millisecond, the unit of Spark's watermark. */
+  val MicrosPerMilli = 1000L
 
   /**
    * Spark's `transformWithState` over `child`, grouped by `keys` (the whole stream as one group when there are none),

@@ -1,6 +1,8 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 
 /** What a stream operator runs for one key at a time, in one task; the [[EventTimeProcessor]] keeps its state. */
 trait KeyedRun {
@@ -20,4 +22,10 @@ trait KeyedRun {
   def saved(): Option[Array[Byte]]
   /** The event time at which the watermark's passing has something to decide, if any. */
   def expiresAt: Option[Long]
+}
+
+object KeyedRun {
+  /** The stream order of rows of `input`: ORDER BY, compiled. */
+  def streamOrder(order: Seq[SortOrder], input: Seq[Attribute]): java.util.Comparator[InternalRow] =
+    GenerateOrdering.generate(order.map(BindReferences.bindReference(_, input)))
 }

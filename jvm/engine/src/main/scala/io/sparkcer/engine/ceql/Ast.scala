@@ -66,10 +66,8 @@ object Window {
     case Events(n, _) => s"WITHIN $n EVENTS"
     case Attribute(n, column, _) => s"WITHIN $n [${column.value}]"
     case Duration(millis, _) =>
-      val units = Seq("DAYS" -> 86400000L, "HOURS" -> 3600000L, "MINUTES" -> 60000L, "SECONDS" -> 1000L,
-        "MILLISECONDS" -> 1L)
-      val parts = units.foldLeft((millis, Seq.empty[String])) { case ((left, out), (unit, ms)) =>
-        (left % ms, if (left / ms > 0) out :+ s"${left / ms} $unit" else out)
+      val parts = DurationUnits.Units.foldLeft((millis, Seq.empty[String])) { case ((left, out), (unit, ms)) =>
+        (left % ms, if (left / ms > 0) out :+ s"${left / ms} ${unit}S" else out)
       }._2
       parts.mkString("WITHIN ", " ", "")
   }

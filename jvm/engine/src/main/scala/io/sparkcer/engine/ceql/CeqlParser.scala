@@ -29,10 +29,6 @@ object CeqlParser {
 
   private val Clauses = Seq("PARTITION BY", "ORDER BY", "WITHIN", "CONSUME BY", "LIMIT")
   private val AClause = Clauses.mkString("a clause (", ", ", ")")
-  private val TimeUnits: Map[String, Long] = {
-    val units = Seq("DAY" -> 86400000L, "HOUR" -> 3600000L, "MINUTE" -> 60000L, "SECOND" -> 1000L, "MILLISECOND" -> 1L)
-    units.flatMap { case (u, ms) => Seq(u -> ms, u + "S" -> ms) }.toMap + ("MS" -> 1L)
-  }
   private val ATimeUnit = "a time unit (DAYS, HOURS, MINUTES, SECONDS, MILLISECONDS)"
 }
 
@@ -154,7 +150,10 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
   }
 
   private def timeUnit(): Option[Long] = {
-    val millis = if (tok.kind == Ident) TimeUnits.get(tok.text.toUpperCase(Locale.ROOT)) else None
+    val millis =
+      if (tok.kind != Ident) None
+      else if (tok.text.equalsIgnoreCase("MS")) Some(1L)
+      else DurationUnits.millis(tok.text)
     if (millis.isDefined) advance() else expected += ATimeUnit
     millis
   }

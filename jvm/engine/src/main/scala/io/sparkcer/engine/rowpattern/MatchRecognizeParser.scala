@@ -4,7 +4,7 @@ import java.util.Locale
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.{Name, Position, Predicate, SqlText, TokenCursor, TokenKind}
+import io.sparkcer.engine.ceql.{DurationUnits, Name, Position, Predicate, SqlText, TokenCursor, TokenKind}
 
 /**
  * Reads the body of a `MATCH_RECOGNIZE (...)` clause, the text between its parentheses:
@@ -45,8 +45,6 @@ object MatchRecognizeParser {
   /** The words that start a clause: an expression ends before them (outside brackets). */
   private val Clauses = Set("PARTITION", "ORDER", "MEASURES", "ONE", "ALL", "AFTER", "PATTERN", "SUBSET", "DEFINE")
   private val Directions = Set("ASC", "DESC", "NULLS")
-  private val Units = Map("MILLISECOND" -> 1L, "SECOND" -> 1000L, "MINUTE" -> 60000L, "HOUR" -> 3600000L,
-    "DAY" -> 86400000L)
 }
 
 private final class MatchRecognizeParser(query: String, from: Position, until: Int, clause: Position)
@@ -116,11 +114,10 @@ private final class MatchRecognizeParser(query: String, from: Position, until: I
       case TokenKind.StrLit if tok.value.trim.matches("\\d+") => advance()
       case _ => fail("a whole number of a unit, e.g. '10' MINUTES")
     }
-    val unit = tok.text.toUpperCase(Locale.ROOT).stripSuffix("S")
-    if (tok.kind != TokenKind.Ident || !Units.contains(unit))
-      fail("MILLISECONDS, SECONDS, MINUTES, HOURS or DAYS")
+    val unit = if (tok.kind == TokenKind.Ident) DurationUnits.millis(tok.text) else None
+    if (unit.isEmpty) fail("MILLISECONDS, SECONDS, MINUTES, HOURS or DAYS")
     advance()
-    val millis = BigInt(amount.value.trim) * Units(unit)
+    val millis = BigInt(amount.value.trim) * unit.get
     if (millis <= 0 || millis > Long.MaxValue)
       throw error(s"expected a positive interval, found ${amount.text}", amount)
     Within(millis.toLong, query.substring(start.pos.offset, previous.end), start.pos)

@@ -113,7 +113,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    * at once. Without it a condition that reads the match (`B AS price > A.price`) keeps a thread per row alive
    * through a long match, each reading its history: cubic in the match's length.
    */
-  private var covering = 0L
+  private var triedMatchEnd = 0L
   /** The last row of the matches reported so far (rows up to it are in a match). */
   private var covered = -1L
   private val stack = new IntStack
@@ -192,7 +192,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    * the undecided starts' outcomes and the threads, their label histories each node once ([[LabelHistories]]).
    */
   def save(out: DataOutput): Unit = {
-    Seq(position, attempt, matches, covered, covering).foreach(out.writeLong)
+    Seq(position, attempt, matches, covered, triedMatchEnd).foreach(out.writeLong)
     val threads = (0 until current.size).map(current.histories)
     val numbers = histories.write(outcomes.map(_.history).toSeq ++ threads, out)
     out.writeInt(outcomes.length)
@@ -207,7 +207,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   def load(in: DataInput): Unit = {
     require(position == 0 && outcomes.isEmpty && current.size == 0, "a matcher is loaded when fresh")
     position = in.readLong(); attempt = in.readLong(); matches = in.readLong(); covered = in.readLong()
-    covering = in.readLong()
+    triedMatchEnd = in.readLong()
     val nodes = histories.read(in)
     def node(k: Int): LabelNode = if (k < 0) null else nodes(k)
     for (_ <- 0 until in.readInt()) {
@@ -228,7 +228,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   }
 
   private def cut(start: Long): Boolean =
-    start < attempt || (start > attempt && start < covering) || outcomes((start - attempt).toInt).cut == pass
+    start < attempt || (start > attempt && start < triedMatchEnd) || outcomes((start - attempt).toInt).cut == pass
 
   private def inWindow(start: Long, p: Long): Boolean = window.forall { case (time, span) => time(p) - time(start) < span }
 
@@ -251,7 +251,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
         outcome.end = at
         outcome.history = history
         outcome.cut = pass
-        if (skip == SkipTo.PastLastRow && start == attempt) covering = math.max(covering, at)
+        if (skip == SkipTo.PastLastRow && start == attempt) triedMatchEnd = math.max(triedMatchEnd, at)
       } else if (!standsFor(pc, start, at) && seen.add(pc, if (acrossStarts && start == attempt) -1L - start else start, history))
         program.opcodes(pc) match {
         case MatchLabel => into.add(pc, start, history)

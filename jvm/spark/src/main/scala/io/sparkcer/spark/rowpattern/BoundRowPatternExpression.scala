@@ -43,7 +43,8 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
       p
     case _ => null
   }
-  private val aggregators: Array[MatchAggregator] = values.map {
+  /** For reading a frame: a condition that reads its running summary uses the layout's. */
+  private lazy val aggregators: Array[MatchAggregator] = values.map {
     case MatchValue.Aggregate(_, f, _, _) => MatchAggregator(f, input, partitionIndex)
     case _ => null
   }

@@ -12,14 +12,18 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, D
  * methods, so that any of Spark's aggregates works as it does in GROUP BY.
  */
 sealed trait MatchAggregator {
-  /** A buffer of no rows. */
-  def empty(): InternalRow
+  protected def newBuffer(): InternalRow
+  /** Makes `buffer` a buffer of no rows, in place. */
+  protected def reset(buffer: InternalRow): Unit
   /** Adds a row to `buffer`, in place. */
   def update(buffer: InternalRow, row: InternalRow): Unit
   def result(buffer: InternalRow): Any
 
-  private var own: InternalRow = _
-  def start(): Unit = own = empty()
+  /** A buffer of no rows. */
+  def empty(): InternalRow = { val buffer = newBuffer(); reset(buffer); buffer }
+
+  private lazy val own = newBuffer()
+  def start(): Unit = reset(own)
   def add(row: InternalRow): Unit = update(own, row)
   def result: Any = result(own)
 }
@@ -42,11 +46,10 @@ object MatchAggregator {
     Seq(initial, updater, evaluate).foreach(_.initialize(partitionIndex))
     private val joined = new JoinedRow()
 
-    def empty(): InternalRow = {
-      val state = new SpecificInternalRow(buffer.map(_.dataType))
+    protected def newBuffer(): InternalRow = new SpecificInternalRow(buffer.map(_.dataType))
+    protected def reset(state: InternalRow): Unit = {
       initial.target(state)
       initial(InternalRow.empty)
-      state
     }
     def update(state: InternalRow, row: InternalRow): Unit = {
       updater.target(state)
@@ -59,11 +62,8 @@ object MatchAggregator {
     private val bound = BindReferences.bindReference(f, input).asInstanceOf[ImperativeAggregate]
       .withNewMutableAggBufferOffset(0).withNewInputAggBufferOffset(0)
 
-    def empty(): InternalRow = {
-      val state = new SpecificInternalRow(bound.aggBufferAttributes.map(_.dataType))
-      bound.initialize(state)
-      state
-    }
+    protected def newBuffer(): InternalRow = new SpecificInternalRow(bound.aggBufferAttributes.map(_.dataType))
+    protected def reset(state: InternalRow): Unit = bound.initialize(state)
     def update(state: InternalRow, row: InternalRow): Unit = bound.update(state, row)
     def result(state: InternalRow): Any = bound.eval(state)
   }

@@ -5,10 +5,9 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.BindReferences
 import org.apache.spark.sql.catalyst.expressions.BoundReference
-import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
-import io.sparkcer.spark.{KeyedRun, RowCodec}
+import io.sparkcer.spark.{EventTimeProcessor, KeyedRun, RowCodec}
 
 /**
  * MATCH_RECOGNIZE's run for one partition of a stream ([[io.sparkcer.spark.EventTimeProcessor]]): the partition's
@@ -30,8 +29,7 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
   private var lastRow = RowPatternStreamRun.NoRow
   private val timeOrdinal =
     BindReferences.bindReference(task.order.head.child, task.input).asInstanceOf[BoundReference].ordinal
-  val streamOrder: java.util.Comparator[InternalRow] =
-    GenerateOrdering.generate(task.order.map(BindReferences.bindReference(_, task.input)))
+  val streamOrder: java.util.Comparator[InternalRow] = KeyedRun.streamOrder(task.order, task.input)
 
   /** A row without an event time has no place in the stream. */
   def kept(row: InternalRow): Boolean = !row.isNullAt(timeOrdinal)
@@ -56,7 +54,7 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
     // No row at or below the watermark can come any more.
     if (endsBefore(watermark + 1)) end()
     // Rows after the watermark are later than it (the event time is in microseconds, the window in milliseconds).
-    else partition.expire(Math.floorDiv(watermark, RowPatternStreamRun.MicrosPerMilli))
+    else partition.expire(Math.floorDiv(watermark, EventTimeProcessor.MicrosPerMilli))
     val found = out.toVector
     out.clear()
     found.iterator
@@ -68,7 +66,7 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
 
   def expiresAt: Option[Long] =
     if (!keeps) None
-    else (partition.expiresAt.map(Math.multiplyExact(_, RowPatternStreamRun.MicrosPerMilli)) ++
+    else (partition.expiresAt.map(Math.multiplyExact(_, EventTimeProcessor.MicrosPerMilli)) ++
       idleTimeout.map(Math.addExact(lastRow, _))).minOption
 
   /** Whether the partition carries anything to the key's next row: not when it ended or has nothing to carry. */
@@ -91,6 +89,5 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
 }
 
 private object RowPatternStreamRun {
-  val MicrosPerMilli = 1000L
   val NoRow: Long = Long.MinValue
 }

@@ -40,7 +40,7 @@ object RowPatternStreaming {
       idleTimeout.fold("")(ms => s", a partition ends after ${ms} ms without rows")
     EventTimeProcessor.transformWithState(r.partitionKeys, r.child, r.output, name) {
       (inputSchema, partitionIndex) =>
-        new RowPatternStreamRun(task, inputSchema, partitionIndex, idleTimeout.map(Math.multiplyExact(_, 1000L)))
+        new RowPatternStreamRun(task, inputSchema, partitionIndex, idleTimeout.map(Math.multiplyExact(_, EventTimeProcessor.MicrosPerMilli)))
     }
   }
 
