@@ -2,6 +2,7 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Attribute, AttributeReference, Coalesce, Descending, EqualTo, Expression, Literal, Not, Or, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Filter => Where}
+import org.apache.spark.sql.cer.SparkInternals
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types._
 
@@ -41,8 +42,10 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       .foreach(conditionAnalysis(_))
     val conditions = nfa.conditions.map(conditionAnalysis(_))
 
+    // Keys group rows as Spark's GROUP BY and joins do: -0.0 with 0.0, NaN with NaN.
     val keys = analyzed.partitionKeys.map { group =>
-      if (group.size == 1) columns(group.head) else resolve(Coalesce(group.map(columns)), columns, None)
+      SparkInternals.normalizedKey(
+        if (group.size == 1) columns(group.head) else resolve(Coalesce(group.map(columns)), columns, None))
     }
     val order = analyzed.streamOrder.map { case (i, descending) =>
       SortOrder(columns(i), if (descending) Descending else Ascending)

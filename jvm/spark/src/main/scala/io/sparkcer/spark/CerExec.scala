@@ -11,8 +11,9 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys (or by the ranges of
- * a split stream) and sorted by them then stream order (or, without either or with CONSUME BY ANY, in one
- * partition in stream order), and runs the engine over each task's rows. Its fields are [[CerOperator]]'s.
+ * a split stream) and sorted by them then stream order, made total ([[TotalOrder]]) (or, without either or with
+ * CONSUME BY ANY, in one partition in stream order), and runs the engine over each task's rows. Its fields are
+ * [[CerOperator]]'s.
  */
 case class CerExec(
     pattern: CerPattern,
@@ -43,7 +44,8 @@ case class CerExec(
       ClusteredDistribution(clusterKeys, requiredNumPartitions = tasks) :: Nil
     }
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(clusterKeys.map(SortOrder(_, Ascending)) ++ order)
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    Seq(clusterKeys.map(SortOrder(_, Ascending)) ++ totalOrder(child.output).sortOrder)
 
   /** Output rows stay in their key's task: hashed on the output key columns, which hold the same values. */
   override def outputPartitioning: Partitioning = child.outputPartitioning match {
@@ -57,7 +59,7 @@ case class CerExec(
   }
 
   override def nodeName: String = "CerMatch"
-  override def argString(maxFields: Int): String = explain(maxFields)
+  override def argString(maxFields: Int): String = explain(maxFields, child.output)
 
   override protected def doExecute(): RDD[InternalRow] = {
     val (numEvents, numOutputRows, numLeftOut, peakActiveStates, peakLiveNodes) = (longMetric("numEvents"),

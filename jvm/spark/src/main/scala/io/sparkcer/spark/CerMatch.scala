@@ -21,7 +21,7 @@ final case class CerMatch(
   override def producedAttributes: AttributeSet = AttributeSet(output)
   override def allowNonDeterministicExpression: Boolean = true
 
-  override def argString(maxFields: Int): String = explain(maxFields)
+  override def argString(maxFields: Int): String = explain(maxFields, child.output)
 
   override protected def withNewChildInternal(newChild: LogicalPlan): CerMatch = copy(child = newChild)
 }

@@ -1,6 +1,6 @@
 package io.sparkcer.spark
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.util.truncatedString
 
 import io.sparkcer.engine.eval.MatchBound
@@ -28,6 +28,12 @@ trait CerOperator {
   /** When the input is cut into ranges of the order column ([[RangeSplit]]): its range and context columns. */
   def split: Seq[Attribute]
 
+  /** The columns the query reads of each event: its guards, its conditions and the selected variables' structs. */
+  def readColumns: AttributeSet = AttributeSet((guards ++ conditions ++ events.flatten).flatMap(_.references))
+
+  /** The stream order of rows of `input`, ties broken by the columns the query reads ([[TotalOrder]]). */
+  def totalOrder(input: Seq[Attribute]): TotalOrder = TotalOrder(order, readColumns, input)
+
   /** The keys a task's rows are clustered by: the PARTITION BY keys, or the ranges of a split stream. */
   def clusterKeys: Seq[Expression] = if (pattern.grouped) partitionKeys else split.take(1)
 
@@ -35,15 +41,16 @@ trait CerOperator {
   def task(input: Seq[Attribute], bound: MatchBound): CerTask =
     CerTask(pattern, partitionKeys, order, guards, conditions, events, output, split, input, bound)
 
-  /** What EXPLAIN shows: keys, order, automaton, window, conditions, output and the query text. */
-  def explain(maxFields: Int): String = {
+  /** What EXPLAIN shows over rows of `input`: keys, order, automaton, window, conditions, output and the query text. */
+  def explain(maxFields: Int, input: Seq[Attribute]): String = {
     val partition =
       if (partitionKeys.nonEmpty) truncatedString(partitionKeys, "PARTITION BY [", ", ", "], ", maxFields)
       else if (split.isEmpty) ""
       else s"in ranges of ${pattern.analyzed.columns(pattern.analyzed.streamOrder.head._1)}, "
     val relations =
       if (conditions.isEmpty) "" else truncatedString(conditions.map(_.sql), "conditions [", ", ", "], ", maxFields)
-    s"${partition}ORDER BY ${truncatedString(order, "[", ", ", "]", maxFields)}, ${pattern.describe}, $relations" +
+    s"${partition}ORDER BY ${truncatedString(order, "[", ", ", "]", maxFields)}${totalOrder(input).explain(maxFields)}, " +
+      s"${pattern.describe}, $relations" +
       s"${truncatedString(output, "output [", ", ", "]", maxFields)}, query: ${CerRequest.oneLine(pattern.source)}"
   }
 }

@@ -14,7 +14,7 @@ final class CerStreamRun(task: CerTask, inputSchema: StructType, partitionIndex:
   private val evaluator = opened.evaluator
   private val rows = new RowCodec(inputSchema)
   private val timeOrdinal = task.orderOrdinals.head
-  val streamOrder: java.util.Comparator[InternalRow] = KeyedRun.streamOrder(task.order, task.input)
+  val streamOrder: java.util.Comparator[InternalRow] = KeyedRun.streamOrder(task.totalOrder(task.input))
 
   /** Rows placed in the stream that the engine will read (not those it passes by). */
   def kept(row: InternalRow): Boolean = task.ordered(row) && evaluator.reads(row)

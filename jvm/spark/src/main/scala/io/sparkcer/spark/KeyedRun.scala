@@ -1,7 +1,7 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.BindReferences
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 
 /** What a stream operator runs for one key at a time, in one task; the [[EventTimeProcessor]] keeps its state. */
@@ -25,7 +25,7 @@ trait KeyedRun {
 }
 
 object KeyedRun {
-  /** The stream order of rows of `input`: ORDER BY, compiled. */
-  def streamOrder(order: Seq[SortOrder], input: Seq[Attribute]): java.util.Comparator[InternalRow] =
-    GenerateOrdering.generate(order.map(BindReferences.bindReference(_, input)))
+  /** The stream order of rows of its input: ORDER BY, then its tie-break, compiled. */
+  def streamOrder(order: TotalOrder): java.util.Comparator[InternalRow] =
+    GenerateOrdering.generate(order.sortOrder.map(BindReferences.bindReference(_, order.input)))
 }

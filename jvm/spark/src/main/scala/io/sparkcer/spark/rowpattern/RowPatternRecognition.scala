@@ -50,7 +50,7 @@ final case class RowPatternRecognition(
 
   override def producedAttributes: AttributeSet = AttributeSet(output) -- child.outputSet
 
-  override def argString(maxFields: Int): String = explain(maxFields)
+  override def argString(maxFields: Int): String = explain(maxFields, child.output)
 
   override protected def withNewChildInternal(newChild: LogicalPlan): RowPatternRecognition = copy(child = newChild)
 }

@@ -13,8 +13,8 @@ import io.sparkcer.spark.CerConf
 
 /**
  * Physical operator of [[RowPatternRecognition]]: asks for its input clustered by PARTITION BY (in one partition
- * without it) and sorted by it then ORDER BY, as Spark's window operator does, and runs each task's partitions through
- * [[RowPatternTask]]. A runtime error of the pattern (AFTER MATCH SKIP to a row it must not) fails the query with its
+ * without it) and sorted by it then ORDER BY, made total ([[io.sparkcer.spark.TotalOrder]]), as Spark's window
+ * operator does, and runs each task's partitions through [[RowPatternTask]]. A runtime error of the pattern (AFTER MATCH SKIP to a row it must not) fails the query with its
  * message.
  */
 case class RowPatternRecognitionExec(
@@ -36,14 +36,15 @@ case class RowPatternRecognitionExec(
   override def producedAttributes: AttributeSet = AttributeSet(output) -- child.outputSet
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (partitionKeys.isEmpty) AllTuples :: Nil else ClusteredDistribution(partitionKeys) :: Nil
+    if (partitionKeys.isEmpty) AllTuples :: Nil else ClusteredDistribution(clusterKeys) :: Nil
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(partitionKeys.map(SortOrder(_, Ascending)) ++ order)
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    Seq(clusterKeys.map(SortOrder(_, Ascending)) ++ totalOrder(child.output).sortOrder)
 
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
   override def nodeName: String = "MatchRecognize"
-  override def argString(maxFields: Int): String = explain(maxFields)
+  override def argString(maxFields: Int): String = explain(maxFields, child.output)
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")

@@ -29,7 +29,7 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
   private var lastRow = RowPatternStreamRun.NoRow
   private val timeOrdinal =
     BindReferences.bindReference(task.order.head.child, task.input).asInstanceOf[BoundReference].ordinal
-  val streamOrder: java.util.Comparator[InternalRow] = KeyedRun.streamOrder(task.order, task.input)
+  val streamOrder: java.util.Comparator[InternalRow] = KeyedRun.streamOrder(task.totalOrder(task.input))
 
   /** A row without an event time has no place in the stream. */
   def kept(row: InternalRow): Boolean = !row.isNullAt(timeOrdinal)

@@ -38,7 +38,7 @@ object RowPatternStreaming {
     val idleTimeout = CerConf.streamPartitionIdleTimeoutMillis(SQLConf.get)
     val name = s"MATCH_RECOGNIZE ${r.pattern.describe}" +
       idleTimeout.fold("")(ms => s", a partition ends after ${ms} ms without rows")
-    EventTimeProcessor.transformWithState(r.partitionKeys, r.child, r.output, name) {
+    EventTimeProcessor.transformWithState(r.clusterKeys, r.child, r.output, name) {
       (inputSchema, partitionIndex) =>
         new RowPatternStreamRun(task, inputSchema, partitionIndex, idleTimeout.map(Math.multiplyExact(_, EventTimeProcessor.MicrosPerMilli)))
     }

@@ -33,7 +33,7 @@ final case class RowPatternTask(
    */
   def run(rows: Iterator[InternalRow], partitionIndex: Int, conditionRowsRead: Long => Unit = _ => ()): Iterator[InternalRow] = {
     val opened = new RowPatternTask.Opened(this, partitionIndex)
-    val key = UnsafeProjection.create(partitionKeys, input)
+    val key = UnsafeProjection.create(clusterKeys, input)
     val out = mutable.Queue.empty[InternalRow]
     var current: RowPatternTask.Partition = null
     var currentKey: InternalRow = null

@@ -4,9 +4,11 @@ import scala.reflect.ClassTag
 
 import org.apache.spark.SparkRuntimeException
 import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.optimizer.NormalizeFloatingNumbers
 
 /**
- * The two `private[spark]` APIs spark-cer needs, and nothing of spark-cer itself: the operator and its tasks live
+ * The `private[spark]` and `private[sql]` APIs spark-cer needs, and nothing of spark-cer itself: the operator and its tasks live
  * in `io.sparkcer.spark`, which depends on this package and never the other way round.
  */
 object SparkInternals {
@@ -25,4 +27,11 @@ object SparkInternals {
 
   def taskFailure(e: RuntimeException): RuntimeException =
     new SparkRuntimeException(TaskFailureCondition, Map("message" -> e.getMessage), e)
+
+  /**
+   * A grouping key as Spark's joins, aggregates and window partitions read it: -0.0 is 0.0 and every NaN is one
+   * value, in floats, doubles and inside structs and arrays (the optimizer's rule does this only for Spark's own
+   * operators). Other keys are returned as they are.
+   */
+  def normalizedKey(key: Expression): Expression = NormalizeFloatingNumbers.normalize(key)
 }
