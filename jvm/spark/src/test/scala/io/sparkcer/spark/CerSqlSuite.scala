@@ -155,4 +155,15 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     val end = error("SELECT * FROM stocks PATTERN SELL ; BUY AS match_end ORDER BY ts")
     assert(end.contains("the variable match_end is named like the output column"), end)
   }
+
+  test("a CEQL statement inside another statement is refused at PATTERN, with the table function to write") {
+    val ceql = "SELECT * FROM stocks PATTERN SELL ; BUY ORDER BY ts"
+    for (outer <- Seq("CREATE TEMPORARY VIEW cer_nested AS %s", "CACHE TABLE cer_nested AS %s",
+        "SELECT count(*) FROM (%s)")) {
+      val text = outer.format(ceql)
+      val message = intercept[ParseException](sql(text)).getMessage
+      assert(message.contains(s"line 1, column ${text.indexOf("PATTERN") + 1}") &&
+        message.contains("is a statement of its own") && message.contains("SELECT * FROM cer(TABLE(stocks)"), message)
+    }
+  }
 }

@@ -274,4 +274,14 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(within.contains("WITHIN INTERVAL '1' SECOND bounds the time") && within.contains("first ORDER BY column, which is t, STRING") && within.contains("CAST(t AS TIMESTAMP)"),
       within)
   }
+
+  test("a NULL time under WITHIN fails the query, saying what to write, instead of reading as 0") {
+    val query = "SELECT * FROM (SELECT CAST(IF(ts = 3, NULL, ts * 1000) AS BIGINT) AS t, price FROM quant_test) " +
+      "MATCH_RECOGNIZE (ORDER BY t MEASURES count(*) AS n PATTERN (A B+) WITHIN INTERVAL '10' SECOND " +
+      "DEFINE A AS price >= 100)"
+    val message = intercept[Exception](sql(query).collect()).getMessage
+    assert(message.contains("a row's ORDER BY time t is NULL, and WITHIN INTERVAL '10' SECOND measures") &&
+      message.contains("WHERE t IS NOT NULL"), message)
+    assert(sql(query.replace("WITHIN INTERVAL '10' SECOND ", "")).collect().nonEmpty)
+  }
 }

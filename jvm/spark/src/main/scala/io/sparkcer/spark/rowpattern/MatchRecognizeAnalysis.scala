@@ -1,8 +1,8 @@
 package io.sparkcer.spark.rowpattern
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeReference, Descending, NullsFirst, NullsLast, SortOrder}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateMap, Descending, If, IsNull, Literal, NullsFirst, NullsLast, RaiseError, SortOrder}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.{BooleanType, ByteType, DateType, IntegerType, LongType, ShortType, TimestampNTZType, TimestampType}
 
@@ -56,7 +56,24 @@ final class MatchRecognizeAnalysis(session: SparkSession, found: MatchRecognizeC
         partitionKeys ++ ordered ++ measured ++ columns.filterNot(c => partitionKeys.contains(c) || ordered.contains(c))
     }
     checkMeasureNames(output.filterNot(measured.contains))
-    RowPatternRecognition(spec, partitionKeys, order, defines.map(_._1), defines.map(_._2), measures, output, input)
+    RowPatternRecognition(spec, partitionKeys, order, defines.map(_._1), defines.map(_._2), measures, output,
+      timedRows(eventTime))
+  }
+
+  /**
+   * The input, each row's time checked when WITHIN measures it on a table: a NULL time has no span from or to it,
+   * and leaving its row out would change the matches the rows around it make (without WITHIN it sorts as ORDER BY
+   * says), so the query fails on it, saying what to write. A stream leaves such rows out, as it leaves out rows
+   * the watermark has passed.
+   */
+  private def timedRows(time: Option[Attribute]): LogicalPlan = (clause.within, time) match {
+    case (Some(w), Some(t)) if t.nullable && !input.isStreaming =>
+      val message = s"a row's ORDER BY time ${t.name} is NULL, and WITHIN ${w.text} measures the time of each " +
+        s"row: leave such rows out first (WHERE ${t.name} IS NOT NULL) or give them a time (coalesce(${t.name}, ...))"
+      val raise = RaiseError(Literal("USER_RAISED_EXCEPTION"), CreateMap(Seq(Literal("errorMessage"), Literal(message))),
+        t.dataType)
+      Project(input.output.map(c => if (c == t) Alias(If(IsNull(t), raise, t), t.name)(t.exprId) else c), input)
+    case _ => input
   }
 
   /**
