@@ -16,14 +16,22 @@ import io.sparkcer.engine.ceql.{CeqlException, Position}
  */
 final class ExpressionResolver(session: SparkSession, text: String) {
 
-  /** @param from the text `e` was parsed from, where Spark's errors are placed; None for expressions of our own */
-  def apply(e: Expression, over: Seq[Attribute], from: Option[SparkPredicate]): Expression = {
+  /**
+   * @param from the text `e` was parsed from, where Spark's errors are placed; None for expressions of our own
+   * @param written the text that attributes of `over` stand for, by name, as Spark's errors should word them
+   */
+  def apply(e: Expression, over: Seq[Attribute], from: Option[SparkPredicate],
+      written: Map[String, String] = Map.empty): Expression = {
     val analyzer = session.sessionState.analyzer
+    def asWritten(message: String): String = written.toSeq.sortBy(-_._1.length).foldLeft(message) {
+      case (m, (name, text)) => m.replace(s"`$name`", text).replace(name, text)
+    }
     def placed[A](step: => A): A = try step catch {
       case ex: AnalysisException if from.isDefined =>
         // Spark's own error (its condition kept), placed in the query like ours.
         val source = from.get.source
-        val placed = new CeqlException(s"in ${source.described}: ${ex.message.trim}", source.pos, text, source.length)
+        val placed = new CeqlException(s"in ${source.described}: ${asWritten(ex.message.trim)}", source.pos, text,
+          source.length)
         throw ex.copy(message = placed.getMessage, line = None, startPosition = None, context = Array.empty,
           messageParameters = ex.messageParameters ++ CerErrors.place(placed))
     }

@@ -284,4 +284,12 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       message.contains("WHERE t IS NOT NULL"), message)
     assert(sql(query.replace("WITHIN INTERVAL '10' SECOND ", "")).collect().nonEmpty)
   }
+
+  test("Spark's errors in a condition word the match's values as the query writes them") {
+    // The problem as the Python package raises it (Scala's getMessage also prints Spark's plan of the stand-ins).
+    val problem = intercept[AnalysisException](sql("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts " +
+      "PATTERN (A B) DEFINE B AS LAST(A.price) = TRUE)").collect()).getMessageParameters.get("cerProblem")
+    assert(problem.contains("in the condition of B") && problem.contains("Cannot resolve \"(LAST(A.price) = true)\"") &&
+      !problem.contains("__mr_value"), problem)
+  }
 }

@@ -198,7 +198,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
 
     val lowered = lower(parsed.expression, None)
     val inputs = values.zip(names).map { case (v, name) => AttributeReference(name, v.dataType)() }
-    val expression = executable(resolve(lowered, inputs.toSeq, Some(parsed)))
+    val expression = executable(resolve(lowered, inputs.toSeq, Some(parsed), names.zip(values.map(_.sql)).toMap))
     RowPatternExpression(expression, values.toSeq, inputs.toSeq, written.text)
   }
 
