@@ -266,3 +266,31 @@ def test_spark_connect_stream(spark, tmp_path) -> None:
 def _event_rows_for_stream():
     """The small event table, its integer times read as seconds (a stream's event time is a timestamp)."""
     return [r[:5] + [r[5] * 1000] for r in _event_rows()]
+
+
+def test_python_functions_are_refused_with_what_to_write(spark, events) -> None:
+    """The matcher evaluates conditions and measures itself: it calls no Python, in CEQL as in MATCH_RECOGNIZE."""
+    from pyspark.sql.functions import pandas_udf, udf
+
+    spark.udf.register("cer_twice", udf(lambda x: x * 2, "double"))
+    spark.udf.register("cer_halve", pandas_udf(lambda x: x / 2, "double"))
+    queries = [
+        lambda: events.cer("SELL AS s ; BUY AS b FILTER b.price > cer_twice(s.price)", order_by="ts"),
+        lambda: events.cer("SELL AS s FILTER s[cer_halve(price) > 1]", order_by="ts"),
+        lambda: events.match_recognize("ORDER BY ts PATTERN (A B) DEFINE B AS price > cer_twice(A.price)"),
+        lambda: events.match_recognize("ORDER BY ts MEASURES cer_halve(LAST(A.price)) AS h PATTERN (A+) "
+                                       "DEFINE A AS price > 1"),
+    ]
+    for query in queries:
+        with pytest.raises(spark_cer.CeqlAnalysisError) as info:
+            query()
+        problem = info.value.problem
+        assert "calls the Python function cer_" in problem and "df.withColumn(" in problem, problem
+        assert info.value.line == 1 and info.value.length > 1
+
+
+def test_arguments_of_the_wrong_type_are_named(events) -> None:
+    with pytest.raises(TypeError, match="partition_by must be a column name or a non-empty list"):
+        events.cer("SELL ; BUY", order_by="ts", partition_by=5)
+    with pytest.raises(TypeError, match=r"type_column must be a column name \(a string\), not 5"):
+        events.cer("SELL ; BUY", order_by="ts", type_column=5)

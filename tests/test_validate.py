@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Type
 
 import pytest
+from pyspark.sql.types import LongType, StructField, StructType
 
 import spark_cer
 from spark_cer import CeqlAnalysisError, CeqlError, CeqlSyntaxError, OutputVariable, validate
@@ -769,3 +770,18 @@ def test_a_match_recognize_clause_through_both_channels(channel) -> None:
     assert info.value.line == 1 and "Spark SQL cannot parse" in info.value.problem
     with pytest.raises(CeqlAnalysisError, match="DUPLICATE_PATTERN_VARIABLE"):
         validate("PATTERN (A) DEFINE A AS x > 1, A AS x > 2", spark=channel, match_recognize=True)
+
+
+def test_a_match_recognize_clause_checks_the_columns_it_is_given(channel) -> None:
+    """Without a session's analysis (names only, or a schema on the server) a clause's columns are still checked."""
+    clause = "PARTITION BY name ORDER BY ts MEASURES LAST(B.prce) AS low PATTERN (A B+) DEFINE B AS price < PREV(price)"
+    for schema in (["name", "price", "ts"], StructType([StructField(c, LongType()) for c in ("name", "price", "ts")])):
+        with pytest.raises(CeqlAnalysisError) as info:
+            validate(clause, schema, spark=channel, match_recognize=True)
+        assert "prce" in info.value.problem and "name, price, ts" in info.value.problem
+        assert clause.index("LAST") <= info.value.offset <= clause.index("prce")
+    with pytest.raises(CeqlAnalysisError, match="unknown column 'tz'"):
+        validate("ORDER BY tz PATTERN (A) DEFINE A AS price > 1", ["price", "ts"], spark=channel, match_recognize=True)
+    fine = validate("ORDER BY ts MEASURES CLASSIFIER(A) AS c, count(A.*) AS n PATTERN (A+) DEFINE A AS price > 1",
+                    ["price", "ts"], spark=channel, match_recognize=True)
+    assert fine.measures == ("c", "n")

@@ -6,6 +6,7 @@ table functions of the extension (classic and Spark Connect).
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, List, Optional, Sequence, Union
 
 from spark_cer.validate import from_spark_error
@@ -22,7 +23,7 @@ def _name(column: str) -> str:
 
 
 def _columns(value: Union[str, Sequence[str]], argument: str) -> List[str]:
-    items = [value] if isinstance(value, str) else list(value)
+    items = [value] if isinstance(value, str) else list(value) if isinstance(value, Iterable) else []
     if not items or not all(isinstance(c, str) and c.strip() for c in items):
         raise TypeError(f"{argument} must be a column name or a non-empty list of column names, not {value!r}")
     return items
@@ -136,6 +137,10 @@ def cer(
     # is NULL, which the table function reads as "the default".
     columns = {"cer_type_column": type_column, "cer_time_column": time_column}
     given = {k: v for k, v in columns.items() if v is not None}
+    for key, value in given.items():
+        if not isinstance(value, str):
+            argument = key.removeprefix("cer_")
+            raise TypeError(f"{argument} must be a column name (a string), not {value!r}")
     arguments = "".join(", {" + k + "}" if k in given else ", NULL" for k in columns)
     sql = "SELECT * FROM cer(" + _table_argument(partition_by, order_by) + ", {cer_query}" + arguments + ")"
     return _analyzed(df, sql, query, cer_input=df, cer_query=query, **given)

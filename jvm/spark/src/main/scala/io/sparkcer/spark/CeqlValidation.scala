@@ -35,8 +35,8 @@ import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, MatchRecognizeClaus
  *    "column", "offset", "length"}`.
  *
  * With a session and a schema the query is analyzed as Spark would run it (predicates and conditions resolved
- * and typed by Spark); otherwise predicates and conditions are parsed by Spark's parser and only their column
- * names are checked, and without any columns, names are not checked at all.
+ * and typed by Spark); otherwise predicates and conditions (a clause's expressions) are parsed by Spark's parser
+ * and only their column names are checked, and without any columns, names are not checked at all.
  */
 object CeqlValidation {
   private val json = new ObjectMapper()
@@ -96,9 +96,13 @@ object CeqlValidation {
         val parser = session.map(_.sessionState.sqlParser).getOrElse(CatalystSqlParser)
         val texts = clause.partitionBy ++ clause.orderBy.map(_.expression) ++ clause.measures.map(_.expression) ++
           clause.defines.map(_.condition)
-        texts.foreach { p =>
+        val parsed = texts.map { p =>
           try SparkPredicate.parse(p, SparkPredicate.Source("expression", p.text, p.pos), r.query, parser)
           catch { case e: CeqlException => throw Syntax(e) }
+        }
+        r.columns.orElse(r.schema.map(_.fieldNames.toSeq)).foreach { columns =>
+          val variables = pattern.labels ++ pattern.subsets.keys
+          parsed.foreach(_.checkMatchColumns(variables, columns, caseInsensitiveResolution))
         }
         None
     }

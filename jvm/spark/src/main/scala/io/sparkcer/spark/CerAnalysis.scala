@@ -78,7 +78,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     // the condition into the scan, as it would a WHERE. Not on a stream, where Spark would push it below the
     // watermark, which must see every row; the stateful processor leaves them out instead.
     val relevant =
-      if (pattern.compiled.ignoresUnguardedEvents && guards.forall(_.deterministic) && !input.isStreaming)
+      if (pattern.compiled.ignoresUnguardedEvents && !input.isStreaming)
         Where(guards.reduce(Or), input)
       else input
     val (child, split) = RangeSplit(conf, pattern.compiled, order, relevant).getOrElse((relevant, Nil))
@@ -92,7 +92,32 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       val struct = StructType(cols.map(a => StructField(a.name, a.dataType, a.nullable)))
       AttributeReference(v.name, if (v.single) struct else ArrayType(struct, containsNull = false), nullable = false)()
     }
+    checkOutputNames(bounds.map(_.name), variables.map(_.name))
     CerMatch(pattern, keys, order, guards, conditions, events, keyOutput ++ bounds ++ variables, split, child)
+  }
+
+  /**
+   * The output's columns (DESIGN §4) are the PARTITION BY columns, match_start, match_end and the selected variables:
+   * two of one name would be two columns that no later reference could tell apart.
+   */
+  private def checkOutputNames(bounds: Seq[String], variables: Seq[String]): Unit = {
+    def same(a: String)(b: String) = conf.resolver(a, b)
+    query.partitionBy.map(_.head).foreach { key =>
+      bounds.find(same(key.value)).foreach { bound =>
+        throw CerErrors.analysis(s"PARTITION BY ${key.value}: the output holds a column $bound of its own (the time " +
+          s"of the match's first or last event); rename the input column first, e.g. " +
+          s"df.withColumnRenamed(\"${key.value}\", \"${key.value}_0\")", key.pos, text, key.value.length)
+      }
+      variables.find(same(key.value)).foreach { variable =>
+        throw CerErrors.analysis(s"PARTITION BY ${key.value}: the pattern's variable $variable is an output column " +
+          s"too, and the output would hold two columns named ${key.value}; name the variable apart, e.g. " +
+          s"AS ${variable}_event", key.pos, text, key.value.length)
+      }
+    }
+    variables.find(v => bounds.exists(same(v))).foreach { variable =>
+      throw CerErrors.analysis(s"the variable $variable is named like the output column that holds the time of the " +
+        s"match's first or last event; name it apart, e.g. AS ${variable}_event")
+    }
   }
 
   /** A window reads the order column as a number: an integer, or a timestamp for time spans. */

@@ -1,8 +1,11 @@
 package io.sparkcer.spark
 
-import java.util.concurrent.TimeUnit
+import scala.util.Try
 
+import org.apache.spark.network.util.JavaUtils
+import org.apache.spark.sql.catalyst.util.{DateTimeConstants, IntervalUtils}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparkcer.engine.eval.MatchBound
 import io.sparkcer.engine.rowpattern.PartialMatchBound
@@ -82,8 +85,9 @@ object CerConf {
       "before it, MATCH_NUMBER counts from 1). Unset, a stream's partitions never end, and a key whose query reads " +
       "rows before its matches (PREV), counts them (MATCH_NUMBER) or anchors them (^) keeps that state for ever.")
     .version(Since)
-    .timeConf(TimeUnit.MILLISECONDS)
-    .checkValue(_ > 0, "must be positive")
+    .stringConf
+    .checkValue(durationMillis(_).exists(_ > 0), "It must be a positive duration, written as Spark writes intervals " +
+      "(withWatermark's delay), e.g. '30 minutes', '1 hour 30 minutes', or as its time confs, e.g. '30min', '90s'")
     .createOptional
 
   val MAX_PARTIAL_MATCH_ROWS = SQLConf.buildConf("spark.cer.matchRecognize.maxPartialMatchRows")
@@ -106,7 +110,19 @@ object CerConf {
 
   def pceaEnabled(conf: SQLConf): Boolean = conf.getConf(PCEA_ENABLED)
 
-  def streamPartitionIdleTimeoutMillis(conf: SQLConf): Option[Long] = conf.getConf(STREAM_PARTITION_IDLE_TIMEOUT)
+  def streamPartitionIdleTimeoutMillis(conf: SQLConf): Option[Long] =
+    conf.getConf(STREAM_PARTITION_IDLE_TIMEOUT).flatMap(durationMillis)
+
+  /**
+   * A duration conf's milliseconds, in the spellings Spark reads durations in: its time confs' ('30min', '90s',
+   * '500ms'; a bare number is milliseconds) and its intervals' ('30 minutes', 'INTERVAL 1 HOUR 30 MINUTES', as
+   * `withWatermark` reads them). None when it is neither, or counts months, which are no fixed duration.
+   */
+  private def durationMillis(text: String): Option[Long] =
+    Try(JavaUtils.timeStringAsMs(text.trim)).toOption.orElse {
+      Try(IntervalUtils.stringToInterval(UTF8String.fromString(text))).toOption.filter(_.months == 0)
+        .map(i => i.days * DateTimeConstants.MILLIS_PER_DAY + i.microseconds / DateTimeConstants.MICROS_PER_MILLIS)
+    }
 
   /** The matcher's bound on the rows of MATCH_RECOGNIZE's partial matches, naming this conf as the way to raise it. */
   def partialMatchBound(conf: SQLConf): PartialMatchBound =

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.ExplainMode
 import org.apache.spark.sql.execution.command.ExplainCommand
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Query}
+import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position, Query}
 import io.sparkcer.spark.rowpattern.MatchRecognizeStatement
 
 /**
@@ -37,7 +37,9 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
   }
 
   private def ceqlOrSpark(sqlText: String): LogicalPlan = CeqlStatement.recognize(sqlText) match {
-    case None => delegate.parsePlan(sqlText)
+    case None =>
+      try delegate.parsePlan(sqlText)
+      catch { case spark: ParseException => throw CerSqlParser.nestedCeql(sqlText, spark).getOrElse(spark) }
     case Some(statement) if statement.pattern =>
       try ceql(sqlText, statement)
       catch {
@@ -79,6 +81,24 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
 }
 
 object CerSqlParser {
+  /** `FROM t PATTERN `, where a CEQL statement stands inside another one. */
+  private val NestedPattern = """(?i)\bFROM\s+([\w.`]+)\s+(PATTERN)\s""".r
+
+  /**
+   * A CEQL statement stands alone; where Spark's grammar expects a query (CREATE VIEW, CREATE TABLE ... AS, CACHE
+   * TABLE, a subquery) Spark reads `PATTERN` as an alias and fails on what follows: then the error says so, at
+   * PATTERN, with the table function to write instead.
+   */
+  def nestedCeql(sqlText: String, spark: ParseException): Option[ParseException] =
+    NestedPattern.findFirstMatchIn(sqlText).map { m =>
+      val table = m.group(1)
+      CerErrors.syntax(new CeqlException(s"${spark.getMessage.trim.linesIterator.next()}; a CEQL statement " +
+        "(SELECT ... FROM t PATTERN ...) is a statement of its own: inside CREATE VIEW, CREATE TABLE ... AS, CACHE " +
+        s"TABLE or a subquery, call the table function instead: SELECT * FROM cer(TABLE($table) PARTITION BY " +
+        "(key) ORDER BY (time), '<the pattern and its clauses>')", Position.advance(sqlText, Position.Start, m.start(2)),
+        sqlText, "PATTERN".length))
+    }
+
   /** A CEQL statement over its FROM tables. */
   def plan(sqlText: String, source: String, query: Query): LogicalPlan = {
     val streams = query.streams.map(_.value)

@@ -1,7 +1,8 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.AnalysisException
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, PythonFuncExpression, SubqueryExpression}
+import org.apache.spark.sql.catalyst.optimizer.CollapseProject
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project}
 import org.apache.spark.sql.classic.SparkSession
 
@@ -10,33 +11,71 @@ import io.sparkcer.engine.ceql.{CeqlException, Position}
 /**
  * Resolves an expression of a query with Spark's analyzer (functions, type coercion) on a stand-in relation with
  * the given attributes, so that the result refers to them directly: the input's columns for guards, the structs
- * of the events and the slots for conditions relating events ([[ConditionAnalysis]]).
+ * of the events and the slots for conditions relating events ([[ConditionAnalysis]]). The result must be one that
+ * the matcher can evaluate on an event as it comes, any number of times ([[ExpressionResolver.notEvaluableOnEvents]]).
  */
 final class ExpressionResolver(session: SparkSession, text: String) {
 
-  /** @param from the text `e` was parsed from, where Spark's errors are placed; None for expressions of our own */
-  def apply(e: Expression, over: Seq[Attribute], from: Option[SparkPredicate]): Expression = {
+  /**
+   * @param from the text `e` was parsed from, where Spark's errors are placed; None for expressions of our own
+   * @param written the text that attributes of `over` stand for, by name, as Spark's errors should word them
+   */
+  def apply(e: Expression, over: Seq[Attribute], from: Option[SparkPredicate],
+      written: Map[String, String] = Map.empty): Expression = {
     val analyzer = session.sessionState.analyzer
+    def asWritten(message: String): String = written.toSeq.sortBy(-_._1.length).foldLeft(message) {
+      case (m, (name, text)) => m.replace(s"`$name`", text).replace(name, text)
+    }
     def placed[A](step: => A): A = try step catch {
       case ex: AnalysisException if from.isDefined =>
         // Spark's own error (its condition kept), placed in the query like ours.
         val source = from.get.source
-        val placed = new CeqlException(s"in ${source.described}: ${ex.message.trim}", source.pos, text, source.length)
+        val placed = new CeqlException(s"in ${source.described}: ${asWritten(ex.message.trim)}", source.pos, text,
+          source.length)
         throw ex.copy(message = placed.getMessage, line = None, startPosition = None, context = Array.empty,
           messageParameters = ex.messageParameters ++ CerErrors.place(placed))
     }
-    // The plan's shape is checked before Spark's checks, whose errors about aggregates speak of GROUP BY.
+    // The plan's shape is checked before Spark's checks, whose errors about aggregates speak of GROUP BY. A SQL
+    // function's call is analyzed into a projection of its arguments below its body, which collapses into one.
     val analyzed = placed(analyzer.execute(Project(Seq(Alias(e, "cer_guard")()), LocalRelation(over))))
-    analyzed match {
+    CollapseProject(analyzed) match {
       case Project(Seq(Alias(resolved, _)), _: LocalRelation) if !SubqueryExpression.hasSubquery(resolved) =>
         placed(analyzer.checkAnalysis(analyzed))
+        ExpressionResolver.notEvaluableOnEvents(resolved).foreach { problem =>
+          val source = from.map(_.source)
+          throw CerErrors.analysis(s"${source.fold(e.sql)(_.described)} $problem", source.fold(Position.Unknown)(_.pos),
+            text, source.fold(1)(_.length))
+        }
         resolved
       case _ =>
         val source = from.map(_.source)
         throw CerErrors.analysis(s"${source.fold(e.sql)(_.described)} may not use Spark's aggregate, window or " +
           "generator functions, nor subqueries: it is evaluated on events as they come (a condition's own " +
           "aggregates, count, sum, avg, min, max, first and last, range over the events of a variable, e.g. " +
-          "sum(b.volume) > 100)", source.fold(Position.Unknown)(_.pos), text, source.fold(1)(_.length))
+          "sum(b.volume) > 100); a SQL function (CREATE FUNCTION) may be used when its body is a plain expression, " +
+          "which Spark inlines", source.fold(Position.Unknown)(_.pos), text, source.fold(1)(_.length))
     }
+  }
+}
+
+object ExpressionResolver {
+
+  /**
+   * Why a resolved expression cannot be evaluated by the matcher, which evaluates conditions and measures itself, on
+   * each event as it comes, and may try an event more than once (once per run it could extend, again after a
+   * restart): a Python function (a Python or pandas UDF: only Spark's own plan can call into a Python worker) or
+   * a value that is not deterministic (two tries would disagree). The same rule holds for CEQL and
+   * MATCH_RECOGNIZE; None when the expression is fine.
+   */
+  def notEvaluableOnEvents(e: Expression): Option[String] = {
+    val python = e.collectFirst { case p: PythonFuncExpression => p }
+    // The innermost call that is not deterministic is the one the user wrote (rand(), uuid(), ...).
+    val random = e.collectFirst { case r if !r.deterministic && r.children.forall(_.deterministic) => r }
+    python.map(p => s"calls the Python function ${p.name} (a Python or pandas UDF), which the matcher cannot " +
+        s"call event by event: compute it in a column first, e.g. df.withColumn(\"x\", ${p.name}(...)), or in a " +
+        "subquery in FROM, and refer to that column")
+      .orElse(random.map(r => s"calls ${r.sql}, which is not deterministic: the matcher may evaluate an event more " +
+        "than once and every try must agree; compute it in a column first, e.g. df.withColumn(\"r\", " +
+        s"${r.sql}), or in a subquery in FROM, and refer to that column"))
   }
 }

@@ -53,6 +53,23 @@ final case class SparkPredicate(predicate: Predicate, source: SparkPredicate.Sou
     }
 
   /**
+   * In a MATCH_RECOGNIZE expression a column is read through a pattern variable (`A.price`) or of the current row
+   * (`price`); a variable alone is an argument (`CLASSIFIER(A)`). Every column must be one of `columns`.
+   */
+  def checkMatchColumns(variables: Seq[String], columns: Seq[String], resolver: Resolver): Unit =
+    expression.foreach {
+      case a: UnresolvedAttribute =>
+        val qualified = variables.exists(resolver(_, a.nameParts.head))
+        val column = if (qualified) a.nameParts.lift(1) else Some(a.nameParts.head)
+        column.filterNot(c => columns.exists(resolver(_, c))).foreach { c =>
+          throw new CeqlException(s"unknown column '$c' in ${source.described}; the columns are: " +
+            s"${columns.mkString(", ")}", positionOf(a.origin, if (qualified) a.nameParts.head.length + 1 else 0),
+            query, c.length)
+        }
+      case _ =>
+    }
+
+  /**
    * Spark would compare a STRING column with a number by casting each value, failing on the first row that is
    * not a number (ANSI mode) or reading it as NULL: a mistake in a pattern, refused here with its position.
    *

@@ -40,4 +40,20 @@ class CerConfSuite extends AnyFunSuite with BeforeAndAfterAll {
     try assert(CerConf.timeColumn(spark.sessionState.conf).isEmpty)
     finally spark.conf.unset("spark.cer.timeColumn")
   }
+
+  test("a duration is read in Spark's spellings, as the README writes it, and checked when set") {
+    val key = CerConf.STREAM_PARTITION_IDLE_TIMEOUT.key
+    try {
+      for ((written, millis) <- Seq("30 minutes" -> 1800000L, "INTERVAL 1 HOUR 30 MINUTES" -> 5400000L,
+          "30min" -> 1800000L, "90s" -> 90000L, "1 day" -> 86400000L)) {
+        spark.conf.set(key, written)
+        assert(CerConf.streamPartitionIdleTimeoutMillis(spark.sessionState.conf).contains(millis), written)
+      }
+      for (wrong <- Seq("soon", "1 month", "0 seconds", "-5 minutes")) {
+        val e = intercept[IllegalArgumentException](spark.conf.set(key, wrong))
+        assert(e.getMessage.contains(s"'$wrong' in $key is invalid") && e.getMessage.contains("'30 minutes'"),
+          e.getMessage)
+      }
+    } finally spark.conf.unset(key)
+  }
 }

@@ -141,4 +141,29 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     val notBoolean = intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL AS a FILTER a[price + 1] ORDER BY ts"))
     assert(notBoolean.getMessage.contains("not BOOLEAN"), notBoolean.getMessage)
   }
+
+  test("an output column named twice is refused, at PARTITION BY or naming the variable") {
+    def error(text: String) = intercept[AnalysisException](sql(text).collect()).getMessage
+    val variable = "SELECT * FROM stocks PATTERN SELL AS name ; BUY AS b PARTITION BY name ORDER BY ts"
+    val key = error(variable)
+    assert(key.contains(s"line 1, column ${variable.indexOf("BY name") + 4}") &&
+      key.contains("the pattern's variable name is an output column too") && key.contains("AS name_event"), key)
+    sql("CREATE OR REPLACE TEMPORARY VIEW stocks_by_start AS SELECT *, name AS match_start FROM stocks")
+    val start = error("SELECT * FROM stocks_by_start PATTERN SELL ; BUY PARTITION BY match_start ORDER BY ts")
+    assert(start.contains("the output holds a column match_start of its own") &&
+      start.contains("df.withColumnRenamed(\"match_start\", \"match_start_0\")"), start)
+    val end = error("SELECT * FROM stocks PATTERN SELL ; BUY AS match_end ORDER BY ts")
+    assert(end.contains("the variable match_end is named like the output column"), end)
+  }
+
+  test("a CEQL statement inside another statement is refused at PATTERN, with the table function to write") {
+    val ceql = "SELECT * FROM stocks PATTERN SELL ; BUY ORDER BY ts"
+    for (outer <- Seq("CREATE TEMPORARY VIEW cer_nested AS %s", "CACHE TABLE cer_nested AS %s",
+        "SELECT count(*) FROM (%s)")) {
+      val text = outer.format(ceql)
+      val message = intercept[ParseException](sql(text)).getMessage
+      assert(message.contains(s"line 1, column ${text.indexOf("PATTERN") + 1}") &&
+        message.contains("is a statement of its own") && message.contains("SELECT * FROM cer(TABLE(stocks)"), message)
+    }
+  }
 }

@@ -1,10 +1,10 @@
 package io.sparkcer.spark.rowpattern
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeReference, Descending, NullsFirst, NullsLast, SortOrder}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateMap, Descending, If, IsNull, Literal, NullsFirst, NullsLast, RaiseError, SortOrder}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.classic.SparkSession
-import org.apache.spark.sql.types.BooleanType
+import org.apache.spark.sql.types.{BooleanType, ByteType, DateType, IntegerType, LongType, ShortType, TimestampNTZType, TimestampType}
 
 import io.sparkcer.engine.ceql.Predicate
 import io.sparkcer.engine.rowpattern.{RowPatternAnalysis, RowsPerMatch}
@@ -32,14 +32,10 @@ final class MatchRecognizeAnalysis(session: SparkSession, found: MatchRecognizeC
     }
     // MATCH_ROWTIME() reads the first ORDER BY column: a stream's event time.
     val eventTime = order.headOption.map(_.child.asInstanceOf[Attribute])
+    checkWithin(eventTime)
     val defines = clause.defines.map { d =>
       val label = pattern.label(RowPatternAnalysis.canonical(d.variable)).get
       val e = new RowPatternExpressionAnalysis(session, pattern, text, columns, eventTime, Some(label))(d.condition)
-      if (!e.deterministic)
-        throw CerErrors.analysis(s"the condition of ${d.variable.value} is not deterministic " +
-          "(MATCH_RECOGNIZE_NONDETERMINISTIC_DEFINE): the matcher may try a row more than once, and a condition must " +
-          "answer alike each time; compute the random value in a subquery first", d.condition.pos, text,
-          d.condition.text.length)
       if (e.dataType != BooleanType)
         throw CerErrors.analysis(s"the condition of ${d.variable.value} is ${e.dataType.sql}, not BOOLEAN: DEFINE " +
           s"${d.variable.value} AS a condition, e.g. ${d.condition.text} > 0", d.condition.pos, text, d.condition.text.length)
@@ -59,7 +55,52 @@ final class MatchRecognizeAnalysis(session: SparkSession, found: MatchRecognizeC
         val ordered = order.map(_.child.asInstanceOf[Attribute]).filterNot(partitionKeys.contains).distinct
         partitionKeys ++ ordered ++ measured ++ columns.filterNot(c => partitionKeys.contains(c) || ordered.contains(c))
     }
-    RowPatternRecognition(spec, partitionKeys, order, defines.map(_._1), defines.map(_._2), measures, output, input)
+    checkMeasureNames(output.filterNot(measured.contains))
+    RowPatternRecognition(spec, partitionKeys, order, defines.map(_._1), defines.map(_._2), measures, output,
+      timedRows(eventTime))
+  }
+
+  /**
+   * The input, each row's time checked when WITHIN measures it on a table: a NULL time has no span from or to it,
+   * and leaving its row out would change the matches the rows around it make (without WITHIN it sorts as ORDER BY
+   * says), so the query fails on it, saying what to write. A stream leaves such rows out, as it leaves out rows
+   * the watermark has passed.
+   */
+  private def timedRows(time: Option[Attribute]): LogicalPlan = (clause.within, time) match {
+    case (Some(w), Some(t)) if t.nullable && !input.isStreaming =>
+      val message = s"a row's ORDER BY time ${t.name} is NULL, and WITHIN ${w.text} measures the time of each " +
+        s"row: leave such rows out first (WHERE ${t.name} IS NOT NULL) or give them a time (coalesce(${t.name}, ...))"
+      val raise = RaiseError(Literal("USER_RAISED_EXCEPTION"), CreateMap(Seq(Literal("errorMessage"), Literal(message))),
+        t.dataType)
+      Project(input.output.map(c => if (c == t) Alias(If(IsNull(t), raise, t), t.name)(t.exprId) else c), input)
+    case _ => input
+  }
+
+  /**
+   * A measure is an output column: named like another (a PARTITION BY column, or any input column of ALL ROWS PER
+   * MATCH), the output would hold two columns of one name, which no later reference could tell apart.
+   */
+  private def checkMeasureNames(others: Seq[Attribute]): Unit = clause.measures.foreach { m =>
+    others.find(c => resolver(c.name, m.name.value)).foreach { c =>
+      val kind = if (clause.partitionBy.exists(p => resolver(p.text.trim, c.name))) "a PARTITION BY column" else
+        "an input column, which ALL ROWS PER MATCH outputs too"
+      throw CerErrors.analysis(s"the measure ${m.name.value} is named like $kind, ${c.name}: the output would hold " +
+        s"two columns named ${c.name}; name the measure apart, e.g. AS ${m.name.value}_measure", m.name.pos, text,
+        m.name.value.length)
+    }
+  }
+
+  /** WITHIN bounds a match's time span, measured on the first ORDER BY column: a time, or milliseconds. */
+  private def checkWithin(time: Option[Attribute]): Unit = clause.within.foreach { w =>
+    val measurable = time.exists(_.dataType match {
+      case TimestampType | TimestampNTZType | DateType | ByteType | ShortType | IntegerType | LongType => true
+      case _ => false
+    })
+    if (!measurable) throw CerErrors.analysis(s"WITHIN ${w.text} bounds the time from a match's first row to its last, " +
+      "read from the first ORDER BY column, which " +
+      time.fold("is missing: ORDER BY the rows' time")(t => s"is ${t.name}, ${t.dataType.sql}") + "; it must be a " +
+      "TIMESTAMP, a DATE or an integer count of milliseconds: convert it in a subquery first, e.g. " +
+      s"CAST(${time.fold("t")(_.name)} AS TIMESTAMP)", w.pos, text, w.text.length)
   }
 
   /** An input column, which PARTITION BY and ORDER BY name (MATCH_RECOGNIZE's output holds them as they are). */

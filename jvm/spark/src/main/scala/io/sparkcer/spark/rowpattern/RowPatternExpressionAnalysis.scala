@@ -186,8 +186,11 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       val analyzer = session.sessionState.analyzer
       val plan = try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input)))
         catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
+      // The rule of every condition and measure first, which Spark's check would word as one of GROUP BY.
+      val aggregated = plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get
+      ExpressionResolver.notEvaluableOnEvents(aggregated).foreach(problem => fail(s"$written $problem"))
       try analyzer.checkAnalysis(plan) catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
-      val function = plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get.collectFirst {
+      val function = aggregated.collectFirst {
         case AggregateExpression(function, _, false, None, _) => function
       }.getOrElse(fail(s"$written is not an aggregate over the match's rows"))
       executable(function).asInstanceOf[AggregateFunction]
@@ -195,7 +198,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
 
     val lowered = lower(parsed.expression, None)
     val inputs = values.zip(names).map { case (v, name) => AttributeReference(name, v.dataType)() }
-    val expression = executable(resolve(lowered, inputs.toSeq, Some(parsed)))
+    val expression = executable(resolve(lowered, inputs.toSeq, Some(parsed), names.zip(values.map(_.sql)).toMap))
     RowPatternExpression(expression, values.toSeq, inputs.toSeq, written.text)
   }
 
