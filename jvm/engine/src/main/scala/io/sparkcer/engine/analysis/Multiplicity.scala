@@ -23,6 +23,26 @@ object Multiplicity {
     case Cel.Filtered(body, _, _) => always(body, variable)
   }
 
+  /**
+   * Whether some match binds `variable` to more than one event: it lies under an iteration, or in both operands of a
+   * sequence or AND. A variable bound in one alternative of OR only binds at most one event, though its count varies.
+   */
+  def mayBindSeveral(cel: Cel, variable: String): Boolean = most(cel, Some(variable)) > 1
+
+  /** The most marked events of `variable` (None: of the formula) one match has, [[Int.MaxValue]] for no bound. */
+  private def most(cel: Cel, variable: Option[String]): Int = cel match {
+    case Cel.Atom(_, t, _) => if (variable.forall(_ == t.value)) 1 else 0
+    case _: Cel.Not => 0
+    case Cel.Bind(body, v, _) => most(body, if (variable.contains(v.value)) None else variable)
+    case Cel.Sequence(a, b, _, _) => saturatingAdd(most(a, variable), most(b, variable))
+    case Cel.And(a, b, _) => saturatingAdd(most(a, variable), most(b, variable))
+    case Cel.Or(a, b, _) => math.max(most(a, variable), most(b, variable))
+    case Cel.Iteration(body, _, _) => if (most(body, variable) == 0) 0 else Int.MaxValue
+    case Cel.Filtered(body, _, _) => most(body, variable)
+  }
+
+  private def saturatingAdd(a: Int, b: Int): Int = if (a > Int.MaxValue - b) Int.MaxValue else a + b
+
   private def sum(a: Multiplicity, b: Multiplicity): Multiplicity = (a, b) match {
     case (Exactly(x), Exactly(y)) => Exactly(x + y)
     case _ => Varies

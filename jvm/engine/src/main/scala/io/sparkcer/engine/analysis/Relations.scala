@@ -75,7 +75,7 @@ object Relations {
     if (query.within.isEmpty)
       for ((body, filter) <- scopes(query.pattern); Filter.Relation(c, _) <- Filter.relations(filter)
            if relates(c) && c.prevVariables.isEmpty)
-        c.references.map(_.variable).find(v => repeats(body, v.value)).foreach { v =>
+        c.references.map(_.variable).find(v => Multiplicity.mayBindSeveral(body, v.value)).foreach { v =>
           val other = c.allVariables.find(_ != v.value).getOrElse(v.value)
           throw new CeqlException(s"'${v.value}' binds several events here (it repeats under +), and the condition " +
             s"'${c.text}' relates each of them to ${if (other == v.value) s"aggregates of ${v.value}" else s"'$other'"}: " +
