@@ -45,3 +45,26 @@ def test_the_conf_sets_the_bound(spark, runs):
 def test_what_the_error_suggests_runs(spark, runs):
     assert spark.sql("SELECT LAST * FROM runs WHERE (A AS a)+ ORDER BY pos").count() == 60
     assert spark.sql(UNBOUNDED + " LIMIT 3").count() == 1 + 2 + 58 * 3
+
+
+NODES = "spark.cer.maxPartialMatchNodes"
+
+
+def test_partial_matches_past_the_node_bound_are_a_readable_error(spark):
+    # Sums of subsets of distinct powers of two are all distinct: a run per subset of the window's events.
+    spark.range(200).selectExpr("'A' AS event_type", "id AS pos", "shiftleft(1L, CAST(id % 40 AS INT)) AS v") \
+        .createOrReplaceTempView("powers")
+    query = "SELECT * FROM powers WHERE (A AS a)+ FILTER sum(a.v) < 0 ORDER BY pos WITHIN 40 EVENTS"
+    spark.conf.set(NODES, "100000")
+    try:
+        with pytest.raises(SparkRuntimeException) as raised:
+            spark.sql(query).collect()
+        message = raised.value.getMessage()
+        assert message.startswith("at the event at pos = 16, the partial matches of its partition hold more than "
+                                  f"100000 tECS nodes (one per run and event of the window), the bound {NODES}"), message
+        for remedy in ("WITHIN", "PARTITION BY", "':+'", f"raise {NODES}"):
+            assert remedy in message
+        # Over consecutive events the same sum keeps one run per start.
+        assert spark.sql(query.replace(")+", "):+")).count() == 0
+    finally:
+        spark.conf.unset(NODES)

@@ -78,6 +78,17 @@ object CerConf {
     .checkValue(_ >= 1, "must be at least 1")
     .createWithDefault(MatchBound.DefaultPerEvent)
 
+  val MAX_PARTIAL_MATCH_NODES = SQLConf.buildConf("spark.cer.maxPartialMatchNodes")
+    .doc("CEQL: the most tECS nodes the partial matches of one partition may hold (a node per run and event of the " +
+      "window): past it the query fails, saying what to write instead, rather than run out of memory. Conditions keep " +
+      "runs apart by the values they read: an aggregate over a repeating variable (sum(s.volume) over (SELL AS s)+) " +
+      "takes a value per subset of the window's events, exponentially many before any match completes. A shorter " +
+      "window, PARTITION BY, or consecutive events (':+') bound them.")
+    .version(Since)
+    .intConf
+    .checkValue(_ >= 1, "must be at least 1")
+    .createWithDefault(MatchBound.DefaultNodes)
+
   val STREAM_PARTITION_IDLE_TIMEOUT = SQLConf.buildConf("spark.cer.streaming.partitionIdleTimeout")
     .doc("MATCH_RECOGNIZE on a stream: a partition (a PARTITION BY key) whose rows stop for longer than this, in " +
       "event time, ends there, as a table's partition ends: its matches are decided (NEXT reads NULL past its last " +
@@ -128,8 +139,9 @@ object CerConf {
   def partialMatchBound(conf: SQLConf): PartialMatchBound =
     PartialMatchBound(conf.getConf(MAX_PARTIAL_MATCH_ROWS), MAX_PARTIAL_MATCH_ROWS.key)
 
-  /** The engine's bound on the matches of one event, naming this conf as the way to raise it. */
-  def matchBound(conf: SQLConf): MatchBound = MatchBound(conf.getConf(MAX_MATCHES_PER_EVENT), MAX_MATCHES_PER_EVENT.key)
+  /** The engine's bounds on the matches of one event and the partial matches of a partition, naming these confs. */
+  def matchBound(conf: SQLConf): MatchBound = MatchBound(conf.getConf(MAX_MATCHES_PER_EVENT), MAX_MATCHES_PER_EVENT.key,
+    conf.getConf(MAX_PARTIAL_MATCH_NODES), MAX_PARTIAL_MATCH_NODES.key)
 
   /**
    * Does nothing but load this object, which registers the confs with Spark: the extension calls it, so that

@@ -200,26 +200,33 @@ object Analyzer {
       case _: Cel.Atom | _: Cel.Not => ()
     }
 
-    /** CEL's safety: an AS variable bound on both sides of a sequence would stand for two different events. */
-    private def checkSafe(cel: Cel): Unit = cel match {
-      case Cel.Sequence(a, b, contiguous, pos) =>
-        checkSafe(a); checkSafe(b)
-        disjoint(a, b, if (contiguous) ":" else ";", pos)
-      case Cel.And(a, b, pos) =>
-        checkSafe(a); checkSafe(b)
-        disjoint(a, b, "AND", pos)
-      case Cel.Bind(b, _, _) => checkSafe(b)
-      case Cel.Or(a, b, _) => checkSafe(a); checkSafe(b)
+    /**
+     * CEL's safety: an AS variable bound on both sides of a sequence would stand for two different events. Returns
+     * the AS variables of `cel`, so that each sub-formula's are gathered once (linear in the pattern, where asking
+     * [[asVariables]] at every operator was cubic in a long sequence).
+     */
+    private def checkSafe(cel: Cel): Set[String] = cel match {
+      case Cel.Sequence(a, b, contiguous, pos) => disjoint(checkSafe(a), checkSafe(b), if (contiguous) ":" else ";", pos)
+      case Cel.And(a, b, pos) => disjoint(checkSafe(a), checkSafe(b), "AND", pos)
+      case Cel.Bind(b, v, _) => checkSafe(b) + v.value
+      case Cel.Or(a, b, _) => union(checkSafe(a), checkSafe(b))
       case Cel.Iteration(b, _, _) => checkSafe(b)
       case Cel.Filtered(b, _, _) => checkSafe(b)
-      case _: Cel.Atom | _: Cel.Not => ()
+      case _: Cel.Atom | _: Cel.Not => Set.empty
     }
 
-    private def disjoint(a: Cel, b: Cel, op: String, pos: Position): Unit =
-      asVariables(a).intersect(asVariables(b)).headOption.foreach { v =>
+    /** The variables of both sides, refusing one on each (the first in name order, if several). */
+    private def disjoint(a: Set[String], b: Set[String], op: String, pos: Position): Set[String] = {
+      val (smaller, larger) = if (a.size <= b.size) (a, b) else (b, a)
+      smaller.filter(larger.contains).minOption.foreach { v =>
         fail(s"variable '$v' is bound on both sides of '$op'; give each side its own name (e.g. ${v}1 and ${v}2), " +
           s"or bind the whole ${if (op == "AND") "conjunction" else "sequence"} once: (... $op ...) AS $v", pos)
       }
+      union(a, b)
+    }
+
+    /** Adds the smaller set to the larger, so that over a whole pattern each name is copied a logarithmic number of times. */
+    private def union(a: Set[String], b: Set[String]): Set[String] = if (a.size >= b.size) a ++ b else b ++ a
 
     private def outputVariables(): IndexedSeq[OutputVariable] = {
       val pattern = query.pattern

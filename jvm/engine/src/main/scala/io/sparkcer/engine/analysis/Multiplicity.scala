@@ -55,7 +55,10 @@ object Multiplicity {
     case Cel.Bind(body, v, _) => count(body, if (variable.contains(v.value)) None else variable)
     case Cel.Sequence(a, b, _, _) => sum(count(a, variable), count(b, variable))
     case Cel.And(a, b, _) => sum(count(a, variable), count(b, variable))
-    case Cel.Or(a, b, _) => if (count(a, variable) == count(b, variable)) count(a, variable) else Varies
+    case Cel.Or(a, b, _) =>
+      // Each operand once: evaluated again per OR, a chain of n alternatives would cost 2^n.
+      val left = count(a, variable)
+      if (left == count(b, variable)) left else Varies
     case Cel.Iteration(body, _, _) => if (count(body, variable) == Exactly(0)) Exactly(0) else Varies
     case Cel.Filtered(body, _, _) => count(body, variable)
   }

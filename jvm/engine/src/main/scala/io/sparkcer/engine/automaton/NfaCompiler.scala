@@ -3,7 +3,7 @@ package io.sparkcer.engine.automaton
 import scala.collection.mutable
 
 import io.sparkcer.engine.analysis.Relations
-import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Filter, Predicate}
+import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Filter, Position, Predicate}
 
 /**
  * Compiles a CEL formula into a complex event automaton without ε-transitions, in the manner of Glushkov's
@@ -21,6 +21,11 @@ import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Filter, Predicate
  * the scope's registers. Register placement itself is the RMA construction's ([[io.sparkcer.engine.rma.Placement]]).
  */
 object NfaCompiler {
+  /**
+   * The most states the automaton of one AND may have (an AND of 10 single events has 8,447): enough for any
+   * conjunction a person writes, and built in well under a second.
+   */
+  val MaxConjunctionStates = 16384
 
   /**
    * @param outputs    the selected variables, in output order; an event's label lists those it is bound to
@@ -32,8 +37,8 @@ object NfaCompiler {
   /** What a sub-formula compiles to: the atoms a match of it may begin and end with. */
   private sealed trait Shape { def first: Seq[Int]; def last: Seq[Int] }
   private final case class Fragment(first: Seq[Int], last: Seq[Int]) extends Shape
-  /** `φ AND ψ`: two automata run side by side ([[Component]]), each reading every event, at most one of them into a match. */
-  private final case class Conjunction(left: Shape, right: Shape) extends Shape {
+  /** `φ AND ψ` (at `pos`): two automata run side by side ([[Component]]), each reading every event, at most one of them into a match. */
+  private final case class Conjunction(left: Shape, right: Shape, pos: Position) extends Shape {
     def first: Seq[Int] = left.first ++ right.first
     def last: Seq[Int] = left.last ++ right.last
   }
@@ -163,8 +168,8 @@ object NfaCompiler {
           case (a: Fragment, b: Fragment) => Fragment(a.first ++ b.first, a.last ++ b.last)
           case (a, b) => Union(a, b)
         }
-      case Cel.And(left, right, _) =>
-        Conjunction(visit(left, bindings, filters), visit(right, bindings, filters))
+      case Cel.And(left, right, pos) =>
+        Conjunction(visit(left, bindings, filters), visit(right, bindings, filters), pos)
       case Cel.Iteration(body, contiguous, _) =>
         iterations += 1
         val a = try plain(body, bindings, filters) finally iterations -= 1
@@ -233,8 +238,10 @@ object NfaCompiler {
      * of the operands' automata, in which each event is read by both, into the match by at most one of them (the
      * operands' matches are disjoint), and which ends when one operand ends with the other already done; for an OR
      * around one, the union of the alternatives' automata.
+     *
+     * @param conjunction the outermost AND the shape is part of, which an error names
      */
-    private def operand(shape: Shape, withDone: Boolean): Component = shape match {
+    private def operand(shape: Shape, withDone: Boolean, conjunction: Option[Conjunction] = None): Component = shape match {
       case f: Fragment =>
         val reached = mutable.LinkedHashSet.empty[Int]
         val pending = mutable.Stack(f.first: _*)
@@ -243,8 +250,12 @@ object NfaCompiler {
           if (reached.add(a)) pending.pushAll(follow(a - 1).keys.map(_._1))
         }
         component(f, reached.toSeq.sorted, withDone)
-      case Conjunction(l, r) => product(operand(l, withDone = true), operand(r, withDone = true), withDone)
-      case Union(l, r) => union(operand(l, withDone), operand(r, withDone))
+      case c: Conjunction =>
+        // Past its limit the error names the whole conjunction, the operands a person wrote, not its inner product.
+        val whole = conjunction.getOrElse(c)
+        product(operand(c.left, withDone = true, Some(whole)), operand(c.right, withDone = true, Some(whole)), withDone,
+          whole)
+      case Union(l, r) => union(operand(l, withDone, conjunction), operand(r, withDone, conjunction))
     }
 
     /** A transition that reads atom b's event, leaving atom `from`; None where STRICT forbids it. */
@@ -294,15 +305,22 @@ object NfaCompiler {
 
     /**
      * The product of two components, built from its initial state as far as it reaches: a state is the pair of their
-     * states and which of them read the last event into an atom (0: neither), so that it knows that atom.
+     * states and which of them read the last event into an atom (0: neither), so that it knows that atom. It must
+     * remember which operands of a conjunction are done, 2^n combinations for n operands: past [[MaxConjunctionStates]]
+     * it stops, before building more, and says what to write instead.
      */
-    private def product(left: Component, right: Component, withDone: Boolean): Component = {
-      val ids = mutable.LinkedHashMap[(Int, Int, Int), Int]((0, 0, 0) -> 0)
+    private def product(left: Component, right: Component, withDone: Boolean, conjunction: Conjunction): Component = {
+      val ids = mutable.HashMap[(Int, Int, Int), Int]((0, 0, 0) -> 0)
+      val states = mutable.ArrayBuffer((0, 0, 0))
       val transitions = mutable.ArrayBuffer.empty[Seq[Transition]]
-      def id(state: (Int, Int, Int)): Int = ids.getOrElseUpdate(state, ids.size)
+      def id(state: (Int, Int, Int)): Int = ids.getOrElseUpdate(state, {
+        if (states.length == MaxConjunctionStates) tooLarge(conjunction)
+        states += state
+        states.length - 1
+      })
       var next = 0
-      while (next < ids.size) {
-        val (l, r, _) = ids.keysIterator.drop(next).next()
+      while (next < states.length) {
+        val (l, r, _) = states(next)
         transitions += (for (a <- left.transitions(l); b <- right.transitions(r) if !(a.reads && b.reads)) yield {
           if (a.reads) a.copy(target = id((a.target, b.target, 1)))
           else if (b.reads) b.copy(target = id((a.target, b.target, 2)))
@@ -310,7 +328,6 @@ object NfaCompiler {
         }).distinct
         next += 1
       }
-      val states = ids.keys.toIndexedSeq
       val last = states.indices.filter { i =>
         val (l, r, mover) = states(i)
         (mover == 1 && left.last(l) && r == right.done) || (mover == 2 && right.last(r) && l == left.done)
@@ -319,7 +336,7 @@ object NfaCompiler {
         case (l, _, 1) => left.atomOf(l)
         case (_, r, 2) => right.atomOf(r)
         case _ => -1
-      }
+      }.toIndexedSeq
       if (!withDone) new Component(transitions.toIndexedSeq, last, atomOf, -1)
       else {
         val done = states.length
@@ -327,6 +344,17 @@ object NfaCompiler {
         val ended = transitions.indices.map(q => if (last(q)) transitions(q) :+ skip else transitions(q))
         new Component(ended :+ Seq(skip), last, atomOf :+ -1, done)
       }
+    }
+
+    private def tooLarge(conjunction: Conjunction): Nothing = {
+      def operands(shape: Shape): Int = shape match {
+        case Conjunction(l, r, _) => operands(l) + operands(r)
+        case _ => 1
+      }
+      throw new CeqlException(s"this AND of ${operands(conjunction)} operands needs an automaton of more than " +
+        s"$MaxConjunctionStates states: it remembers which operands are done and where each one is, every " +
+        "combination a state. Write the operands whose order is known as a sequence (A ; B needs no such memory), " +
+        "or split the conjunction into queries of fewer operands", conjunction.pos, query)
     }
 
     /** Two components side by side from one initial state; their done states are one. */

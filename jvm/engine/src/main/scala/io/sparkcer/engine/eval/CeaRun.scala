@@ -21,9 +21,10 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList
  * order that ANY and LIMIT pick from.
  *
  * @param enumerator the task's enumerator, shared by its partitions (Algorithm 2 of the paper)
+ * @param maxNodes   the most tECS nodes alive at once ([[MatchBound.nodes]])
  */
-final class CeaRun(cea: DeterministicCea, enumerator: Enumerator) extends Run {
-  private val tecs = new Tecs()
+final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int) extends Run {
+  private val tecs = new Tecs(maxNodes = maxNodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private var preStart = cea.initial

@@ -7,7 +7,7 @@ import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.chain.ChainRun
 import io.sparkcer.engine.pcea.PceaPartitionRun
 import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
-import io.sparkcer.engine.tecs.Enumerator
+import io.sparkcer.engine.tecs.{Enumerator, Tecs}
 
 /**
  * CORE's evaluation on tECS, for events given in stream order: each event is classified once against every guard,
@@ -16,7 +16,8 @@ import io.sparkcer.engine.tecs.Enumerator
  *
  * @param grouped the events arrive one partition after another (Spark sorts by the PARTITION BY keys): a new key
  *                means the previous partition is finished, so only one partition is ever held.
- * @param bound   the most matches one event may complete; past it, [[TooManyMatchesException]]
+ * @param bound   the most matches one event may complete, and tECS nodes a partition may hold; past either,
+ *                [[TooManyMatchesException]]
  */
 final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: EventReader[E], grouped: Boolean,
     bound: MatchBound) extends Evaluator[E] {
@@ -45,9 +46,9 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events)
     case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events)
     case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator)
-    case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator)
-    case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator)
-    case _ => new CeaRun(cea, enumerator)
+    case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator, bound.nodes)
+    case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator, bound.nodes)
+    case _ => new CeaRun(cea, enumerator, bound.nodes)
   }
 
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)
@@ -75,7 +76,9 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     partition.events.append(position, event, key)
 
     val sink = if (reader.isContext(event)) null else reporter.completedBy(partition, position, emit)
-    val found = partition.run.read(position, symbols.intern(words), words, key, threshold, sink)
+    val found =
+      try partition.run.read(position, symbols.intern(words), words, key, threshold, sink)
+      catch { case full: Tecs.Full => throw tooManyNodes(event, full.maxNodes) }
     record(partition)
     if (found > 0) consume(partition)
     partitions.evictIdle(threshold, metrics.events)
@@ -103,6 +106,20 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     metrics.peakBufferedEvents = math.max(metrics.peakBufferedEvents, partition.events.size)
     metrics.peakPartitions = math.max(metrics.peakPartitions, partitions.count)
     metrics.maxOutputDepth = math.max(metrics.maxOutputDepth, partition.run.maxOutputDepth)
+  }
+
+  /** Past [[MatchBound.nodes]]: where, what keeps the partial matches apart, and what to write instead. */
+  private def tooManyNodes(event: E, nodes: Int): TooManyMatchesException = {
+    val why =
+      if (pattern.registers.isEmpty) "the window holds too many events for them"
+      else s"its conditions (${pattern.nfa.conditions.map(_.text).mkString(", ")}) keep a run per distinct value of " +
+        "what they read, and an aggregate over a repeating variable under ';' and '+' takes a value per subset of " +
+        "the variable's events in the window (up to 2^n runs over n events), over consecutive events (':+') one per start"
+    new TooManyMatchesException(
+      s"at the event at ${reader.describe(event)}, the partial matches of its partition hold more than $nodes tECS " +
+        s"nodes (one per run and event of the window), the bound ${bound.nodesSetting}: $why. Shorten the window " +
+        "(WITHIN), partition the stream (PARTITION BY), or read consecutive events with ':' and ':+' instead of ';' " +
+        s"and '+'; or raise ${bound.nodesSetting}.")
   }
 
   /** Once an event has completed matches, CONSUME BY discards the partial matches of its partition, or of all. */

@@ -15,11 +15,13 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
  *
  * A run whose start has left the window keeps its place in the order (the strategy chooses before the window
  * filters) but carries no node any more, so nothing outside the window is kept.
+ *
+ * @param maxNodes the most tECS nodes alive at once ([[MatchBound.nodes]])
  */
-final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator) extends Run {
+final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator, maxNodes: Int) extends Run {
   import PriorityRun._
 
-  private val tecs = new Tecs()
+  private val tecs = new Tecs(maxNodes = maxNodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private val n = nfa.stateCount

@@ -19,7 +19,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     extends Run {
   private val cea = machine.cea
   private val isFinal: Int => Boolean = cea.isFinal
-  private val tecs = new Tecs()
+  private val tecs = new Tecs(maxNodes = machine.bound.nodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private var current = new RunTable

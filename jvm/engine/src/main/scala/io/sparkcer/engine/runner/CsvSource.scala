@@ -16,8 +16,8 @@ final class CsvSource(file: File) {
     new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16)
   }
 
-  /** The header and every row, cells typed by `Values.parse`. */
-  def read(): (IndexedSeq[String], IndexedSeq[Array[Any]]) = {
+  /** The header and every row (the first `limit`), cells typed by `Values.parse`. */
+  def read(limit: Int = Int.MaxValue): (IndexedSeq[String], IndexedSeq[Array[Any]]) = {
     val reader = open()
     try {
       val header = Option(reader.readLine()).map(CsvSource.split).getOrElse(
@@ -25,7 +25,7 @@ final class CsvSource(file: File) {
       val rows = mutable.ArrayBuffer.empty[Array[Any]]
       var line = reader.readLine()
       var number = 2
-      while (line != null) {
+      while (line != null && rows.length < limit) {
         if (line.nonEmpty) {
           val cells = CsvSource.split(line)
           if (cells.length != header.length)

@@ -16,17 +16,19 @@ import io.sparkcer.engine.predicate.Values
  * The engine's command-line runner: a CEQL query over a CSV file, one JSON line per match on stdout, and the
  * event count, match count and throughput on stderr. The stream order is the query's ORDER BY (or its WITHIN
  * column, or --time-column), sorted stably so that ties keep the file's row order. One event may complete at most
- * --max-matches-per-event matches ([[MatchBound]]); past that the run fails, saying what to write instead.
+ * --max-matches-per-event matches, and the partial matches of a partition hold at most --max-partial-match-nodes tECS
+ * nodes ([[MatchBound]]); past either the run fails, saying what to write instead.
  * --eager evaluates a chain of single events with conditions on the automaton with registers, not lazily (to compare).
  * --no-pcea evaluates equalities as any other condition, not by a PCEA (to compare).
  *
  * {{{
  * engine-run --query sql/stocks/s3.ceql --csv stocks.csv [--time-column stock_time] [--type-column event_type]
- *   [--max-matches-per-event N] [--eager] [--no-pcea] [--quiet]
+ *   [--max-matches-per-event N] [--max-partial-match-nodes N] [--eager] [--no-pcea] [--quiet]
  * }}}
  */
 object Main {
   private val MaxMatchesFlag = "max-matches-per-event"
+  private val MaxNodesFlag = "max-partial-match-nodes"
 
   def main(args: Array[String]): Unit = System.exit(run(args.toIndexedSeq, System.out, System.err))
 
@@ -35,7 +37,7 @@ object Main {
     parse(args.toList, Map.empty) match {
       case Left(problem) =>
         stderr.println(s"$problem\nusage: engine-run --query FILE --csv FILE [--time-column COL] [--type-column COL] " +
-          s"[--$MaxMatchesFlag N] [--eager] [--no-pcea] [--quiet] [--debug]")
+          s"[--$MaxMatchesFlag N] [--$MaxNodesFlag N] [--eager] [--no-pcea] [--quiet] [--debug]")
         2
       case Right(options) =>
         try { execute(options, stdout, stderr); 0 }
@@ -56,7 +58,8 @@ object Main {
       timeColumn = options.get("time-column"),
       lazyChains = !options.contains("eager"),
       equalityPcea = !options.contains("no-pcea"))
-    val matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag")
+    val matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag",
+      options.get(MaxNodesFlag).fold(MatchBound.DefaultNodes)(_.toInt), s"--$MaxNodesFlag")
     val compiled = LocalEngine.compile(query, columns, engineOptions, matchBound)
     val analyzed = compiled.pattern.analyzed
     val ordered = rows.sortWith((a, b) => compareRows(analyzed.streamOrder, a, b) < 0)
@@ -126,6 +129,8 @@ object Main {
       Seq("query", "csv").find(!acc.contains(_)).map(k => s"missing --$k")
         .orElse(acc.get(MaxMatchesFlag).filterNot(_.toLongOption.exists(_ >= 1))
           .map(n => s"--$MaxMatchesFlag takes a whole number of at least 1, not '$n'"))
+        .orElse(acc.get(MaxNodesFlag).filterNot(_.toIntOption.exists(_ >= 1))
+          .map(n => s"--$MaxNodesFlag takes a whole number from 1 to ${Int.MaxValue}, not '$n'"))
         .toLeft(acc)
     case (flag @ ("--quiet" | "--debug" | "--eager" | "--no-pcea")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
     case flag :: value :: rest if flag.startsWith("--") => parse(rest, acc + (flag.drop(2) -> value))

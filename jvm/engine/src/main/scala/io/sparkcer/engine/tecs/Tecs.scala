@@ -16,12 +16,16 @@ import java.io.{DataInput, DataOutput}
  * than that key), so its slot is reused. Live nodes may still point at reclaimed ones, but only through a right
  * child whose maximum start the parent stores itself, so no reclaimed slot is ever read: callers check that
  * stored value against the threshold first.
+ *
+ * @param maxNodes the most nodes alive at once: one more throws [[Tecs.Full]] (a [[io.sparkcer.engine.eval.MatchBound]])
  */
-final class Tecs(initialCapacity: Int = 256) {
+final class Tecs(initialCapacity: Int = 256, maxNodes: Int = Int.MaxValue) {
   import Tecs._
 
   private var capacity = Integer.highestOneBit(math.max(16, initialCapacity - 1)) << 1
   private var mask = capacity - 1
+  /** Live nodes that fit before the arrays grow or, at `maxNodes`, the structure is full. */
+  private var room = math.min(capacity, maxNodes)
   private var kinds = new Array[Byte](capacity)
   private var positions = new Array[Long](capacity)
   private var labels = new Array[Int](capacity)
@@ -182,13 +186,14 @@ final class Tecs(initialCapacity: Int = 256) {
   }
 
   private def allocate(): Int = {
-    if (liveNodes == capacity) grow()
+    if (liveNodes >= room) makeRoom()
     val id = nextId
     nextId = (nextId + 1) & Int.MaxValue // ids stay non-negative; slots still map since capacity divides 2^31
     id
   }
 
-  private def grow(): Unit = {
+  private def makeRoom(): Unit = {
+    if (liveNodes >= maxNodes) throw new Full(maxNodes)
     require(capacity < (1 << 30), "tECS exceeded 2^30 live nodes: narrow the window (WITHIN) or the partitions")
     resize(capacity << 1)
   }
@@ -211,6 +216,7 @@ final class Tecs(initialCapacity: Int = 256) {
     depths = move(depths, new Array[Byte](newCapacity))
     capacity = newCapacity
     mask = newMask
+    room = math.min(capacity, maxNodes)
   }
 
   private def growMarks(): Unit = {
@@ -225,6 +231,10 @@ final class Tecs(initialCapacity: Int = 256) {
 }
 
 object Tecs {
+  /** The structure holds `maxNodes` live nodes and needs one more: its caller says where, and what to write instead. */
+  final class Full(val maxNodes: Int) extends RuntimeException(s"tECS full: $maxNodes live nodes")
+    with scala.util.control.NoStackTrace
+
   private final val Bottom: Byte = 0
   private final val Output: Byte = 1
   private final val Union: Byte = 2
