@@ -6,6 +6,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.engine.rowpattern.ProgramCompiler
 import io.sparkcer.spark.rowpattern.RowPatternRecognitionExec
 
 /**
@@ -194,6 +195,17 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       assert(e.getMessage.contains("partial matches at once") &&
         e.getMessage.contains(CerConf.MAX_PARTIAL_MATCH_ROWS.key), e.getMessage)
     } finally spark.conf.unset(CerConf.MAX_PARTIAL_MATCH_ROWS.key)
+  }
+
+  test("a query compiles its pattern once, at analysis; too large a PERMUTE is refused before it is written out") {
+    val before = ProgramCompiler.compilations
+    val df = sql("SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY custkey ORDER BY orderdate MEASURES count(*) AS n " +
+      "PATTERN (A B+) DEFINE B AS totalprice < PREV(totalprice))")
+    assert(df.collect().toSet == Set(Row(1, 3L), Row(1, 2L), Row(2, 2L)))
+    assert(ProgramCompiler.compilations - before == 1, "the tasks run the program analysis compiled")
+    val permute = intercept[AnalysisException](sql("SELECT * FROM orders MATCH_RECOGNIZE (ORDER BY orderdate " +
+      s"PATTERN (PERMUTE(${('A' to 'L').mkString(", ")})))")).getMessage
+    assert(permute.contains("PERMUTE of 12 items") && permute.contains("up to 7 of these fit"), permute)
   }
 
   test("functions that Spark's optimizer rewrites (BETWEEN, nvl, count_if) in DEFINE and MEASURES") {
