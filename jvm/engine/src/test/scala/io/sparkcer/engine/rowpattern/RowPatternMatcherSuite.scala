@@ -156,7 +156,8 @@ object RowPatternMatcherSuite {
     private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
       def holds(start: Long, row: LabelNode): Boolean = {
         frame.tryRow(start, row)
-        byLabel(row.label).get(rows, start.toInt, frame.labels.take(frame.length).toIndexedSeq)
+        byLabel(row.label).get(RowPatternOracle.visible(rows, start.toInt, window), start.toInt,
+          frame.labels.take(frame.length).toIndexedSeq)
       }
     }, reads.getOrElse(ConditionReads(analyzed.labels.indices.toSet, start = true)), new RowPatternSink {
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
