@@ -184,6 +184,14 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(again == Seq(Row(2000L)) && quadratic > 2000L * 1999 / 2, s"$quadratic rows read")
   }
 
+  test("AFTER MATCH SKIP TO NEXT ROW over one long run of A+: each match a suffix of the last, held once") {
+    // Each start held its own partial match: 4,000 rows passed the bound on partial-match rows, 15,000 ran out of memory.
+    spark.range(16000).selectExpr("id AS ts").createOrReplaceTempView("flat")
+    val rows = sql("SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, LAST(ts) AS last_ts, " +
+      "MATCH_NUMBER() AS n AFTER MATCH SKIP TO NEXT ROW PATTERN (A+))").collect()
+    assert(rows.length == 16000 && rows.forall(r => r.getLong(0) == r.getLong(2) - 1 && r.getLong(1) == 15999))
+  }
+
   test("partial matches that would hold too many rows fail the query, naming the conf") {
     spark.range(300).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
     val query = "SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+ C) " +
