@@ -185,11 +185,12 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
   }
 
   test("AFTER MATCH SKIP TO NEXT ROW over one long run of A+: each match a suffix of the last, held once") {
-    // Each start held its own partial match: 4,000 rows passed the bound on partial-match rows, 15,000 ran out of memory.
-    spark.range(16000).selectExpr("id AS ts").createOrReplaceTempView("flat")
+    // Each start held its own partial match: 4,000 rows passed the bound on partial-match rows, 15,000 ran out of memory;
+    // then the matches, all decided at the partition's end, were copied to wait for output: 30,000 ran out of memory.
+    spark.range(30000).selectExpr("id AS ts").createOrReplaceTempView("flat")
     val rows = sql("SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, LAST(ts) AS last_ts, " +
       "MATCH_NUMBER() AS n AFTER MATCH SKIP TO NEXT ROW PATTERN (A+))").collect()
-    assert(rows.length == 16000 && rows.forall(r => r.getLong(0) == r.getLong(2) - 1 && r.getLong(1) == 15999))
+    assert(rows.length == 30000 && rows.forall(r => r.getLong(0) == r.getLong(2) - 1 && r.getLong(1) == 29999))
   }
 
   test("partial matches that would hold too many rows fail the query, naming the conf") {

@@ -193,6 +193,8 @@ object RowPatternTask {
     private var horizon = Long.MaxValue
     /** On a stream, no row of an order value (milliseconds) below this can come any more ([[expire]]). */
     private var settled = Long.MinValue
+    /** Whether the partition has ended: every row is read, and NEXT past the last is NULL. */
+    private var ended = false
 
     /**
      * The rows of their matches that the DEFINE conditions have read: each row a running summary was made for, each
@@ -222,8 +224,11 @@ object RowPatternTask {
         }
       }
     }, opened.reads, new RowPatternSink {
+      // A match output at once is not copied: under SKIP TO NEXT ROW the matches of a long run, each a suffix of the
+      // last, would hold labels quadratic in the run until the partition ends.
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
-        pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
+        if (pending.isEmpty && ready(start, length)) output(number, start, length, labels, excluded)
+        else pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
       def unmatched(position: Long): Unit = pending += Left(position)
     }, opened.window.map { case (millis, span) => ((p: Long) => millis(apply(p)), span) }, opened.bound)
 
@@ -271,13 +276,14 @@ object RowPatternTask {
       rows += row
       read += 1
       while (pushed + opened.conditionsAhead < read) { matcher.push(); pushed += 1 }
-      flush(ended = false)
+      flush()
     }
 
     def finish(): Unit = {
+      ended = true
       while (pushed < read) { matcher.push(); pushed += 1 }
       matcher.finish()
-      flush(ended = true)
+      flush()
     }
 
     /**
@@ -292,7 +298,7 @@ object RowPatternTask {
         while (pushed < read && now >= millis(apply(pushed)) + span) { matcher.push(); pushed += 1 }
         matcher.expire(if (pushed < read) math.min(now, millis(apply(pushed))) else now)
       }
-      flush(ended = false)
+      flush()
     }
 
     /** The time (milliseconds) from which [[expire]] has something to decide, if any. */
@@ -336,14 +342,21 @@ object RowPatternTask {
       matcher.load(in)
     }
 
-    /** Outputs what is ready, in order: a match once the rows its measures read past it are read. */
-    private def flush(ended: Boolean): Unit = {
-      while (pending.nonEmpty && (ended || (pending.head match {
+    /**
+     * Whether a match's measures can be evaluated: the rows they read past it are read, or can only be past the
+     * partition's end or the match's span (NULL).
+     */
+    private def ready(start: Long, length: Int): Boolean =
+      ended || read >= start + length + opened.measuresAhead || spanOver(start)
+
+    /** Outputs what is ready, in order. */
+    private def flush(): Unit = {
+      while (pending.nonEmpty && (pending.head match {
         case Left(_) => true
-        case Right(m) => read >= m.start + m.labels.length + opened.measuresAhead || spanOver(m.start)
-      }))) pending.dequeue() match {
+        case Right(m) => ready(m.start, m.labels.length)
+      })) pending.dequeue() match {
         case Left(position) => out += opened.unmatched(apply(position))
-        case Right(m) => output(m)
+        case Right(m) => output(m.number, m.start, m.labels.length, m.labels, m.excluded)
       }
       // Rows before the oldest one a thread or an output may read (less what PREV reads before it) are dropped.
       val oldest = pending.headOption.fold(matcher.oldestNeeded) {
@@ -353,10 +366,10 @@ object RowPatternTask {
       while (first < oldest - opened.behind && rows.nonEmpty) { rows.removeHead(); first += 1 }
     }
 
-    private def output(m: Found): Unit = {
-      val length = m.labels.length
-      horizon = spanEnd(m.start, m.start + length - 1, opened.measuresAhead)
-      outFrame.matched(m.number, m.start, length, m.labels, m.excluded)
+    /** The output rows of a match (its labels and exclusions are read before the call returns). */
+    private def output(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit = {
+      horizon = spanEnd(start, start + length - 1, opened.measuresAhead)
+      outFrame.matched(number, start, length, labels, excluded)
       def measure(): Unit = {
         var k = 0
         while (k < opened.measures.length) { opened.measureRow.update(k, opened.measures(k).eval(outFrame, this)); k += 1 }
@@ -364,21 +377,21 @@ object RowPatternTask {
       rowsPerMatch match {
         case RowsPerMatch.One =>
           measure()
-          out += opened.row(apply(m.start))
+          out += opened.row(apply(start))
         case _ if length == 0 =>
           // An empty match is one row, the one where it was found (as Oracle shows it), its CLASSIFIER NULL.
           if (rowsPerMatch != RowsPerMatch.AllOmitEmpty) {
             outFrame.current = -1
             measure()
-            out += opened.row(apply(m.start))
+            out += opened.row(apply(start))
           }
         case _ =>
           var i = 0
           while (i < length) {
-            if (!m.excluded(i)) {
+            if (!outFrame.excluded(i)) {
               outFrame.current = i
               measure()
-              out += opened.row(apply(m.start + i))
+              out += opened.row(apply(start + i))
             }
             i += 1
           }
