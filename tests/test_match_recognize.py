@@ -248,3 +248,14 @@ def test_validate_a_clause(spark) -> None:
     with pytest.raises(spark_cer.CeqlAnalysisError, match="unknown column 'prize'"):
         spark_cer.validate("ORDER BY day PATTERN (A) DEFINE A AS prize > 1", spark.createDataFrame([], schema).schema,
                            spark=spark, match_recognize=True)
+
+
+def test_too_large_a_permute_is_refused_before_it_is_written_out(spark) -> None:
+    """12 PERMUTE items are 479,001,600 orders: the size is checked before they are written out (they ran out of
+    memory), and the refusal says what fits."""
+    clause = "ORDER BY day PATTERN (PERMUTE(" + ", ".join("ABCDEFGHIJKL") + "))"
+    with pytest.raises(spark_cer.CeqlAnalysisError, match="up to 7 of these fit"):
+        spark_cer.validate(clause, match_recognize=True)
+    df = spark.createDataFrame([(1, 2.0)], "day int, price double")
+    with pytest.raises(spark_cer.CeqlAnalysisError, match="PERMUTE of 12 items"):
+        df.match_recognize(clause)

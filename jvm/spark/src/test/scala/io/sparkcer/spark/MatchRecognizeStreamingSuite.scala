@@ -131,6 +131,25 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  test("NEXT past a match's span reads NULL: a stock's last rows are decided as the watermark passes, stream = table") {
+    // N's condition reads the next row, which for a stock's last row never comes: once the watermark passes that row
+    // by the bound, any next row is past the span of every match that could read it.
+    val clause = """PARTITION BY name ORDER BY ts, id
+      |MEASURES FIRST(id) AS first_id, LAST(id) AS last_id, NEXT(LAST(price)) AS after
+      |ONE ROW PER MATCH
+      |PATTERN (N+ X) WITHIN INTERVAL '1' SECONDS
+      |DEFINE N AS NEXT(price) >= price"""
+    val expected = table(clause)
+    val lastIds = ticks.groupBy(_._1).values.map(_.map(_._2).max).toSet
+    assert(expected.exists(r => lastIds.contains(r.getAs[Long]("last_id"))), "a stock's last match ends at its last row")
+    for (seed <- 0 until 2) {
+      val random = new java.util.Random(300 + seed)
+      val got = stream(clause, Seq.fill(6)(random.nextInt(ticks.length)), restartAt = Some(2 + seed))
+      assert(same(got, expected), s"${got.length} rows from the stream, ${expected.length} from the table\n" +
+        s"only in the stream: ${got.diff(expected).take(5)}\nonly in the table: ${expected.diff(got).take(5)}")
+    }
+  }
+
   test("a partition idle for longer than spark.cer.streaming.partitionIdleTimeout ends: stream = table by sessions") {
     import spark.implicits._
     // The table's partitions split where a stock's rows are more than 800 ms apart.

@@ -6,6 +6,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.engine.rowpattern.ProgramCompiler
 import io.sparkcer.spark.rowpattern.RowPatternRecognitionExec
 
 /**
@@ -183,6 +184,15 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(again == Seq(Row(2000L)) && quadratic > 2000L * 1999 / 2, s"$quadratic rows read")
   }
 
+  test("AFTER MATCH SKIP TO NEXT ROW over one long run of A+: each match a suffix of the last, held once") {
+    // Each start held its own partial match: 4,000 rows passed the bound on partial-match rows, 15,000 ran out of memory;
+    // then the matches, all decided at the partition's end, were copied to wait for output: 30,000 ran out of memory.
+    spark.range(30000).selectExpr("id AS ts").createOrReplaceTempView("flat")
+    val rows = sql("SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, LAST(ts) AS last_ts, " +
+      "MATCH_NUMBER() AS n AFTER MATCH SKIP TO NEXT ROW PATTERN (A+))").collect()
+    assert(rows.length == 30000 && rows.forall(r => r.getLong(0) == r.getLong(2) - 1 && r.getLong(1) == 29999))
+  }
+
   test("partial matches that would hold too many rows fail the query, naming the conf") {
     spark.range(300).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
     val query = "SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+ C) " +
@@ -194,6 +204,17 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       assert(e.getMessage.contains("partial matches at once") &&
         e.getMessage.contains(CerConf.MAX_PARTIAL_MATCH_ROWS.key), e.getMessage)
     } finally spark.conf.unset(CerConf.MAX_PARTIAL_MATCH_ROWS.key)
+  }
+
+  test("a query compiles its pattern once, at analysis; too large a PERMUTE is refused before it is written out") {
+    val before = ProgramCompiler.compilations
+    val df = sql("SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY custkey ORDER BY orderdate MEASURES count(*) AS n " +
+      "PATTERN (A B+) DEFINE B AS totalprice < PREV(totalprice))")
+    assert(df.collect().toSet == Set(Row(1, 3L), Row(1, 2L), Row(2, 2L)))
+    assert(ProgramCompiler.compilations - before == 1, "the tasks run the program analysis compiled")
+    val permute = intercept[AnalysisException](sql("SELECT * FROM orders MATCH_RECOGNIZE (ORDER BY orderdate " +
+      s"PATTERN (PERMUTE(${('A' to 'L').mkString(", ")})))")).getMessage
+    assert(permute.contains("PERMUTE of 12 items") && permute.contains("up to 7 of these fit"), permute)
   }
 
   test("functions that Spark's optimizer rewrites (BETWEEN, nvl, count_if) in DEFINE and MEASURES") {

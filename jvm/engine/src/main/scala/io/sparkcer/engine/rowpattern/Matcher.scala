@@ -70,6 +70,13 @@ final class RowPatternException(message: String) extends RuntimeException(messag
  * match that ends right there would not cover it), nor under a window (the later start may still read rows that the
  * earlier may not).
  *
+ * **Followers.** Under the other skips every start's own match is reported, so no start stands for another; but when
+ * the conditions read nothing of the match and there is no window, a later start whose threads are the tried start's
+ * (the same instructions in the same order) has the same future: it follows the tried start, its leader, and holds
+ * no thread of its own, only its labels so far. Its match is its leader's from there on, after its own labels, if the
+ * leader finds a match after that point; otherwise the best it had. So `A+` under SKIP TO NEXT ROW, where each match
+ * is a suffix of the one before, holds one thread and one history, not a history per start.
+ *
  * @param window the longest span of a match (WITHIN): the order value of each position, and the bound that a
  *               match's last row's value minus its first's must stay under
  * @param bound  the most rows the undecided starts but the oldest may hold ([[PartialMatchBound]])
@@ -88,6 +95,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    * the later start has longer to go.
    */
   private val acrossStarts = skip == SkipTo.PastLastRow && reads.none && window.isEmpty
+  /** Whether a later start may follow the tried start (see the class comment): where none stands for another. */
+  private val following = skip != SkipTo.PastLastRow && reads.none && window.isEmpty
   /** Per instruction, whether a row read there is inside an exclusion `{- -}`. */
   private val excludedAt: Array[Boolean] = {
     var depth = 0
@@ -152,6 +161,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     }
     position = p + 1
     swap()
+    if (following) follow()
     decide()
   }
 
@@ -193,13 +203,24 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    */
   def save(out: DataOutput): Unit = {
     Seq(position, attempt, matches, covered, triedMatchEnd).foreach(out.writeLong)
+    // The undecided starts' outcomes, then the decided leaders that some of them still follow, numbered.
+    val numbers = new java.util.IdentityHashMap[Outcome, Integer]
+    val saved = mutable.ArrayBuffer.empty[Outcome]
+    def number(o: Outcome): Unit = if (!numbers.containsKey(o)) { numbers.put(o, saved.length); saved += o }
+    outcomes.foreach(number)
+    outcomes.foreach(o => if (o.leader != null) number(o.leader))
     val threads = (0 until current.size).map(current.histories)
-    val numbers = histories.write(outcomes.map(_.history).toSeq ++ threads, out)
+    val nodes = histories.write((saved.map(_.history) ++ saved.map(_.prefix)).toSeq ++ threads, out)
     out.writeInt(outcomes.length)
-    for ((o, h) <- outcomes.zip(numbers)) { out.writeBoolean(o.matched); out.writeLong(o.end); out.writeInt(h) }
+    out.writeInt(saved.length)
+    for ((o, k) <- saved.zipWithIndex) {
+      out.writeBoolean(o.matched); out.writeLong(o.end); out.writeInt(nodes(k)); out.writeInt(o.updates)
+      out.writeInt(if (o.leader == null) -1 else numbers.get(o.leader)); out.writeInt(o.leaderUpdates)
+      out.writeLong(o.from); out.writeInt(nodes(saved.length + k))
+    }
     out.writeInt(current.size)
     for (k <- 0 until current.size) {
-      out.writeInt(current.pcs(k)); out.writeLong(current.starts(k)); out.writeInt(numbers(outcomes.length + k))
+      out.writeInt(current.pcs(k)); out.writeLong(current.starts(k)); out.writeInt(nodes(2 * saved.length + k))
     }
   }
 
@@ -210,11 +231,15 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     triedMatchEnd = in.readLong()
     val nodes = histories.read(in)
     def node(k: Int): LabelNode = if (k < 0) null else nodes(k)
-    for (_ <- 0 until in.readInt()) {
-      val o = new Outcome
-      o.matched = in.readBoolean(); o.end = in.readLong(); o.history = node(in.readInt())
-      outcomes += o
+    val undecided = in.readInt()
+    val saved = Array.fill(in.readInt())(new Outcome)
+    for (o <- saved) {
+      o.matched = in.readBoolean(); o.end = in.readLong(); o.history = node(in.readInt()); o.updates = in.readInt()
+      val leader = in.readInt()
+      if (leader >= 0) o.leader = saved(leader)
+      o.leaderUpdates = in.readInt(); o.from = in.readLong(); o.prefix = node(in.readInt())
     }
+    outcomes ++= saved.take(undecided)
     for (_ <- 0 until in.readInt()) current.add(in.readInt(), in.readLong(), node(in.readInt()))
   }
 
@@ -250,6 +275,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
         outcome.matched = true
         outcome.end = at
         outcome.history = history
+        outcome.updates += 1
         outcome.cut = pass
         if (skip == SkipTo.PastLastRow && start == attempt) triedMatchEnd = math.max(triedMatchEnd, at)
       } else if (!standsFor(pc, start, at) && seen.add(pc, if (acrossStarts && start == attempt) -1L - start else start, history))
@@ -273,6 +299,35 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private def standsFor(pc: Int, start: Long, at: Long): Boolean =
     acrossStarts && start != attempt && start < at && seen.contains(pc, -1L - attempt)
 
+  /**
+   * The later starts whose threads are the tried start's, instruction for instruction, follow it from here (see the
+   * class comment): they keep their labels so far and drop their threads. Threads run oldest start first, so each
+   * start's are together; a follower's threads have one history, its labels so far.
+   */
+  private def follow(): Unit = if (current.size > 0 && current.starts(0) == attempt) {
+    val leader = outcomes.head
+    var n = 1
+    while (n < current.size && current.starts(n) == attempt) n += 1
+    var k = n
+    var followers = false
+    while (k < current.size) {
+      val start = current.starts(k)
+      var same = true
+      var i = 0
+      while (k + i < current.size && current.starts(k + i) == start) {
+        same &&= i < n && current.pcs(k + i) == current.pcs(i) && (current.histories(k + i) eq current.histories(k))
+        i += 1
+      }
+      if (same && i == n) {
+        val o = outcomes((start - attempt).toInt)
+        o.leader = leader; o.leaderUpdates = leader.updates; o.from = position; o.prefix = current.histories(k)
+        followers = true
+      }
+      k += i
+    }
+    if (followers) current.retain(start => outcomes((start - attempt).toInt).leader == null)
+  }
+
   /** The starts whose threads are all gone are decided; the outcomes are reported in order while the next is known. */
   private def decide(): Unit = {
     pass += 1
@@ -288,6 +343,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     if (held > bound.rows) tooManyHeld(held)
     while (outcomes.nonEmpty && outcomes.head.alive != pass) {
       val o = outcomes.removeHead()
+      if (o.borrowed) { o.matched = true; o.end = o.leader.end }
       val start = attempt
       attempt += 1
       if (o.matched) report(start, o) else if (withUnmatched && start > covered) sink.unmatched(start)
@@ -296,12 +352,16 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
 
   private def tooManyHeld(held: Long): Nothing = {
     val starts = (0 until current.size).map(current.starts).distinct
+    val why =
+      if (!reads.none) "the DEFINE conditions read other rows of their match (navigation through a variable, " +
+        "aggregates, CLASSIFIER)"
+      else if (window.nonEmpty) "WITHIN gives each its own span, which ends at a different row"
+      else "they stand at different places of the pattern (a bounded repetition counts each one's rows apart)"
+    val shorter = if (window.isEmpty) "Bound the span of a match (PATTERN (...) WITHIN INTERVAL ...)" else "Shorten WITHIN"
     throw new RowPatternException(s"MATCH_RECOGNIZE holds ${starts.length} partial matches at once at row $position " +
       s"of a partition, $held rows besides the oldest match's, over the ${bound.setting} of ${bound.rows}: each row " +
-      s"since row ${starts.head} began a match that is still undecided, and the DEFINE conditions read other rows of " +
-      "their match (navigation through a variable, aggregates, CLASSIFIER), so that no match can stand for another. " +
-      "Bound the span of a match (PATTERN (...) WITHIN INTERVAL ...), give the first variable a condition that fewer " +
-      s"rows pass, or raise ${bound.setting}")
+      s"since row ${starts.head} began a match that is still undecided, and $why, so that no match can stand for " +
+      s"another. $shorter, give the first variable a condition that fewer rows pass, or raise ${bound.setting}")
   }
 
   private var matchLabels = new Array[Int](16)
@@ -315,7 +375,12 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     }
     var h = o.history
     var i = length - 1
-    while (h != null) { matchLabels(i) = h.label; matchExcluded(i) = h.excluded; h = h.previous; i -= 1 }
+    if (o.borrowed) { // the leader's labels from `from` on, then the follower's own
+      h = o.leader.history
+      while (start + i >= o.from) { matchLabels(i) = h.label; matchExcluded(i) = h.excluded; h = h.previous; i -= 1 }
+      h = o.prefix
+    }
+    while (i >= 0) { matchLabels(i) = h.label; matchExcluded(i) = h.excluded; h = h.previous; i -= 1 }
     matches += 1
     sink.matched(matches, start, length, matchLabels, matchExcluded)
     if (length > 0) covered = math.max(covered, start + length - 1)
@@ -356,6 +421,16 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     var history: LabelNode = _
     var cut = 0L
     var alive = 0L
+    /** The matches recorded, each better one replacing the last: whether a leader found one after a point. */
+    var updates = 0
+    /** For a follower: its leader, the position it follows from, its labels before it, the leader's `updates` then. */
+    var leader: Outcome = _
+    var from = 0L
+    var prefix: LabelNode = _
+    var leaderUpdates = 0
+
+    /** Whether a follower's match is its leader's from `from` on: the leader found one after that point. */
+    def borrowed: Boolean = leader != null && leader.updates > leaderUpdates
   }
 
   /** Threads in order of preference, as parallel arrays. */

@@ -15,7 +15,8 @@ package io.sparkcer.engine.rowpattern
  *
  * @param labels the pattern variables, by label (MatchLabel's operand)
  */
-final class Program(val opcodes: Array[Int], val a: Array[Int], val b: Array[Int], val labels: IndexedSeq[String]) {
+final class Program(val opcodes: Array[Int], val a: Array[Int], val b: Array[Int], val labels: IndexedSeq[String])
+    extends Serializable {
   def size: Int = opcodes.length
 
   override def toString: String = opcodes.indices.map { k =>

@@ -20,8 +20,13 @@ import io.sparkcer.engine.ceql.CeqlException
  * A loop whose body can match no row does not spin: the matcher drops a thread that comes back to an instruction it
  * has visited at the same row with the same history. So the first iteration of a loop that reads no row ends the
  * repetition, and a later one is not taken (as in Trino).
+ *
+ * A thread is an instruction and the labels read so far, so an order of PERMUTE's items is a place in the code: the
+ * n! orders are written out, and the size of the code is checked before it is written ([[size]]).
  */
 object ProgramCompiler {
+  import RowPattern.{Alternation, Concat, Empty, Exclusion, PartitionEnd, PartitionStart, Permute, Quantified, Variable}
+
   /** The most instructions a program may have: PERMUTE and bounded quantifiers copy code. */
   val MaxInstructions = 100000
 
@@ -29,18 +34,69 @@ object ProgramCompiler {
    * @param labelOf the label of a pattern variable (its canonical name's index in `labels`)
    * @param query   the text the pattern's positions refer to, for errors
    */
-  def compile(pattern: RowPattern, labels: IndexedSeq[String], labelOf: String => Int, query: String): Program =
-    new ProgramCompiler(labels, labelOf, query).program(pattern)
+  def compile(pattern: RowPattern, labels: IndexedSeq[String], labelOf: String => Int, query: String): Program = {
+    if (size(pattern) + 1 > MaxInstructions) tooLarge(pattern, query)
+    compiled.incrementAndGet()
+    new ProgramCompiler(labels, labelOf).program(pattern)
+  }
+
+  /** The programs compiled in this JVM: a query compiles its pattern once, at analysis (the tests count them). */
+  def compilations: Long = compiled.get
+  private val compiled = new java.util.concurrent.atomic.AtomicLong
+
+  /** Counts saturate here: PERMUTE's n! orders overflow any integer. */
+  private val Saturated = 1L << 60
+
+  private def plus(a: Long, b: Long): Long = math.min(a + b, Saturated)
+  private def times(a: Long, b: Long): Long = if (a == 0 || b == 0) 0 else if (a > Saturated / b) Saturated else a * b
+  private def orders(items: Int): Long = (2 to items).foldLeft(1L)((n, k) => times(n, k))
+
+  /** The instructions the code of `p` takes (without the final Done), as the compiler lays it out; saturating. */
+  def size(p: RowPattern): Long = p match {
+    case Variable(_) | PartitionStart(_) | PartitionEnd(_) => 1
+    case Empty(_) => 0
+    case Concat(parts, _) => parts.map(size).foldLeft(0L)(plus)
+    case Alternation(options, _) => plus(options.map(size).foldLeft(0L)(plus), 2L * (options.length - 1))
+    case Permute(items, _) =>
+      // every order is the items' code once, between a split and a jump (but the last order)
+      val n = orders(items.length)
+      plus(times(n, items.map(size).foldLeft(0L)(plus)), times(n - 1, 2))
+    case Exclusion(body, _) => plus(size(body), 2)
+    case Quantified(body, min, Some(max), _, _) => plus(times(min, size(body)), times(max - min, plus(size(body), 1)))
+    case Quantified(body, min, None, _, _) => plus(times(math.max(min, 1), size(body)), if (min == 0) 2 else 1)
+  }
+
+  /**
+   * Refuses a pattern whose code would be too large, before any of it is written: it points at the innermost PERMUTE
+   * or repetition that is too large on its own (the last in [[RowPattern.parts]]' order), else at the whole pattern.
+   */
+  private def tooLarge(pattern: RowPattern, query: String): Nothing = {
+    val culprit = RowPattern.parts(pattern).filter(p => size(p) + 1 > MaxInstructions).lastOption.getOrElse(pattern)
+    val count = f"${size(culprit)}%,d" + (if (size(culprit) == Saturated) " or more" else "")
+    val (what, advice) = culprit match {
+      case Permute(items, _) =>
+        val fit = (1 to items.length).takeWhile(k => size(Permute(items.take(k), culprit.pos)) + 1 <= MaxInstructions).last
+        (f"PERMUTE of ${items.length} items, written out as every order of them (${orders(items.length)}%,d orders" +
+          (if (orders(items.length) == Saturated) " or more" else "") + s"), comes to $count",
+          s"use fewer PERMUTE items (up to $fit of these fit), or an alternation or repetition of the items if their " +
+            "order need not be a permutation, e.g. (A | B | C){3}")
+      case Quantified(_, min, max, _, _) =>
+        (s"the repetition {$min,${max.fold("")(_.toString)}}, written out as copies of its body, comes to $count",
+          "use smaller repetition counts, or an unbounded quantifier (+ or *) where the count need not be exact")
+      case _ => (s"the pattern comes to $count", "use fewer PERMUTE items or smaller repetition counts")
+    }
+    throw new CeqlException(s"expected a pattern of at most $MaxInstructions instructions once its PERMUTE orders and " +
+      s"bounded repetitions are written out; $what: $advice", culprit.pos, query)
+  }
 }
 
-private final class ProgramCompiler(labels: IndexedSeq[String], labelOf: String => Int, query: String) {
+private final class ProgramCompiler(labels: IndexedSeq[String], labelOf: String => Int) {
   import Program.{Done, ExclusionEnd, ExclusionStart, Jump, MatchLabel, Split}
   import RowPattern.{Alternation, Concat, Empty, Exclusion, Permute, Quantified, Variable}
 
   private val opcodes = mutable.ArrayBuffer.empty[Int]
   private val as = mutable.ArrayBuffer.empty[Int]
   private val bs = mutable.ArrayBuffer.empty[Int]
-  private var at: RowPattern = _ // the pattern being compiled, where a size error points
 
   def program(pattern: RowPattern): Program = {
     emit(pattern)
@@ -49,10 +105,6 @@ private final class ProgramCompiler(labels: IndexedSeq[String], labelOf: String 
   }
 
   private def add(op: Int, a: Int = -1, b: Int = -1): Int = {
-    if (opcodes.length >= ProgramCompiler.MaxInstructions)
-      throw new CeqlException(s"expected a pattern of at most ${ProgramCompiler.MaxInstructions} instructions once " +
-        "its PERMUTE orders and bounded repetitions are written out, found more: use fewer PERMUTE items or smaller " +
-        "repetition counts", at.pos, query)
     opcodes += op; as += a; bs += b
     opcodes.length - 1
   }
@@ -64,20 +116,17 @@ private final class ProgramCompiler(labels: IndexedSeq[String], labelOf: String 
 
   private def here: Int = opcodes.length
 
-  private def emit(p: RowPattern): Unit = {
-    at = p
-    p match {
-      case Variable(name) => add(MatchLabel, labelOf(RowPatternAnalysis.canonical(name)))
-      case Concat(parts, _) => parts.foreach(emit)
-      case Alternation(options, _) => alternatives(options.map(o => () => emit(o)))
-      case Permute(items, _) =>
-        alternatives(items.indices.permutations.toSeq.map(order => () => order.foreach(i => emit(items(i)))))
-      case Exclusion(body, _) => add(ExclusionStart); emit(body); add(ExclusionEnd)
-      case Empty(_) =>
-      case RowPattern.PartitionStart(_) => add(Program.PartitionStart)
-      case RowPattern.PartitionEnd(_) => add(Program.PartitionEnd)
-      case Quantified(body, min, max, greedy, _) => quantified(body, min, max, greedy)
-    }
+  private def emit(p: RowPattern): Unit = p match {
+    case Variable(name) => add(MatchLabel, labelOf(RowPatternAnalysis.canonical(name)))
+    case Concat(parts, _) => parts.foreach(emit)
+    case Alternation(options, _) => alternatives(options.map(o => () => emit(o)))
+    case Permute(items, _) =>
+      alternatives(items.indices.permutations.toSeq.map(order => () => order.foreach(i => emit(items(i)))))
+    case Exclusion(body, _) => add(ExclusionStart); emit(body); add(ExclusionEnd)
+    case Empty(_) =>
+    case RowPattern.PartitionStart(_) => add(Program.PartitionStart)
+    case RowPattern.PartitionEnd(_) => add(Program.PartitionEnd)
+    case Quantified(body, min, max, greedy, _) => quantified(body, min, max, greedy)
   }
 
   /** split(o1, split(o2, ... on)), each option but the last jumping to the end. */

@@ -19,9 +19,16 @@ import io.sparkcer.engine.rowpattern.{MatchRecognize, RowPattern, RowPatternAnal
  */
 object RowPatternOracle {
 
-  /** A row pattern variable's condition: on the rows, the match's first row, and the labels of its rows so far
-   * (the last one being tried). */
+  /** A row pattern variable's condition: on the rows it sees ([[visible]]), the match's first row, and the labels of
+   * its rows so far (the last one being tried). */
   type Condition = (IndexedSeq[Int], Int, IndexedSeq[Int]) => Boolean
+
+  /**
+   * The rows that the conditions of a match beginning at `start` see: under WITHIN, those before the first row past the
+   * match's span (NEXT past it reads NULL, so that a stream decides the match when the span ends); else all of them.
+   */
+  def visible(rows: IndexedSeq[Int], start: Int, window: Option[(IndexedSeq[Long], Long)]): IndexedSeq[Int] =
+    window.fold(rows) { case (time, bound) => rows.take(rows.indices.segmentLength(i => time(i) - time(start) < bound)) }
 
   sealed trait Event
   final case class Matched(number: Long, start: Int, labels: Seq[Int], excluded: Seq[Boolean]) extends Event
@@ -50,7 +57,7 @@ object RowPatternOracle {
       case RowPattern.Variable(name) =>
         val label = labelOf(RowPatternAnalysis.canonical(name))
         val fits = pos < n && window.forall { case (time, bound) => time(pos) - time(start) < bound } &&
-          conditions(label).forall(_(rows, start, path.labels :+ label))
+          conditions(label).forall(_(visible(rows, start, window), start, path.labels :+ label))
         if (fits) k(pos + 1, Path(path.labels :+ label, path.excluded :+ excluding)) else None
       case RowPattern.Concat(parts, _) =>
         def chain(i: Int, at: Int, sofar: Path): Option[Path] =

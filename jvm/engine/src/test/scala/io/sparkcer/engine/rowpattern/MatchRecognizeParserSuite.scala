@@ -95,4 +95,25 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
     assert(error("AFTER MATCH SKIP TO FIRST Z PATTERN (A B)").problem.contains("Z is neither a pattern variable nor a SUBSET"))
     assert(error("PATTERN (PERMUTE(A, B, C, D, E, F, G, H, I))").problem.contains("at most 100000 instructions"))
   }
+
+  test("a pattern's size is known before its code is written: too large a PERMUTE or repetition is refused at once") {
+    // The size the compiler checks is the size of the code it writes.
+    for (text <- Seq("A", "A B | C", "PERMUTE(A, B C, D?)", "(A | B)+ C{2,4}? {- D* -}", "^ A{3,} B{0,2} $", "()",
+        "PERMUTE(A, (B | C)*, PERMUTE(D, E))")) {
+      val pattern = parse(s"PATTERN ($text)").pattern
+      assert(ProgramCompiler.size(pattern) + 1 == RowPatternAnalysis.analyze(parse(s"PATTERN ($text)"), "").program.size,
+        text)
+    }
+    // 12 items are 479,001,600 orders: listed before the limit was checked, they ran out of memory.
+    val permute = error("PATTERN (X PERMUTE(A, B, C, D, E, F, G, H, I, J, K, L))")
+    assert(permute.getMessage.startsWith("line 1, column 12: expected a pattern of at most 100000 instructions") &&
+      permute.problem.contains("PERMUTE of 12 items, written out as every order of them (479,001,600 orders)") &&
+      permute.problem.contains("up to 7 of these fit"), permute.problem)
+    assert(error("PATTERN (PERMUTE(" + (1 to 40).map(i => s"V$i").mkString(", ") + "))").problem.contains(" or more"))
+    val repetition = error("PATTERN (A (B C){1,60000})")
+    assert(repetition.getMessage.startsWith("line 1, column 13") && repetition.problem.contains("{1,60000}"),
+      repetition.problem)
+    val whole = error("PATTERN (A{50000} B{50000})").problem
+    assert(whole.contains("the pattern comes to 100,000"), whole)
+  }
 }

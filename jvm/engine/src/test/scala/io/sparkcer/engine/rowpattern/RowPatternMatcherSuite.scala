@@ -126,6 +126,40 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     assert(large <= small * 8 * 1.1 + 100, s"$small instructions for 1,000 rows, $large for 8,000")
   }
 
+  test("AFTER MATCH SKIP TO NEXT ROW: a later start whose threads are the tried start's follows it, holding none") {
+    // A+ over rows that all pass: every start matches to the end, each match a suffix of the one before. Each start
+    // held a history of its own, quadratic: 1,000 rows held 500,000 labels, past the bound of 1,000.
+    def run(rows: Int): Long = {
+      val text = "AFTER MATCH SKIP TO NEXT ROW PATTERN (A+)"
+      var next = 0L
+      val matcher = new Matcher(RowPatternAnalysis.analyze(MatchRecognizeParser.parse(text), text), (_, _) => true,
+        ConditionReads.Nothing, new RowPatternSink {
+          def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit = {
+            assert(number == next + 1 && start == next && start + length == rows && labels.take(length).forall(_ == 0))
+            next += 1
+          }
+          def unmatched(position: Long): Unit = fail(s"row $position is in a match")
+        }, bound = PartialMatchBound(1000, "bound"))
+      (0 until rows).foreach(_ => matcher.push())
+      matcher.finish()
+      assert(next == rows)
+      matcher.work
+    }
+    val (small, large) = (run(1000), run(16000))
+    assert(large <= small * 16 * 1.1 + 100, s"$small instructions for 1,000 rows, $large for 16,000")
+    def labels(pattern: String, rows: IndexedSeq[Int], conditions: Map[String, Condition]): Seq[(Int, String)] =
+      new Harness(s"AFTER MATCH SKIP TO NEXT ROW PATTERN ($pattern)", rows, conditions, reads = Some(ConditionReads.Nothing))
+        .run().collect { case m: Matched => (m.start, m.labels.map(names(pattern)).mkString) }
+    // The leader's match is borrowed from the point of following on; before it, the follower's own labels count.
+    val even: Condition = (rows, start, labels) => rows(start + labels.length - 1) % 2 == 0
+    assert(labels("(A | B)+ C?", IndexedSeq(2, 1, 2, 2), Map("A" -> even, "C" -> even)) ==
+      Seq(0 -> "ABAA", 1 -> "BAA", 2 -> "AA", 3 -> "A"))
+    // A follower's threads share its labels so far: the start at row 2, read as A and as C, stands at B and at D as the
+    // leader does, but with another past at each, so it does not follow (its match is C D, not A D).
+    val is: Int => Condition = k => (rows, start, labels) => rows(start + labels.length - 1) == k
+    assert(labels("(A B | C D)+", IndexedSeq(0, 2, 0, 2), Map("B" -> is(1), "D" -> is(2))) == Seq(0 -> "CDCD", 2 -> "CD"))
+  }
+
   test("partial matches that would hold too many rows fail the query, saying what to write") {
     // A B+ C where C never comes: every start stays alive, each holding a row per row since it.
     val reads = Some(ConditionReads(Set(0, 1, 2), start = true))
@@ -139,6 +173,14 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     }
     assert(message.contains("46 partial matches at once at row 46 of a partition, 1035 rows") &&
       message.contains("WITHIN") && message.contains("spark.cer.matchRecognize.maxPartialMatchRows"), message)
+    // Without conditions that read the match, the message names what keeps the starts apart: here WITHIN's spans.
+    val spans = new Harness("AFTER MATCH SKIP TO NEXT ROW PATTERN (A+) WITHIN INTERVAL '1' HOURS", IndexedSeq.fill(200)(1),
+      Map.empty, window = Some(((0L until 200L).map(_ * 1000), 3600000L)), reads = Some(ConditionReads.Nothing),
+      bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows")).run()
+    spans match {
+      case Seq(Failed(m)) => assert(m.contains("WITHIN gives each its own span") && !m.contains("DEFINE"), m)
+      case other => fail(s"the query should fail, not give $other")
+    }
   }
 }
 
@@ -156,7 +198,8 @@ object RowPatternMatcherSuite {
     private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
       def holds(start: Long, row: LabelNode): Boolean = {
         frame.tryRow(start, row)
-        byLabel(row.label).get(rows, start.toInt, frame.labels.take(frame.length).toIndexedSeq)
+        byLabel(row.label).get(RowPatternOracle.visible(rows, start.toInt, window), start.toInt,
+          frame.labels.take(frame.length).toIndexedSeq)
       }
     }, reads.getOrElse(ConditionReads(analyzed.labels.indices.toSet, start = true)), new RowPatternSink {
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =

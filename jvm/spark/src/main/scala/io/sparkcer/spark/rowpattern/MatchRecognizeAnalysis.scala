@@ -22,8 +22,8 @@ final class MatchRecognizeAnalysis(session: SparkSession, found: MatchRecognizeC
   private val resolver = session.sessionState.conf.resolver
 
   def plan: RowPatternRecognition = {
-    val spec = RowPatternSpec(clause, text)
-    val pattern = CerErrors.analyzing(spec.analyzed)
+    val spec = CerErrors.analyzing(RowPatternSpec(clause, text))
+    val pattern = spec.analyzed
     val partitionKeys = clause.partitionBy.map(column(_, "PARTITION BY", "MATCH_RECOGNIZE_PARTITION_BY_MUST_BE_COLUMN"))
     val order = clause.orderBy.map { item =>
       val c = column(item.expression, "ORDER BY", "MATCH_RECOGNIZE_ORDER_BY_MUST_BE_COLUMN")

@@ -6,11 +6,12 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, MatchRecognize, RowPatternAnalysis}
 
 /**
- * A MATCH_RECOGNIZE clause as the plan nodes carry it to the executors: its syntax tree and the text its positions
- * refer to; each task compiles the program itself (cheap and deterministic).
+ * A MATCH_RECOGNIZE clause as the plan nodes carry it to the executors: its syntax tree, the text its positions refer
+ * to, and its pattern checked and compiled once, when the query is analyzed (the tasks run the program they are sent:
+ * a PERMUTE's program may be large to make).
  */
 final case class RowPatternSpec(clause: MatchRecognize, text: String) {
-  @transient lazy val analyzed: AnalyzedRowPattern = RowPatternAnalysis.analyze(clause, text)
+  val analyzed: AnalyzedRowPattern = RowPatternAnalysis.analyze(clause, text)
 
   def describe: String = {
     val c = clause

@@ -164,7 +164,14 @@ object RowPatternTask {
   /** A match the matcher found, kept until its measures can read the rows they need. */
   private final case class Found(number: Long, start: Long, labels: Array[Int], excluded: Array[Boolean])
 
-  /** One partition's matching: its rows as the conditions and measures need them, and what is still to be output. */
+  /**
+   * One partition's matching: its rows as the conditions and measures need them, and what is still to be output.
+   *
+   * Under WITHIN, a match reads no row past its span: NEXT from a condition or measure of a match that began at row s
+   * reads NULL for a row whose time is at or past s's plus the bound. Such a row can never be part of the match, and a
+   * stream knows no row there comes once the watermark passes the span's end: that is when it decides the match (a
+   * table reads the rows it has, the same).
+   */
   final class Partition(opened: Opened, out: mutable.Queue[InternalRow]) extends PartitionRows {
     private val rows = mutable.ArrayDeque.empty[InternalRow]
     private var first = 0L // the position of rows.head
@@ -175,9 +182,19 @@ object RowPatternTask {
     private val pending = mutable.Queue.empty[Either[Long, Found]] // Left: an unmatched row's position
     private val rowsPerMatch = opened.pattern.clause.rowsPerMatch
 
-    /** Per label read once per row ([[Opened.perRow]]): the last row it was evaluated on, and the answer. */
+    /**
+     * Per label read once per row ([[Opened.perRow]]): the last row it was evaluated on, the [[horizon]] it read under
+     * (a later start's span may see further rows), and the answer.
+     */
     private val evaluatedAt = Array.fill(opened.pattern.labels.length)(-1L)
+    private val evaluatedUnder = new Array[Long](opened.pattern.labels.length)
     private val answer = new Array[Boolean](opened.pattern.labels.length)
+    /** The first row past the span of the match being read: rows from it on read NULL (see the class comment). */
+    private var horizon = Long.MaxValue
+    /** On a stream, no row of an order value (milliseconds) below this can come any more ([[expire]]). */
+    private var settled = Long.MinValue
+    /** Whether the partition has ended: every row is read, and NEXT past the last is NULL. */
+    private var ended = false
 
     /**
      * The rows of their matches that the DEFINE conditions have read: each row a running summary was made for, each
@@ -189,7 +206,8 @@ object RowPatternTask {
       def holds(start: Long, row: LabelNode): Boolean = {
         val label = row.label
         val position = start + row.length - 1
-        if (opened.perRow(label) && evaluatedAt(label) == position) answer(label)
+        horizon = spanEnd(start, position, opened.conditionsAhead)
+        if (opened.perRow(label) && evaluatedAt(label) == position && evaluatedUnder(label) == horizon) answer(label)
         else {
           val condition = opened.conditions(label)
           val holds = (
@@ -200,13 +218,17 @@ object RowPatternTask {
               condition.eval(frame, Partition.this)
             }) == true
           evaluatedAt(label) = position
+          evaluatedUnder(label) = horizon
           answer(label) = holds
           holds
         }
       }
     }, opened.reads, new RowPatternSink {
+      // A match output at once is not copied: under SKIP TO NEXT ROW the matches of a long run, each a suffix of the
+      // last, would hold labels quadratic in the run until the partition ends.
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
-        pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
+        if (pending.isEmpty && ready(start, length)) output(number, start, length, labels, excluded)
+        else pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
       def unmatched(position: Long): Unit = pending += Left(position)
     }, opened.window.map { case (millis, span) => ((p: Long) => millis(apply(p)), span) }, opened.bound)
 
@@ -229,38 +251,65 @@ object RowPatternTask {
         s
       }
 
-    def holds(position: Long): Boolean = position >= first && position < read
+    def holds(position: Long): Boolean = position >= first && position < read && position < horizon
     def apply(position: Long): InternalRow = rows((position - first).toInt)
+
+    /**
+     * The first row past the span of a match that began at `start`, looking at most `ahead` rows past its row `from`
+     * (how far its navigation reads ahead); Long.MaxValue without WITHIN.
+     */
+    private def spanEnd(start: Long, from: Long, ahead: Int): Long = opened.window.fold(Long.MaxValue) {
+      case (millis, span) =>
+        var q = from + 1
+        if (ahead > 0) {
+          val end = millis(apply(start)) + span
+          while (q <= from + ahead && q < read && millis(apply(q)) < end) q += 1
+        }
+        q
+    }
+
+    /** Whether no row past the end of the span of a match that began at `start` can come any more. */
+    private def spanOver(start: Long): Boolean =
+      opened.window.exists { case (millis, span) => settled >= millis(apply(start)) + span }
 
     def add(row: InternalRow): Unit = {
       rows += row
       read += 1
       while (pushed + opened.conditionsAhead < read) { matcher.push(); pushed += 1 }
-      flush(ended = false)
+      flush()
     }
 
     def finish(): Unit = {
+      ended = true
       while (pushed < read) { matcher.push(); pushed += 1 }
       matcher.finish()
-      flush(ended = true)
+      flush()
     }
 
     /**
      * On a stream: no row of the partition before `now` (milliseconds of the first ORDER BY column) can come any more,
-     * so the matches that only such rows could extend within WITHIN's bound are decided. A row read but not yet given
-     * to the matcher (its NEXT has not come) still can be.
+     * so the matches that only such rows could extend within WITHIN's bound are decided. A row whose NEXT has not come
+     * is given to the matcher once its own span is over: the rows it would read ahead are past the span of every match
+     * that can read it, NULL. Until then, the matches that may still read it wait.
      */
     def expire(now: Long): Unit = {
-      val next = if (pushed < read) opened.window.map { case (millis, _) => millis(apply(pushed)) } else None
-      matcher.expire(next.fold(now)(math.min(now, _)))
-      flush(ended = false)
+      settled = now
+      for ((millis, span) <- opened.window) {
+        while (pushed < read && now >= millis(apply(pushed)) + span) { matcher.push(); pushed += 1 }
+        matcher.expire(if (pushed < read) math.min(now, millis(apply(pushed))) else now)
+      }
+      flush()
     }
 
-    /**
-     * The time (milliseconds) from which [[expire]] has something to decide, if any: none while a row waits for its
-     * NEXT, since the row that comes decides.
-     */
-    def expiresAt: Option[Long] = if (pushed < read) None else matcher.expiresAt
+    /** The time (milliseconds) from which [[expire]] has something to decide, if any. */
+    def expiresAt: Option[Long] = opened.window.flatMap { case (millis, span) =>
+      val waiting = if (pushed < read) Some(millis(apply(pushed))) else None // a row whose NEXT has not come
+      // the matcher's oldest start ends with its span, unless the waiting row is in that span
+      val decided = matcher.expiresAt.filter(t => waiting.forall(t <= _))
+      // a match whose measures read rows past it that have not come
+      val measured = pending.headOption.collect { case Right(m) => millis(apply(m.start)) + span }
+      (waiting.map(_ + span) ++ decided ++ measured).minOption
+    }
 
     /** Whether the partition carries nothing to its next row: no match is under way or waits, none reads the past. */
     def forgettable: Boolean = !opened.readsPastMatches && pushed == read && pending.isEmpty && matcher.idle
@@ -293,14 +342,21 @@ object RowPatternTask {
       matcher.load(in)
     }
 
-    /** Outputs what is ready, in order: a match once the rows its measures read past it are read. */
-    private def flush(ended: Boolean): Unit = {
-      while (pending.nonEmpty && (ended || (pending.head match {
+    /**
+     * Whether a match's measures can be evaluated: the rows they read past it are read, or can only be past the
+     * partition's end or the match's span (NULL).
+     */
+    private def ready(start: Long, length: Int): Boolean =
+      ended || read >= start + length + opened.measuresAhead || spanOver(start)
+
+    /** Outputs what is ready, in order. */
+    private def flush(): Unit = {
+      while (pending.nonEmpty && (pending.head match {
         case Left(_) => true
-        case Right(m) => read >= m.start + m.labels.length + opened.measuresAhead
-      }))) pending.dequeue() match {
+        case Right(m) => ready(m.start, m.labels.length)
+      })) pending.dequeue() match {
         case Left(position) => out += opened.unmatched(apply(position))
-        case Right(m) => output(m)
+        case Right(m) => output(m.number, m.start, m.labels.length, m.labels, m.excluded)
       }
       // Rows before the oldest one a thread or an output may read (less what PREV reads before it) are dropped.
       val oldest = pending.headOption.fold(matcher.oldestNeeded) {
@@ -310,9 +366,10 @@ object RowPatternTask {
       while (first < oldest - opened.behind && rows.nonEmpty) { rows.removeHead(); first += 1 }
     }
 
-    private def output(m: Found): Unit = {
-      val length = m.labels.length
-      outFrame.matched(m.number, m.start, length, m.labels, m.excluded)
+    /** The output rows of a match (its labels and exclusions are read before the call returns). */
+    private def output(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit = {
+      horizon = spanEnd(start, start + length - 1, opened.measuresAhead)
+      outFrame.matched(number, start, length, labels, excluded)
       def measure(): Unit = {
         var k = 0
         while (k < opened.measures.length) { opened.measureRow.update(k, opened.measures(k).eval(outFrame, this)); k += 1 }
@@ -320,21 +377,21 @@ object RowPatternTask {
       rowsPerMatch match {
         case RowsPerMatch.One =>
           measure()
-          out += opened.row(apply(m.start))
+          out += opened.row(apply(start))
         case _ if length == 0 =>
           // An empty match is one row, the one where it was found (as Oracle shows it), its CLASSIFIER NULL.
           if (rowsPerMatch != RowsPerMatch.AllOmitEmpty) {
             outFrame.current = -1
             measure()
-            out += opened.row(apply(m.start))
+            out += opened.row(apply(start))
           }
         case _ =>
           var i = 0
           while (i < length) {
-            if (!m.excluded(i)) {
+            if (!outFrame.excluded(i)) {
               outFrame.current = i
               measure()
-              out += opened.row(apply(m.start + i))
+              out += opened.row(apply(start + i))
             }
             i += 1
           }
