@@ -320,3 +320,24 @@ def test_arguments_of_the_wrong_type_are_named(events) -> None:
         events.cer("SELL ; BUY", order_by="ts", partition_by=5)
     with pytest.raises(TypeError, match=r"type_column must be a column name \(a string\), not 5"):
         events.cer("SELL ; BUY", order_by="ts", type_column=5)
+
+
+def test_run_time_errors_quote_the_query_not_the_statement_it_runs_as(events) -> None:
+    """
+    df.cer and df.match_recognize run as a generated ``SELECT * FROM cer(TABLE(...), ...)``: Spark's run-time errors
+    in a condition or a measure (an ANSI overflow) quote what the user wrote, never that statement.
+    """
+    from pyspark.errors import ArithmeticException
+
+    big = events.selectExpr("*", "CAST(price AS DECIMAL(38, 0)) * 6e35BD AS big")  # two of them overflow a sum
+    queries = {
+        "sum(A.big)": lambda: big.match_recognize("ORDER BY ts, id MEASURES sum(A.big) AS s PATTERN (A+) "
+                                                  "DEFINE A AS price > 0"),
+        "b.big": lambda: big.cer("SELL AS s ; (BUY AS b)+ FILTER sum(b.big) > 0 WITHIN 5 EVENTS", order_by=["ts", "id"]),
+    }
+    for written, query in queries.items():
+        with pytest.raises(ArithmeticException) as info:
+            query().collect()
+        message = str(info.value)
+        assert "== SQL" in message and f"\n{written}\n" in message, message
+        assert "TABLE(" not in message and "_pyspark_" not in message, message
