@@ -40,7 +40,7 @@ def install() -> None:
         except Exception as e:
             if is_cer_error(e) and hasattr(e, "_display_stacktrace"):
                 # Spark Connect's exceptions decide when they are made whether their message shows the stack.
-                e._display_stacktrace = False
+                e._display_stacktrace = False  # type: ignore[attr-defined]
             raise
 
     sql_with_cer_errors._cer_errors = True  # type: ignore[attr-defined]
