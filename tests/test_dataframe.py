@@ -187,6 +187,7 @@ def test_jar_path_override(monkeypatch, tmp_path) -> None:
 
 
 CONNECT_SCRIPT = """
+import json
 import sys
 sys.path.insert(0, {python!r})
 from pyspark.sql import SparkSession
@@ -194,12 +195,24 @@ import spark_cer
 builder = SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false")
 spark = spark_cer.configure(builder).getOrCreate()
 df = spark.read.csv({csv!r}, header=True, schema="event_type string, id long, sym string, price double, volume long, ts long")
+df.createOrReplaceTempView("events")
+for statement in {wrong!r}:
+    try:
+        spark.sql(statement)
+    except Exception as e:
+        print(json.dumps([type(e).__name__, str(e)]))
 print(type(df).__module__, df.cer({pattern!r}, partition_by="sym", order_by=["ts", "id"]).count(),
       df.match_recognize({clause!r}).count())
 spark.stop()
 """
 # MATCH_RECOGNIZE over the same rows: runs of falling prices per symbol.
 CLAUSE = "PARTITION BY sym ORDER BY ts, id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS price < PREV(price)"
+# spark.sql statements with an analysis error of CEQL's and of MATCH_RECOGNIZE's, and where each is.
+WRONG = {
+    "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s[prize > 100] ORDER BY ts": "prize",
+    "SELECT * FROM events MATCH_RECOGNIZE (ORDER BY ts MEASURES sum(A.sym) AS s PATTERN (A+) DEFINE A AS price > 1)":
+        "sum(A.sym)",
+}
 
 
 def test_spark_connect(events, events_csv, runner) -> None:
@@ -207,10 +220,23 @@ def test_spark_connect(events, events_csv, runner) -> None:
     pytest.importorskip("grpc", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
     pytest.importorskip("pyarrow", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
     pytest.importorskip("pandas", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
-    script = CONNECT_SCRIPT.format(python=str(REPO / "python"), csv=str(events_csv), pattern=PATTERN, clause=CLAUSE)
+    script = CONNECT_SCRIPT.format(python=str(REPO / "python"), csv=str(events_csv), pattern=PATTERN, clause=CLAUSE,
+                                   wrong=list(WRONG))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    module, count, recognized = done.stdout.split()[-3:]
+    lines = done.stdout.splitlines()
+    # spark.sql raises spark-cer's errors on Spark Connect as on a classic session: the message placed in the
+    # statement, with its caret, and no server stack under it.
+    errors = [json.loads(line) for line in lines if line.startswith("[")]
+    assert len(errors) == len(WRONG), done.stdout
+    for (kind, message), (statement, at) in zip(errors, WRONG.items()):
+        with pytest.raises(AnalysisException) as classic:
+            events.sparkSession.sql(statement)
+        assert kind == "AnalysisException" and message == str(classic.value), message
+        column = statement.index(at) + 1
+        assert message.startswith(f"line 1, column {column}: ") and " " * (column + 1) + "^" * len(at) in message
+        assert "JVM stacktrace" not in message and "\tat " not in message, message
+    module, count, recognized = lines[-1].split()
     assert module == "pyspark.sql.connect.dataframe"
     assert int(count) == len(runner.matches(REFERENCE, events_csv))
     assert int(recognized) == events.match_recognize(CLAUSE).count() > 0
@@ -294,3 +320,24 @@ def test_arguments_of_the_wrong_type_are_named(events) -> None:
         events.cer("SELL ; BUY", order_by="ts", partition_by=5)
     with pytest.raises(TypeError, match=r"type_column must be a column name \(a string\), not 5"):
         events.cer("SELL ; BUY", order_by="ts", type_column=5)
+
+
+def test_run_time_errors_quote_the_query_not_the_statement_it_runs_as(events) -> None:
+    """
+    df.cer and df.match_recognize run as a generated ``SELECT * FROM cer(TABLE(...), ...)``: Spark's run-time errors
+    in a condition or a measure (an ANSI overflow) quote what the user wrote, never that statement.
+    """
+    from pyspark.errors import ArithmeticException
+
+    big = events.selectExpr("*", "CAST(price AS DECIMAL(38, 0)) * 6e35BD AS big")  # two of them overflow a sum
+    queries = {
+        "sum(A.big)": lambda: big.match_recognize("ORDER BY ts, id MEASURES sum(A.big) AS s PATTERN (A+) "
+                                                  "DEFINE A AS price > 0"),
+        "b.big": lambda: big.cer("SELL AS s ; (BUY AS b)+ FILTER sum(b.big) > 0 WITHIN 5 EVENTS", order_by=["ts", "id"]),
+    }
+    for written, query in queries.items():
+        with pytest.raises(ArithmeticException) as info:
+            query().collect()
+        message = str(info.value)
+        assert "== SQL" in message and f"\n{written}\n" in message, message
+        assert "TABLE(" not in message and "_pyspark_" not in message, message

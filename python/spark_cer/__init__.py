@@ -9,9 +9,11 @@ spark-cer: complex event recognition on Apache Spark with CEQL, CORE's query lan
 >>> df.match_recognize("ORDER BY ts PATTERN (A B+) DEFINE B AS price < PREV(price)")  # doctest: +SKIP
 >>> spark_cer.validate("SELL AS s ; BUY AS b ORDER BY ts", df.schema)  # doctest: +SKIP
 
-Importing the package installs ``DataFrame.cer`` and ``DataFrame.match_recognize`` (classic and Spark Connect).
+Importing the package installs ``DataFrame.cer`` and ``DataFrame.match_recognize`` (classic and Spark Connect), and
+makes a Spark Connect session's ``spark.sql`` raise spark-cer's errors without the server's stack, as a classic one.
 """
 
+from spark_cer.connect import install as _install_connect
 from spark_cer.dataframe import cer, install as _install, match_recognize
 from spark_cer.session import EXTENSION_CLASS, configure, jar_path, session
 from spark_cer.validate import (
@@ -43,3 +45,4 @@ __all__ = [
 ]
 
 _install()
+_install_connect()

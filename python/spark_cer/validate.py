@@ -98,18 +98,20 @@ def _error(kind: str, message: str, place: Mapping[str, Any], query: str) -> Ceq
     )
 
 
-def from_spark_error(error: Exception, query: str) -> Optional[CeqlError]:
-    """
-    The :class:`CeqlError` a Spark exception of spark-cer stands for (it carries its place in the query as
-    message parameters), or None for any other exception.
-    """
-    from pyspark.errors import AnalysisException, ParseException
+def is_cer_error(error: Exception) -> bool:
+    """Whether a Spark exception is one of spark-cer's, which carry their place in the query as message parameters."""
+    from pyspark.errors import AnalysisException
 
-    if not isinstance(error, AnalysisException):
+    return isinstance(error, AnalysisException) and "cerProblem" in (error.getMessageParameters() or {})
+
+
+def from_spark_error(error: Exception, query: str) -> Optional[CeqlError]:
+    """The :class:`CeqlError` a Spark exception of spark-cer stands for, or None for any other exception."""
+    from pyspark.errors import ParseException
+
+    if not is_cer_error(error):
         return None
-    parameters = error.getMessageParameters() or {}
-    if "cerProblem" not in parameters:
-        return None
+    parameters = error.getMessageParameters()
     place = {key: parameters["cer" + key.capitalize()] for key in ("problem", "line", "column", "offset", "length")}
     message = parameters.get("msg") or parameters.get("errorMessage") or place["problem"]
     return _error("syntax" if isinstance(error, ParseException) else "analysis", message, place, query)

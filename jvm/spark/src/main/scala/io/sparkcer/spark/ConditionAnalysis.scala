@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, Count, First, Last, Max, Min, Sum}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
+import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.BooleanType
@@ -46,7 +47,8 @@ final class ConditionAnalysis(session: SparkSession, text: String, columns: Seq[
   /** Spark's aggregate function over the slot's argument, or `prev`'s argument, over the struct of its variable. */
   private def slot(s: Slot, parsed: Option[SparkPredicate], variable: Attribute): Expression = {
     val argument = parsed.fold[Expression](variable)(a => resolve(a.expression, Seq(variable), Some(a)))
-    val function = s.function match {
+    // Placed where the argument is written, as Spark's runtime errors (an ANSI overflow) name it.
+    val function = CurrentOrigin.withOrigin(argument.origin)(s.function match {
       case SlotFunction.Prev => argument
       case SlotFunction.Count => Count(argument)
       case SlotFunction.Sum => Sum(argument)
@@ -55,13 +57,14 @@ final class ConditionAnalysis(session: SparkSession, text: String, columns: Seq[
       case SlotFunction.Max => Max(argument)
       case SlotFunction.First => First(argument, ignoreNulls = false)
       case SlotFunction.Last => Last(argument, ignoreNulls = false)
-    }
+    })
     if (function.checkInputDataTypes().isFailure) {
       val call = ParsedCondition.call(s)
-      val fix =
-        if (s.function == SlotFunction.Min || s.function == SlotFunction.Max) "which cannot be ordered"
-        else s"not numbers: convert them explicitly, e.g. ${s.function.name}(double(${parsed.fold("")(_.predicate.text)}))"
-      throw CerErrors.analysis(s"$call is over ${argument.dataType.sql} values, $fix", s.pos, text, call.length)
+      val problem =
+        if (s.function == SlotFunction.Min || s.function == SlotFunction.Max)
+          s"$call is over ${argument.dataType.sql} values, which cannot be ordered"
+        else ExpressionResolver.notNumbers(call, s.argument.fold(s.variable.value)(_.text), argument.dataType)
+      throw CerErrors.analysis(problem, s.pos, text, call.length)
     }
     function
   }

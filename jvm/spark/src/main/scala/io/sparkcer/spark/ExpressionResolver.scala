@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, 
 import org.apache.spark.sql.catalyst.optimizer.CollapseProject
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project}
 import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.types.DataType
 
 import io.sparkcer.engine.ceql.{CeqlException, Position}
 
@@ -78,4 +79,9 @@ object ExpressionResolver {
         "than once and every try must agree; compute it in a column first, e.g. df.withColumn(\"r\", " +
         s"${r.sql}), or in a subquery in FROM, and refer to that column"))
   }
+
+  /** Why an aggregate `call` (CEQL's or MATCH_RECOGNIZE's) cannot add up its argument `value`, of `dataType`. */
+  def notNumbers(call: String, value: String, dataType: DataType): String =
+    s"$call is over ${dataType.sql} values, not numbers: convert them explicitly, e.g. " +
+      call.replace(value, s"double($value)")
 }

@@ -99,7 +99,7 @@ final case class SparkPredicate(predicate: Predicate, source: SparkPredicate.Sou
   }
 
   /** Where a node of the parsed text (`skip` characters into it) stands in the query; the text's start when unknown. */
-  private def positionOf(origin: Origin, skip: Int = 0): Position = SparkPredicate.position(predicate, query, origin, skip)
+  def positionOf(origin: Origin, skip: Int = 0): Position = SparkPredicate.position(predicate, query, origin, skip)
 }
 
 object SparkPredicate {

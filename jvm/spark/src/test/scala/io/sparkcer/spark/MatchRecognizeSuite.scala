@@ -7,7 +7,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.rowpattern.ProgramCompiler
-import io.sparkcer.spark.rowpattern.RowPatternRecognitionExec
+import io.sparkcer.spark.rowpattern.{MatchRecognizeCall, RowPatternRecognitionExec}
 
 /**
  * MATCH_RECOGNIZE through spark.sql on a local session: the peers' worked examples with their exact rows (Trino's
@@ -312,5 +312,28 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       "PATTERN (A B) DEFINE B AS LAST(A.price) = TRUE)").collect()).getMessageParameters.get("cerProblem")
     assert(problem.contains("in the condition of B") && problem.contains("Cannot resolve \"(LAST(A.price) = true)\"") &&
       !problem.contains("__mr_value"), problem)
+  }
+
+  test("an aggregate over a STRING column is refused at the call, with the cast to write; Spark's run-time errors " +
+    "in an aggregate name the query, not the table function it runs as") {
+    def refused(clauses: String, call: String): String = {
+      val text = s"SELECT * FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY tstamp $clauses)"
+      val message = intercept[AnalysisException](sql(text)).getMessageParameters.get("cerProblem")
+      assert(message.contains(s"$call is over STRING values, not numbers"), message)
+      val place = intercept[AnalysisException](sql(text)).getMessage
+      assert(place.contains(s"line 1, column ${text.indexOf(call) + 1}"), place)
+      message
+    }
+    val measure = refused("MEASURES sum(A.symbol) AS s PATTERN (A+) DEFINE A AS price > 0", "sum(A.symbol)")
+    assert(measure.contains("in the measure sum(A.symbol)") && measure.contains("e.g. sum(double(A.symbol))"), measure)
+    val define = refused("PATTERN (A+ B) DEFINE B AS avg(A.symbol || 'x') > 1", "avg(A.symbol || 'x')")
+    assert(define.contains("in the condition of B") && define.contains("avg(double(A.symbol || 'x'))"), define)
+    for (cast <- Seq("CAST(A.symbol AS DOUBLE)", "double(A.symbol)"))
+      assert(sql(s"SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY tstamp MEASURES sum($cast) AS s PATTERN (A+) " +
+        "DEFINE A AS price > 0)").schema.fieldNames.toSeq == Seq("s"))
+
+    val overflow = intercept[ArithmeticException](sql("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY tstamp " +
+      "MEASURES sum(A.price * 1e36BD) AS s PATTERN (A+) DEFINE A AS price > 0)").collect()).getMessage
+    assert(overflow.contains("sum(A.price * 1e36BD)") && !overflow.contains(MatchRecognizeCall.FunctionName), overflow)
   }
 }

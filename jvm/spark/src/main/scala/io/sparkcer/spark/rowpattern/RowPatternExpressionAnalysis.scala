@@ -6,12 +6,13 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, CommonExpressionRef, Expression, Literal, RuntimeReplaceable, With}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Cast, CommonExpressionRef, Expression, Literal, RuntimeReplaceable, With}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First, Last}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LocalRelation}
+import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.classic.SparkSession
-import org.apache.spark.sql.types.{IntegerType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{IntegerType, NumericType, StringType, TimestampNTZType, TimestampType}
 
 import io.sparkcer.engine.ceql.Predicate
 import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, MatchRecognizeParser}
@@ -164,7 +165,8 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       val call = asWritten(f)
       if (f.isDistinct) fail(s"$call: DISTINCT aggregates are not supported over a match's rows")
       if (f.filter.isDefined) fail(s"$call: FILTER is not supported over a match's rows; put the condition in the value")
-      val (labels, stripped) = ofOneVariable(f.copy(filter = None), call)
+      // A copy is placed where the call is written, as Spark places what its analyzer builds from it (a cast).
+      val (labels, stripped) = ofOneVariable(CurrentOrigin.withOrigin(f.origin)(f.copy(filter = None)), call)
       stripped.children.foreach(_.foreach { u =>
         if (navigation(u).isDefined || isAggregate(u))
           fail(s"$call may not hold ${u.prettyName}: an aggregate reads the columns of each row it ranges over")
@@ -189,11 +191,31 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       // The rule of every condition and measure first, which Spark's check would word as one of GROUP BY.
       val aggregated = plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get
       ExpressionResolver.notEvaluableOnEvents(aggregated).foreach(problem => fail(s"$written $problem"))
+      stringsAsNumbers(call, aggregated).foreach { argument =>
+        throw CerErrors.analysis(s"in ${source.described}: " +
+          ExpressionResolver.notNumbers(written, asWritten(argument), StringType), parsed.positionOf(call.origin), text,
+          written.length)
+      }
       try analyzer.checkAnalysis(plan) catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
       val function = aggregated.collectFirst {
         case AggregateExpression(function, _, false, None, _) => function
       }.getOrElse(fail(s"$written is not an aggregate over the match's rows"))
       executable(function).asInstanceOf[AggregateFunction]
+    }
+
+    /**
+     * The argument of an aggregate `call` that is STRING where the aggregate takes numbers (`sum(A.symbol)`): Spark's
+     * type coercion would cast it, and the cast fail on the first value that is no number (ANSI mode) or read it as
+     * NULL, at run time, in the middle of matching. An argument the query casts itself (`CAST(A.symbol AS DOUBLE)`,
+     * `double(A.symbol)`) is what it asks for.
+     */
+    def stringsAsNumbers(call: Expression, analyzed: Expression): Option[Expression] = {
+      val function = analyzed.collectFirst { case a: AggregateExpression => a.aggregateFunction }
+      val written = call.children.filterNot(_.isInstanceOf[UnresolvedStar])
+      function.filter(_.children.length == written.length).flatMap(_.children.zip(written).collectFirst {
+        case (Cast(value, _: NumericType, _, _), argument) if value.dataType == StringType && !isCast(argument) =>
+          argument
+      })
     }
 
     val lowered = lower(parsed.expression, None)
@@ -229,6 +251,15 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       own.get(n).orElse(Some(n).filter(Set("first", "last", "prev", "next", "classifier", "match_number", "match_rowtime")))
         .map(_ -> f.arguments)
     case _ => None
+  }
+
+  /** Whether `e` is a cast as written: `CAST(x AS t)`, or a function that is one (`double(x)`). */
+  private def isCast(e: Expression): Boolean = e match {
+    case _: Cast => true
+    case f: UnresolvedFunction => f.nameParts.length == 1 &&
+      session.sessionState.functionRegistry.lookupFunction(FunctionIdentifier(f.nameParts.head))
+        .exists(_.getClassName == classOf[Cast].getName)
+    case _ => false
   }
 
   private def isAggregate(e: Expression): Boolean = e match {
