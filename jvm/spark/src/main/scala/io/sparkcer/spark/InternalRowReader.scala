@@ -42,10 +42,7 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
 
   private val (ordinal, readKey): (Int, (InternalRow, Int) => Long) = window match {
     case None => (-1, (_, _) => throw new IllegalStateException("no window column"))
-    case Some((i, ByteType)) => (i, _.getByte(_).toLong)
-    case Some((i, ShortType)) => (i, _.getShort(_).toLong)
-    case Some((i, IntegerType | DateType)) => (i, _.getInt(_).toLong)
-    case Some((i, _)) => (i, _.getLong(_))
+    case Some((i, dataType)) => (i, InternalRowReader.longOf(dataType))
   }
 
   override def windowKey(row: InternalRow): Long = readKey(row, ordinal)
@@ -71,5 +68,15 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
   override val windowUnitsPerMilli: Long = window match {
     case Some((_, TimestampType | TimestampNTZType)) => 1000L
     case _ => 1L
+  }
+}
+
+object InternalRowReader {
+  /** Reads an order column's value (an integer, a DATE or a TIMESTAMP) as a Long in the column's own units. */
+  def longOf(dataType: DataType): (InternalRow, Int) => Long = dataType match {
+    case ByteType => _.getByte(_).toLong
+    case ShortType => _.getShort(_).toLong
+    case IntegerType | DateType => _.getInt(_).toLong
+    case _ => _.getLong(_)
   }
 }

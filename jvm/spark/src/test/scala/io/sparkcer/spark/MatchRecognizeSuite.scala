@@ -306,6 +306,15 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(sql(query.replace("WITHIN INTERVAL '10' SECOND ", "")).collect().nonEmpty)
   }
 
+  test("WITHIN over an INT or SMALLINT order column reads its milliseconds, negative ones too") {
+    for (t <- Seq("INT", "SMALLINT", "BIGINT")) {
+      val spans = sql(s"SELECT * FROM (SELECT CAST(ms AS $t) AS t FROM VALUES (-5), (-4), (-2), (2) AS v(ms)) " +
+        "MATCH_RECOGNIZE (ORDER BY t MEASURES FIRST(t) AS first_t, LAST(t) AS last_t ONE ROW PER MATCH " +
+        "PATTERN (A+) WITHIN INTERVAL '3' MILLISECONDS DEFINE A AS true)").collect().map(r => (r.getAs[Number](0).longValue, r.getAs[Number](1).longValue)).toSeq
+      assert(spans == Seq((-5L, -4L), (-2L, -2L), (2L, 2L)), s"$t: $spans")
+    }
+  }
+
   test("Spark's errors in a condition word the match's values as the query writes them") {
     // The problem as the Python package raises it (Scala's getMessage also prints Spark's plan of the stand-ins).
     val problem = intercept[AnalysisException](sql("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts " +
