@@ -7,7 +7,7 @@ import scala.collection.mutable
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.ceql.{CeqlException, Consumption, Query, Strategy}
-import io.sparkcer.engine.eval.EventRing
+import io.sparkcer.engine.eval.{EventRing, Work}
 import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
 import io.sparkcer.engine.oracle.Generators.Features
 import io.sparkcer.engine.pcea.{Pcea, PceaPartitionRun}
@@ -106,7 +106,7 @@ class PceaVsGeneralSuite extends AnyFunSuite {
     /** The rows of a plan over `rows`, reported as the engine reports them (one partition, WITHIN 5 EVENTS). */
     def rowsOf(p: io.sparkcer.engine.pcea.PceaPlan): Vector[BruteForce.Row] = {
       val events = new EventRing[Event]
-      val run = new PceaPartitionRun(p, local.reader, events)
+      val run = new PceaPartitionRun(p, local.reader, events, new Work)
       val out = Vector.newBuilder[BruteForce.Row]
       val variables = local.pattern.nfa.labels
       for ((values, i) <- rows.zipWithIndex) {

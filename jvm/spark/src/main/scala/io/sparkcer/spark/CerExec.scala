@@ -32,7 +32,14 @@ case class CerExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of matches"),
     "numLeftOut" -> SQLMetrics.createMetric(sparkContext, "number of rows left out (NULL keys)"),
     "peakActiveStates" -> SQLMetrics.createAverageMetric(sparkContext, "peak active states per task"),
-    "peakLiveNodes" -> SQLMetrics.createAverageMetric(sparkContext, "peak tECS nodes per task"))
+    "peakLiveNodes" -> SQLMetrics.createAverageMetric(sparkContext, "peak tECS nodes per task"),
+    // The engine's Work: what the papers bound, per event and per match, by kind.
+    "transitions" -> SQLMetrics.createMetric(sparkContext, "run transitions"),
+    "conditionChecks" -> SQLMetrics.createMetric(sparkContext, "conditions checked"),
+    "indexProbes" -> SQLMetrics.createMetric(sparkContext, "index probes"),
+    "bufferVisits" -> SQLMetrics.createMetric(sparkContext, "buffered events visited"),
+    "enumerationSteps" -> SQLMetrics.createMetric(sparkContext, "enumeration steps"),
+    "droppedMatches" -> SQLMetrics.createMetric(sparkContext, "complex events enumerated and dropped"))
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
@@ -83,6 +90,12 @@ case class CerExec(
         numLeftOut += m.droppedNullKey + leftOut
         peakActiveStates.set(m.peakActiveStates.toDouble)
         peakLiveNodes.set(m.peakLiveNodes.toDouble)
+        longMetric("transitions") += m.work.transitions
+        longMetric("conditionChecks") += m.work.conditionChecks
+        longMetric("indexProbes") += m.work.indexProbes
+        longMetric("bufferVisits") += m.work.bufferVisits
+        longMetric("enumerationSteps") += m.work.enumerationSteps
+        longMetric("droppedMatches") += m.work.dropped
       }
       opened.matches(task.inRanges(opened.evaluator, ordered))
     }

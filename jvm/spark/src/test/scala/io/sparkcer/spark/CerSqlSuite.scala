@@ -79,6 +79,21 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     assert(exec.metrics("numOutputRows").value == 5)
   }
 
+  test("the operator's metrics count the engine's work: transitions per event, enumeration steps per match") {
+    val df = sql("SELECT * FROM stocks PATTERN SELL ; BUY PARTITION BY name ORDER BY ts")
+    df.collect()
+    val metrics = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get.metrics
+    // 7 events read on CORE's path: each moves at least the pre-start state, and 5 matches of 2 events are enumerated.
+    assert(metrics("transitions").value >= 7, metrics)
+    assert(metrics("enumerationSteps").value >= 5 * 3 && metrics("enumerationSteps").value <= 5 * 3 * 4, metrics)
+    assert(metrics("droppedMatches").value == 0 && metrics("conditionChecks").value == 0, metrics)
+    val correlated = sql("SELECT * FROM stocks PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price " +
+      "PARTITION BY name ORDER BY ts WITHIN 100 [ts]")
+    correlated.collect()
+    val checked = collectFirst(correlated.queryExecution.executedPlan) { case e: CerExec => e }.get.metrics
+    assert(checked("conditionChecks").value > 0, checked)
+  }
+
   test("rows no atom accepts are filtered out before the shuffle, unless the pattern reads them") {
     // A file source: Spark would evaluate a filter over local rows while planning.
     val dir = java.nio.file.Files.createTempDirectory("cer-filter").resolve("stocks").toString

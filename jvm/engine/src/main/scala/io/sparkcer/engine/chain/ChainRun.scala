@@ -2,7 +2,7 @@ package io.sparkcer.engine.chain
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.eval.{EventReader, EventRing, Run}
+import io.sparkcer.engine.eval.{EventReader, EventRing, Run, Work}
 import io.sparkcer.engine.tecs.MatchSink
 
 /**
@@ -17,9 +17,11 @@ import io.sparkcer.engine.tecs.MatchSink
  * variable is bound (the paper's cond_i, RMA's last-bound placement in the order of the search).
  *
  * Per event: one append per atom it passes; at an event that ends matches, work proportional to the candidates
- * the search visits, which conditions prune, never to the events of other partitions or outside the window.
+ * the search visits, which conditions prune, never to the events of other partitions or outside the window. Each
+ * candidate visited is one of [[Work.bufferVisits]], each condition evaluated one of [[Work.conditionChecks]].
  */
-final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], events: EventRing[E]) extends Run {
+final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], events: EventRing[E], work: Work)
+    extends Run {
   private val n = plan.atoms.length
   private val buffers = Array.fill(n)(new PositionBuffer)
   /** Per atom, the conditions that name it. */
@@ -59,7 +61,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       }
     }
     var i = 0
-    while (i < n) { if (passes(i, bits)) buffers(i).append(position, key); i += 1 }
+    while (i < n) { if (passes(i, bits)) { buffers(i).append(position, key); work.transitions += 1 }; i += 1 }
     found
   }
 
@@ -88,6 +90,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       val buffer = buffers(best)
       while (open && k < bestUntil) {
         val p = buffer.position(k)
+        work.bufferVisits += 1
         if (plan.ordered || !taken(p)) {
           bind(best, p)
           if (holdsAt(best)) search(left - 1, sink)
@@ -138,6 +141,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         val events = chosen(cs(k))
         var v = 0
         while (v < atoms.length) { events(v) = this.events(bound(atoms(v))); v += 1 }
+        work.conditionChecks += 1
         if (!reader.holds(cs(k), events, noSlots)) return false
       }
       k += 1

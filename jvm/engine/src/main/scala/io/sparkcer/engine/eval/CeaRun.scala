@@ -22,8 +22,9 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList
  *
  * @param enumerator the task's enumerator, shared by its partitions (Algorithm 2 of the paper)
  * @param maxNodes   the most tECS nodes alive at once ([[MatchBound.nodes]])
+ * @param work       counts each active state moved with its union-list's entries, and each move's target
  */
-final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int) extends Run {
+final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int, work: Work) extends Run {
   private val tecs = new Tecs(maxNodes = maxNodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
@@ -42,7 +43,7 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int)
 
     // Lines 7-8: a run may begin at this event, from a bottom node of its own.
     val begin = cea.moves(preStart, symbol, bits)
-    if (!begin.isEmpty) execTrans(begin, tecs.newBottom(position, key), key, position, threshold)
+    if (!begin.isEmpty) execTrans(begin, null, tecs.newBottom(position, key), key, position, threshold)
     preStart = begin.nextPreStart
 
     // Lines 9-10: every active state moves its partial matches on, in the order the states were first reached.
@@ -50,9 +51,11 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int)
     while (i < current.count) {
       val partial = current.lists(i)
       partial.expire(threshold)
-      if (!partial.isEmpty)
-        execTrans(cea.moves(current.states(i), symbol, bits), current.merged(i, tecs, threshold), partial.maxStart,
-          position, threshold)
+      if (!partial.isEmpty) {
+        work.transitions += partial.length
+        execTrans(cea.moves(current.states(i), symbol, bits), partial, current.merged(i, tecs, threshold),
+          partial.maxStart, position, threshold)
+      }
       i += 1
     }
 
@@ -62,17 +65,21 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int)
   }
 
   /**
-   * ExecTrans (lines 13-21): `node` stands for every partial match of one state, `maxStart` its latest start; the
-   * event moves them to the target of each of the state's moves, extended by the event where the move marks it
-   * with a selected variable. Add (lines 22-27) is `States.list`, which opens a target's union-list on first use.
+   * ExecTrans (lines 13-21): `node` stands for every partial match of one state (`partial`, or a new bottom node
+   * when `partial` is null), `maxStart` its latest start; the event moves them to the target of each of the state's
+   * moves, extended by the event where the move marks it with a selected variable. Add (lines 22-27) is
+   * `States.list`, which opens a target's union-list on first use, then [[UnionList.add]] or, for an extended
+   * node, [[UnionList.insert]].
    */
-  private def execTrans(moves: Moves, node: Int, maxStart: Long, position: Long, threshold: Long): Unit = {
-    if (moves.unmarked >= 0) next.list(moves.unmarked).insert(tecs, node, maxStart, threshold)
+  private def execTrans(moves: Moves, partial: UnionList, node: Int, maxStart: Long, position: Long,
+      threshold: Long): Unit = {
+    work.transitions += 1 + moves.markTargets.length
+    if (moves.unmarked >= 0) next.list(moves.unmarked).add(tecs, partial, node, maxStart, threshold)
     var k = 0
     while (k < moves.markTargets.length) {
       val label = moves.markLabels(k)
-      val marked = if (label == 0) node else tecs.extend(node, position, label)
-      next.list(moves.markTargets(k)).insert(tecs, marked, maxStart, threshold)
+      if (label == 0) next.list(moves.markTargets(k)).add(tecs, partial, node, maxStart, threshold)
+      else next.list(moves.markTargets(k)).insert(tecs, tecs.extend(node, position, label), maxStart, threshold)
       k += 1
     }
   }

@@ -66,4 +66,6 @@ final class EvaluatorMetrics {
   var peakBufferedEvents = 0
   var peakPartitions = 0
   var maxOutputDepth = 0
+  /** The steps taken, by kind: what the papers' bounds are about ([[Work]]). */
+  val work = new Work
 }

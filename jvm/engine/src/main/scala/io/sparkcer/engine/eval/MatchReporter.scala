@@ -31,7 +31,8 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
 
   def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
     val row = boundPositions(start, size, positions, labels)
-    if (!pattern.deduplicate || seen.add(new Row(row))) {
+    if (pattern.deduplicate && !seen.add(new Row(row))) metrics.work.dropped += 1
+    else {
       if (accepted == bound.perEvent) throw tooMany()
       accepted += 1
       metrics.matches += 1

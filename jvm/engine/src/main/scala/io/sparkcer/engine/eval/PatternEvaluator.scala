@@ -27,14 +27,15 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private val ignoresUnguarded = pattern.ignoresUnguardedEvents
 
   // Shared by the runs of every partition: the enumerator, and the deterministic automaton built as the stream asks.
-  private val enumerator = new Enumerator
+  private val enumerator = new Enumerator(metrics.work)
   private lazy val cea: DeterministicCea = pattern.strategy match {
     case Strategy.Max => new MaxCea(pattern.nfa)
     case _ => new SubsetCea(pattern.nfa)
   }
 
   // Conditions relating events: the CEA runs with registers (RMA), shared by the runs of every partition.
-  private lazy val registers = pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader, bound))
+  private lazy val registers =
+    pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader, bound, metrics.work))
 
   /**
    * A run with no partial match over a partition's events: equalities a PCEA keys run on it, a chain with conditions
@@ -43,12 +44,12 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
    * run the CEA.
    */
   private def newRun(events: EventRing[E]): Run = pattern.strategy match {
-    case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events)
-    case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events)
-    case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator)
-    case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator, bound.nodes)
-    case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator, bound.nodes)
-    case _ => new CeaRun(cea, enumerator, bound.nodes)
+    case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events, metrics.work)
+    case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events, metrics.work)
+    case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator, metrics.work)
+    case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator, bound.nodes, metrics.work)
+    case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator, bound.nodes, metrics.work)
+    case _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
   }
 
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)

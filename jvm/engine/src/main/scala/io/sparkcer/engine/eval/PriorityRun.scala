@@ -17,8 +17,10 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
  * filters) but carries no node any more, so nothing outside the window is kept.
  *
  * @param maxNodes the most tECS nodes alive at once ([[MatchBound.nodes]])
+ * @param work     counts each transition of a state in the order that the event is tried on
  */
-final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator, maxNodes: Int) extends Run {
+final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator, maxNodes: Int, work: Work)
+    extends Run {
   import PriorityRun._
 
   private val tecs = new Tecs(maxNodes = maxNodes)
@@ -50,6 +52,7 @@ final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator, ma
 
     def claim(group: Array[Int], marking: Boolean): Unit = {
       val claimed = Array.newBuilder[Int]
+      for (q <- group) work.transitions += nfa.transitions(q).length
       for (q <- group; t <- nfa.transitions(q) if t.marks == marking && t.enabledBy(bits) && placed(t.target) != stamp) {
         val p = t.target
         placed(p) = stamp

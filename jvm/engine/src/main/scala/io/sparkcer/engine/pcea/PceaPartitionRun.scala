@@ -2,7 +2,7 @@ package io.sparkcer.engine.pcea
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.eval.{EventReader, EventRing, Run}
+import io.sparkcer.engine.eval.{EventReader, EventRing, Run, Work}
 import io.sparkcer.engine.tecs.MatchSink
 
 /**
@@ -11,13 +11,14 @@ import io.sparkcer.engine.tecs.MatchSink
  * caller's reader. Each valuation goes to the sink as the engine's enumerations do: its events latest first, each
  * with the output label of its atom.
  */
-final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E], events: EventRing[E]) extends Run {
+final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E], events: EventRing[E], work: Work)
+    extends Run {
   /** The guard bits of the event being read. */
   private var bits: Array[Long] = _
   private val run = new PceaRun[E](plan.pcea, new PceaReader[E] {
     def passes(guard: Int, event: E): Boolean = ((bits(guard >>> 6) >>> (guard & 63)) & 1L) != 0L
     def key(extractor: Int, event: E): AnyRef = plan.key(extractor, reader, event)
-  })
+  }, work)
   private var sink: MatchSink = _
   private var accepted = 0
   private var positions = new Array[Long](16)
@@ -47,7 +48,7 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
       // Insertion sort: valuations are short, and a chain's come sorted already.
       var j = k
       while (j > 0 && positions(j - 1) < at(k)) { positions(j) = positions(j - 1); labels(j) = labels(j - 1); j -= 1 }
-      if (plan.disjoint && j > 0 && positions(j - 1) == at(k)) return true
+      if (plan.disjoint && j > 0 && positions(j - 1) == at(k)) { work.dropped += 1; return true }
       positions(j) = at(k)
       labels(j) = plan.labels(atoms(k))
       k += 1

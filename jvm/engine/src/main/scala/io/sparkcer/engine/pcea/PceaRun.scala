@@ -2,6 +2,8 @@ package io.sparkcer.engine.pcea
 
 import java.io.{DataInput, DataOutput}
 
+import io.sparkcer.engine.eval.Work
+
 /**
  * Algorithm 1 of the PCEA paper (§5) over one stream: per event, FireTransitions, then UpdateIndices, then
  * Enumerate at the new nodes of final states. The runs waiting to be joined are indexed by H[transition, child
@@ -17,8 +19,11 @@ import java.io.{DataInput, DataOutput}
  * the threshold passes them ([[RunNodes.reclaim]]), and the index's entries whose runs have all left the window are
  * purged as new keys come ([[KeyIndex.purge]]); both at a constant cost per node or entry, amortised, without a walk
  * over the live runs.
+ *
+ * Work ([[Work]]): each transition whose guard an event passes, each lookup and insertion in the index, and each node
+ * the enumeration visits (live or not) is counted.
  */
-final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
+final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work) {
   private val transitions = pcea.transitions.toArray
   private val arity = transitions.map(_.children.length)
   private val finals = pcea.finals.toArray.sorted
@@ -109,11 +114,13 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
     while (e < transitions.length) {
       val t = transitions(e)
       if (reader.passes(t.guard, event)) {
+        work.transitions += 1
         var slot = 0
         var maxStart = start
         while (slot < arity(e) && {
           val key = keyOf(t.joins(slot), event)
           val join = index(firstJoin(e) + slot)
+          work.indexProbes += 1
           val s = if (key == null) -1 else join.liveSlot(key, threshold)
           if (s >= 0) {
             joined(slot) = join.tree(s)
@@ -153,7 +160,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
       var c = 0
       while (c < at.length) {
         val key = keyOf(indexKeys(producer)(c), event)
-        if (key != null) index(at(c)).add(key, n, nodes, threshold)
+        if (key != null) { work.indexProbes += 1; index(at(c)).add(key, n, nodes, threshold) }
         c += 1
       }
       k += 1
@@ -228,6 +235,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E]) {
     def nextLive(): Long = {
       while (size > 0) {
         size -= 1
+        work.enumerationSteps += 1
         val n = union(size)
         if (nodes.live(n, threshold)) {
           if (size + 2 > union.length) union = java.util.Arrays.copyOf(union, union.length * 2)

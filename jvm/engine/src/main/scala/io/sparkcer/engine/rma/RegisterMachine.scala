@@ -3,7 +3,7 @@ package io.sparkcer.engine.rma
 import scala.collection.mutable
 
 import io.sparkcer.engine.automaton.{DeterministicCea, SymbolTable}
-import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatchesException}
+import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatchesException, Work}
 
 /**
  * What the register runs of one evaluator share: the deterministic automaton, built lazily as in CORE (RMA's
@@ -12,10 +12,11 @@ import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatch
  *
  * A run's symbol extends the event's guard bits with the outcome of each check on the transitions leaving its state,
  * evaluated against the run's registers: so the cached moves of the automaton serve every run, and a condition is
- * evaluated only where a transition that carries it can be taken.
+ * evaluated only where a transition that carries it can be taken. Each evaluation, one per combination of the events
+ * its variables take, is one of [[Work.conditionChecks]].
  */
 final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program: RegisterProgram,
-    reader: EventReader[E], val bound: MatchBound) {
+    reader: EventReader[E], val bound: MatchBound, work: Work) {
   private val symbols = new SymbolTable(program.words)
   /** The bits of the symbol [[symbol]] computed last. */
   val bits = new Array[Long](program.words)
@@ -112,7 +113,7 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       position: Long): Boolean =
     // A combination of events bound earlier only was checked when its last event arrived.
     if (i == check.sources.length)
-      (check.needsCurrent && !usedCurrent) || reader.holds(check.check.condition, check.choice, check.slots)
+      (check.needsCurrent && !usedCurrent) || { work.conditionChecks += 1; reader.holds(check.check.condition, check.choice, check.slots) }
     else check.sources(i) match {
       case Source.Current =>
         check.choice(i) = events(position)

@@ -2,7 +2,7 @@ package io.sparkcer.engine.rma
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.eval.{EventRing, Run}
+import io.sparkcer.engine.eval.{EventRing, Run, Work}
 import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList}
 
 /**
@@ -14,9 +14,11 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList
  * subsets end there), and per event the work is one symbol and one cached transition per run.
  *
  * @param events the partition's events: registers hold positions, and conditions read the events there
+ * @param work   counts each run moved with its union-list's entries, and each move's target (the machine counts the
+ *               checks)
  */
-final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventRing[E], enumerator: Enumerator)
-    extends Run {
+final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventRing[E], enumerator: Enumerator,
+    work: Work) extends Run {
   private val cea = machine.cea
   private val isFinal: Int => Boolean = cea.isFinal
   private val tecs = new Tecs(maxNodes = machine.bound.nodes)
@@ -35,17 +37,19 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     // A run may begin at this event, with empty registers, from a bottom node of its own.
     val start = machine.empty
     val begin = cea.moves(cea.initial, machine.symbol(cea.initial, bits, start, events, position), machine.bits)
-    if (!begin.isEmpty) step(begin, start, tecs.newBottom(position, key), key, position, threshold)
+    if (!begin.isEmpty) step(begin, start, null, tecs.newBottom(position, key), key, position, threshold)
 
     var i = 0
     while (i < current.count) {
       val partial = current.lists(i)
       partial.expire(threshold)
       if (!partial.isEmpty) {
+        work.transitions += partial.length
         val registers = current.registers(i)
         val moves = cea.moves(current.states(i), machine.symbol(current.states(i), bits, registers, events, position),
           machine.bits)
-        if (!moves.isEmpty) step(moves, registers, current.merged(i, tecs, threshold), partial.maxStart, position, threshold)
+        if (!moves.isEmpty)
+          step(moves, registers, partial, current.merged(i, tecs, threshold), partial.maxStart, position, threshold)
       }
       i += 1
     }
@@ -55,16 +59,21 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     if (sink == null) 0 else current.enumerateFinal(isFinal, tecs, enumerator, threshold, sink)
   }
 
-  /** ExecTrans with registers: each marking move writes the event into the registers its label names. */
-  private def step(moves: io.sparkcer.engine.automaton.Moves, registers: Registers, node: Int, maxStart: Long,
-      position: Long, threshold: Long): Unit = {
-    if (moves.unmarked >= 0) next.list(moves.unmarked, registers).insert(tecs, node, maxStart, threshold)
+  /**
+   * ExecTrans with registers: each marking move writes the event into the registers its label names. `partial` is
+   * the run's union-list (null for a run that begins at this event, from `node`, a bottom node); a move that adds
+   * nothing to the match hands it on as CeaRun does ([[UnionList.add]]).
+   */
+  private def step(moves: io.sparkcer.engine.automaton.Moves, registers: Registers, partial: UnionList, node: Int,
+      maxStart: Long, position: Long, threshold: Long): Unit = {
+    work.transitions += 1 + moves.markTargets.length
+    if (moves.unmarked >= 0) next.list(moves.unmarked, registers).add(tecs, partial, node, maxStart, threshold)
     var k = 0
     while (k < moves.markTargets.length) {
       val label = moves.markLabels(k)
-      val marked = if (machine.addsToMatch(label)) tecs.extend(node, position, label) else node
-      next.list(moves.markTargets(k), machine.after(label, registers, position, events))
-        .insert(tecs, marked, maxStart, threshold)
+      val target = next.list(moves.markTargets(k), machine.after(label, registers, position, events))
+      if (machine.addsToMatch(label)) target.insert(tecs, tecs.extend(node, position, label), maxStart, threshold)
+      else target.add(tecs, partial, node, maxStart, threshold)
       k += 1
     }
   }

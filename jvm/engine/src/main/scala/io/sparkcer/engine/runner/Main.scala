@@ -84,6 +84,7 @@ object Main {
     stderr.println(f"events: ${m.events}%d, matches: $matches%d, seconds: $seconds%.3f, events/s: ${m.events / seconds}%.0f" +
       (if (m.droppedNullKey > 0) s", left out (NULL partition or order key): ${m.droppedNullKey}" else ""))
     stderr.println(s"automaton: ${compiled.pattern.describe}; peak active states ${m.peakActiveStates}, peak tECS nodes ${m.peakLiveNodes}")
+    stderr.println(s"work: ${m.work.describe}")
   }
 
   /** The stream order: NULLs first, so that the order is total and the sort stable. */

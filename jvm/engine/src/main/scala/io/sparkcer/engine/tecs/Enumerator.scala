@@ -1,5 +1,7 @@
 package io.sparkcer.engine.tecs
 
+import io.sparkcer.engine.eval.Work
+
 /** Receives one complex event: its start position and its marked (position, label) pairs, latest first. */
 trait MatchSink {
   /** Returns false to stop the enumeration (ANY and LIMIT need only the first few). */
@@ -11,9 +13,10 @@ trait MatchSink {
  * if its maximum start is inside the window. Since the structure is time-ordered and 3-bounded, every step
  * either emits part of the current complex event or is one of at most three unions before it: the delay between
  * two outputs is linear in the size of the output. The walk keeps its own stacks and touches no shared state,
- * so it never changes the tECS; one instance serves every partition of a task.
+ * so it never changes the tECS; one instance serves every partition of a task. Each node it visits is a step of
+ * [[Work.enumerationSteps]].
  */
-final class Enumerator {
+final class Enumerator(work: Work) {
   private var pending = new Array[Int](64)      // right children still to visit
   private var pendingDepth = new Array[Int](64) // length of the path when each was pushed
   private var positions = new Array[Long](64)
@@ -32,6 +35,7 @@ final class Enumerator {
     var depth = 0
     var running = true
     while (running) {
+      work.enumerationSteps += 1
       if (tecs.isBottom(node)) {
         count += 1
         if (!sink.accept(tecs.position(node), depth, positions, labels)) { stopped = true; running = false }

@@ -4,8 +4,11 @@ import java.io.{DataInput, DataOutput}
 
 /**
  * CORE's union-list: the safe nodes that reach one automaton state at one event, sorted by decreasing maximum
- * start, at most one per maximum start (nodes with equal maximum starts are united on insertion). Its length is
- * bounded by the number of active states, so every operation is constant time in data complexity.
+ * start. As in the paper, its first node is never a union (it may share its maximum start with the second), and after
+ * it there is at most one node per maximum start (nodes with equal maximum starts are united on insertion): that is
+ * what keeps the tECS 3-bounded, the merged node of a list having at most one union above its first output and every
+ * other entry at most two. Its length is bounded by the number of active states, so every operation is constant time
+ * in data complexity.
  */
 final class UnionList {
   private var nodes = new Array[Int](4)
@@ -18,23 +21,51 @@ final class UnionList {
   def key(i: Int): Long = keys(i)
   def clear(): Unit = size = 0
 
-  /** Adds a safe node, dropping whatever has fallen out of the window. */
+  /**
+   * Add (lines 22-27 of CORE's Algorithm 1) of the partial matches of `source`, merged into `node`, moved without
+   * being extended: a list reached for the first time at this event takes the source's entries (the paper hands the
+   * list itself on), so that its first node is not a union; a list reached before takes the merged node. Without a
+   * source (`node` is a run's new bottom node), the node is inserted.
+   */
+  def add(tecs: Tecs, source: UnionList, node: Int, maxStart: Long, threshold: Long): Unit =
+    if (size > 0 || source == null) insert(tecs, node, maxStart, threshold)
+    else {
+      source.expire(threshold)
+      if (source.size > nodes.length) { nodes = new Array[Int](source.size); keys = new Array[Long](source.size) }
+      System.arraycopy(source.nodes, 0, nodes, 0, source.size)
+      System.arraycopy(source.keys, 0, keys, 0, source.size)
+      size = source.size
+    }
+
+  /**
+   * insert(ul, n) of the paper: adds a safe node whose maximum start is at most the first node's, dropping whatever has
+   * fallen out of the window. Into an empty list only a node that is not a union may go ([[add]] hands a union's
+   * entries on instead): a bottom node, or one that an event extends.
+   */
   def insert(tecs: Tecs, node: Int, maxStart: Long, threshold: Long): Unit = {
     if (maxStart <= threshold) return
-    var i = 0
-    while (i < size && keys(i) > maxStart) i += 1
-    if (i < size && keys(i) == maxStart) nodes(i) = tecs.unionSafe(nodes(i), node, threshold)
-    else {
-      if (size == nodes.length) {
-        nodes = java.util.Arrays.copyOf(nodes, size * 2)
-        keys = java.util.Arrays.copyOf(keys, size * 2)
-      }
-      System.arraycopy(nodes, i, nodes, i + 1, size - i)
-      System.arraycopy(keys, i, keys, i + 1, size - i)
-      nodes(i) = node
-      keys(i) = maxStart
-      size += 1
+    if (size == 0) {
+      require(!tecs.isUnion(node), "a union-list's first node is not a union (CORE's Algorithm 1)")
+      put(0, node, maxStart)
+    } else {
+      require(maxStart <= keys(0), s"a node that starts at $maxStart after the union-list's first, at ${keys(0)}")
+      var i = 1
+      while (i < size && keys(i) > maxStart) i += 1
+      if (i < size && keys(i) == maxStart) nodes(i) = tecs.unionSafe(nodes(i), node, threshold)
+      else put(i, node, maxStart)
     }
+  }
+
+  private def put(i: Int, node: Int, maxStart: Long): Unit = {
+    if (size == nodes.length) {
+      nodes = java.util.Arrays.copyOf(nodes, size * 2)
+      keys = java.util.Arrays.copyOf(keys, size * 2)
+    }
+    System.arraycopy(nodes, i, nodes, i + 1, size - i)
+    System.arraycopy(keys, i, keys, i + 1, size - i)
+    nodes(i) = node
+    keys(i) = maxStart
+    size += 1
   }
 
   /** Drops the entries that fell out of the window (they sit at the end). */
