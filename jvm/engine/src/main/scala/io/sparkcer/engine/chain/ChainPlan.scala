@@ -21,6 +21,13 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
     s"lazy chain over $shape: events buffered per atom, and at each event that can end a match the buffers are " +
       "searched rarest first (lazy chain NFA)"
   }
+
+  /**
+   * The chain with its atoms' labels taken from another automaton of the same pattern, whose labels bind the same
+   * variables under other numbers (the registers' automaton numbers its labels by their actions too).
+   */
+  def labelledAs(from: Nfa, to: Nfa): ChainPlan =
+    copy(atoms = atoms.map(a => a.copy(label = to.labels.indexOf(from.labels(a.label)))))
 }
 
 object ChainPlan {

@@ -2,7 +2,7 @@ package io.sparkcer.engine.eval
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Relations, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
-import io.sparkcer.engine.chain.ChainPlan
+import io.sparkcer.engine.chain.{ChainCost, ChainPlan}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
@@ -13,13 +13,17 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  * allow an evaluator and its caller to do without changing a match. Every such rule is stated here, once.
  *
  * Conditions relating events choose the evaluator: equalities that a PCEA can key ([[PceaCompiler]]) run on one,
- * other chains of single events lazily ([[ChainPlan]]), anything else with registers on the automaton (RMA).
+ * other chains of single events lazily ([[ChainPlan]]) or with registers, whichever costs less on each partition
+ * ([[ChainCost]]), anything else with registers on the automaton (RMA).
  *
- * @param lazyChains   whether a chain of single events with conditions is evaluated lazily; without, it runs with
- *                     registers on the automaton, as every other pattern with conditions
+ * @param lazyChains   whether a chain of single events with conditions may be evaluated lazily; without, it runs
+ *                     with registers on the automaton, as every other pattern with conditions
  * @param equalityPcea whether equalities are evaluated by a PCEA where one can; without, they are conditions as any
+ * @param chainsByCost whether such a chain runs on whichever of the lazy chain and the registers does less work on
+ *                     each partition; without, always lazily
  */
-final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true, equalityPcea: Boolean = true) {
+final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true, equalityPcea: Boolean = true,
+    chainsByCost: Boolean = true) {
   val strategy: Strategy = analyzed.query.strategy
   private val compiled: Nfa = NfaCompiler.compile(
     analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
@@ -28,15 +32,21 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     if (equalityPcea) PceaCompiler.compile(analyzed, compiled) else Left("PCEA is turned off")
   /** Equalities keyed by a PCEA (Pinto and Riveros): hash joins of each event with the runs it extends. */
   val pcea: Option[PceaPlan] = pceaOrReason.toOption
-  /** A sequence or conjunction of single events with conditions: evaluated lazily, from buffered events (lazy chain NFA). */
-  val chain: Option[ChainPlan] = if (lazyChains && pcea.isEmpty) ChainPlan.of(analyzed, compiled) else None
+  private val chainShape = if (lazyChains && pcea.isEmpty) ChainPlan.of(analyzed, compiled) else None
   // The general evaluators keep the events a condition relates to a repeating variable's until the match ends.
   if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
-  private val placed = if (compiled.hasRegisters && chain.isEmpty && pcea.isEmpty) Some(Placement.place(compiled)) else None
+  private val placed =
+    if (compiled.hasRegisters && pcea.isEmpty && (chainShape.isEmpty || chainsByCost)) Some(Placement.place(compiled))
+    else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
   val nfa: Nfa = placed.fold(compiled)(_.nfa)
-  /** The registers of a pattern with conditions relating events that runs on the automaton (RMA), None otherwise. */
+  /**
+   * The registers of a pattern with conditions relating events that runs on the automaton (RMA), None otherwise; with
+   * a [[chain]] too, the partitions choose between them.
+   */
   val registers: Option[RegisterProgram] = placed.map(_.program)
+  /** A sequence or conjunction of single events with conditions: evaluated lazily, from buffered events (lazy chain NFA). */
+  val chain: Option[ChainPlan] = chainShape.map(_.labelledAs(compiled, nfa))
   val consumption: Consumption = analyzed.query.consumeBy
 
   // ---- What the strategy, the consumption and the window allow ----------------------------------------------
@@ -123,12 +133,19 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
       analyzed.derivedPartition.fold("")(d => s", partitioned by ${d.attributes.mkString(", ")} (from " +
         s"${d.equalities.mkString(" AND ")}: equal across every event)") +
       pcea.fold("")(p => s", ${p.describe}") +
-      chain.fold("")(c => s", ${c.describe}") +
-      registers.fold("")(r => s", ${nfa.conditions.length} conditions relating events checked on ${r.checks.length} " +
-        s"transitions with ${r.singles + r.lists + r.accumulators.length} registers (RMA)") +
+      ((chain, registers) match {
+        case (Some(c), Some(r)) => s", ${ChainCost.describe(c, describe(r))}"
+        case (Some(c), None) => s", ${c.describe}"
+        case (None, Some(r)) => s", ${describe(r)}"
+        case (None, None) => ""
+      }) +
       (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
         case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"
       })
+
+  private def describe(registers: RegisterProgram): String =
+    s"${nfa.conditions.length} conditions relating events checked on ${registers.checks.length} transitions with " +
+      s"${registers.singles + registers.lists + registers.accumulators.length} registers (RMA)"
 }

@@ -4,7 +4,7 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
-import io.sparkcer.engine.chain.ChainRun
+import io.sparkcer.engine.chain.{AdaptiveChainRun, ChainPath, ChainRun}
 import io.sparkcer.engine.pcea.PceaPartitionRun
 import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
 import io.sparkcer.engine.tecs.{Enumerator, Tecs}
@@ -39,18 +39,26 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   /**
    * A run with no partial match over a partition's events: equalities a PCEA keys run on it, a chain with conditions
-   * keeps events for a lazy search,
-   * another pattern with conditions runs with registers, NEXT and LAST keep a priority order on the NFA, the others
-   * run the CEA.
+   * keeps events for a lazy search or runs with registers, whichever costs less on the partition, another pattern
+   * with conditions runs with registers, NEXT and LAST keep a priority order on the NFA, the others run the CEA.
    */
   private def newRun(events: EventRing[E]): Run = pattern.strategy match {
     case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events, metrics.work)
-    case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events, metrics.work)
-    case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator, metrics.work)
+    case _ if pattern.chain.isDefined && pattern.registers.isDefined =>
+      val onPath: ChainPath => Run = {
+        case ChainPath.Lazy => lazyChain(events)
+        case ChainPath.Registers => withRegisters(events)
+      }
+      new AdaptiveChainRun(onPath, ChainPath.Lazy, metrics.work, metrics.chainDecisions)
+    case _ if pattern.chain.isDefined => lazyChain(events)
+    case _ if pattern.registers.isDefined => withRegisters(events)
     case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator, bound.nodes, metrics.work)
     case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator, bound.nodes, metrics.work)
     case _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
   }
+
+  private def lazyChain(events: EventRing[E]): Run = new ChainRun(pattern.chain.get, reader, events, metrics.work)
+  private def withRegisters(events: EventRing[E]): Run = new RegisterRun(registers.get, events, enumerator, metrics.work)
 
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)
   private val partitions = new Partitions[E](reader, pattern.analyzed.partitionKeys.nonEmpty, grouped, newRun,
