@@ -66,6 +66,26 @@ class LazyChainSuite extends AnyFunSuite {
     assert(compared > 300, s"only $compared matches compared")
   }
 
+  test("a sequence whose conditions relate adjacent events, assembled backwards: the matches of the eager run, with the predecessors kept as the window slides") {
+    val random = new Random(13)
+    val adjacent = Seq("a.x < b.x", "b.y = c.y", "b.x - a.y >= 1", "c.x <> d.x", "c.y + d.y > 4", "a.y >= b.y")
+    var compared = 0
+    for (round <- 0 until 60) {
+      val four = random.nextBoolean()
+      val atoms = if (four) Seq("A AS a", "B AS b", "C AS c", "D AS d") else Seq("A AS a", "B AS b", "C AS c")
+      val usable = adjacent.filter(c => four || !c.contains("d."))
+      val chosen = random.shuffle(usable).take(1 + random.nextInt(3))
+      val window = if (random.nextBoolean()) s"WITHIN ${5 + random.nextInt(30)} EVENTS ORDER BY ts" else s"WITHIN ${5 + random.nextInt(30)} [ts]"
+      val query = s"SELECT * FROM S WHERE ${atoms.mkString(" ; ")} FILTER ${chosen.mkString(" AND ")} $window"
+      val data = rows(1000 + round, 300, Seq("A", "B", "C", "D"))
+      val (chain, compiled) = run(query, data, Lazy)
+      assert(compiled.pattern.chain.isDefined, query)
+      assert(chain == run(query, data, Eager)._1, query)
+      compared += chain.size
+    }
+    assert(compared > 10000, s"only $compared matches compared")
+  }
+
   test("LAZY-T2 in the chain: 100 A then 100 B and no C keep 200 buffered events and build nothing") {
     val data = (0 until 200).map(i => Array[Any](if (i < 100) "A" else "B", L(1), L(1), L(i)))
     val (out, q) = run("SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.x = b.y AND b.x < c.x WITHIN 1000 [ts]",
@@ -87,6 +107,16 @@ class LazyChainSuite extends AnyFunSuite {
     assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts LIMIT 1").chain.isEmpty)
     assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < 3 WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
     assert(plan("SELECT * FROM S WHERE A AS a : B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
+  }
+
+  test("an aggregate over a name bound twice is no chain's condition: the matches of the registers") {
+    // Each of the chain's atoms binds one event; first(B.y) ranges over the two that the type B binds, which the
+    // chain's checks, one combination of single events each, never read: it reported every pair of B.
+    val query = "SELECT * FROM S WHERE (B AS v1 ; B AS v2) FILTER first(B.y) >= last(B.y) WITHIN 6 [ts]"
+    val data = rows(3, 60, Seq("A", "B"))
+    val (byDefault, q) = run(query, data, ByCost)
+    assert(q.pattern.chain.isEmpty)
+    assert(byDefault == run(query, data, Eager)._1 && byDefault.nonEmpty)
   }
 
   test("the chain's buffers keep only the events inside the window") {

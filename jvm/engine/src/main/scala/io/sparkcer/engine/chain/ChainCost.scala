@@ -16,23 +16,22 @@ object ChainPath {
  * The cost model that chooses, for each partition, the path its chain runs on ([[AdaptiveChainRun]]).
  *
  * Neither path is the cheaper on every stream, and what decides it is how the conditions select on the data, which
- * counts of event types do not tell. On the same uniform stream of A, B and C, `A AS a ; B AS b ; C AS c FILTER
- * a.v + 95 < b.v` costs the lazy chain ten times the registers' work at a window of 300 events, and the gap grows
- * with the window (at each c it searches every pair of a and b again, where the registers checked each pair once,
- * as b came, and keep one partial match for all of them); with `a.v + 95 < c.v AND b.v < c.v` instead, the same
- * counts, the registers do fifty times the lazy chain's work (they keep a partial match per pair of a and b at
- * every event, where the lazy chain looks only from each c, whose conditions prune at once). A model from
- * frequencies and assumed selectivities would be wrong by such factors.
+ * counts of event types do not tell. On the same uniform stream of A, B, C and D, at a window of 500 events
+ * (ChainComplexitySuite), `A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v AND a.v < c.v` costs the lazy chain 14
+ * times the registers' work, and the gap grows with the window: at each c it searches the pairs of a and b again,
+ * where the registers checked each pair once, as b came, and keep one partial match per a. With
+ * `a.v + 95 < c.v AND b.v < c.v` instead, the same counts, the registers do 12 times the lazy chain's work: they keep
+ * a partial match per pair of a and b at every event, where the lazy chain looks only from each c, whose conditions
+ * prune at once. A model from frequencies and assumed selectivities would be wrong by such factors.
  *
  * So the statistics are measured on the stream: both paths read the partition's first events, each counting its
  * work ([[io.sparkcer.engine.eval.Work]]: transitions, condition checks, buffered events visited, enumeration steps,
  * in the same units), and the cheaper one goes on alone. A path whose work passes [[Factor]] times the other's, by
  * more than the costliest single event of each (the lazy chain works in bursts, at the events that can end a match)
  * and [[Slack]], is dropped at once: so a race costs at most 1 + [[Factor]] times the cheaper path, plus a few events'
- * work, never a blow-up. The
- * race is run again, with a fresh run of the path that lost, after [[RacesApart]] times its length, so that a stream
- * whose statistics change is followed; while the same path keeps winning, the races grow apart, up to
- * 2^[[Doublings]] times that, so that a steady stream pays for few of them.
+ * work, never a blow-up. The race is run again, with a fresh run of the path that lost, after [[RacesApart]] times
+ * its length, so that a stream whose statistics change is followed; while the same path keeps winning, the races
+ * grow apart, up to 2^[[Doublings]] times that, so that a steady stream pays for few of them.
  */
 object ChainCost {
   /** A path that has done more than Factor times the other's work (plus a few events', [[Slack]]) is dropped. */

@@ -34,13 +34,16 @@ object ChainPlan {
 
   /**
    * The chain of a pattern with conditions relating events, where it has that shape and its clauses allow it: SELECT
-   * ALL without LIMIT (every combination is reported, as the paper's skip-till-any-match), no CONSUME BY, and a window
-   * (the buffers keep the events inside it).
+   * ALL without LIMIT (every combination is reported, as the paper's skip-till-any-match), no CONSUME BY, a window
+   * (the buffers keep the events inside it), and conditions on the events of named variables, each checked once per
+   * combination: not an aggregate or `prev`, which range over several events of one name (`first(B.y)` where the
+   * type B is bound twice).
    */
   def of(analyzed: AnalyzedQuery, nfa: Nfa): Option[ChainPlan] = {
     val query = analyzed.query
     if (nfa.conditions.isEmpty || query.strategy != Strategy.All || query.limit.isDefined ||
-      query.consumeBy != Consumption.Nothing || analyzed.window.isEmpty) return None
+      query.consumeBy != Consumption.Nothing || analyzed.window.isEmpty ||
+      nfa.conditions.exists(c => c.slots.nonEmpty || c.variables.isEmpty)) return None
     shape(query.pattern).flatMap { case (ordered, count) =>
       val atoms = nfa.atoms
       val single = atoms.length == count && atoms.forall(a => !a.negated)
