@@ -169,6 +169,14 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("conditions relating events with ANY/STRICT, windows, partitions, CONSUME BY, LIMIT, projections", 800,
     Features(filterNot = true, relations = true, conjunction = true), maxLength = 10, minLength = 4)
 
+  property("one variable bound in several places (A AS v ; B AS v), with conditions, strategies and windows", 800,
+    Features(relations = true, conjunction = true, sharedVariables = true, consumption = false, limits = false),
+    maxLength = 10, minLength = 4)
+
+  property("one variable bound in several places, equalities (PCEA and the general evaluator)", 500,
+    Features(equalities = true, conjunction = true, sharedVariables = true, strategies = false, consumption = false,
+      limits = false), maxLength = 10, minLength = 4)
+
   // Minimal cases found by the properties above, pinned with their expected output (checked by hand against
   // DESIGN §3: MAX keeps V unless another valuation with the same last event marks a strict superset of D(V)).
   private val regressions: Seq[(String, Query, String, Seq[BruteForce.Row])] = {

@@ -37,9 +37,10 @@ object ChainPlan {
     shape(query.pattern).flatMap { case (ordered, count) =>
       val atoms = nfa.atoms
       val single = atoms.length == count && atoms.forall(a => !a.negated)
-      // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match.
+      // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match,
+      // and the condition compares single events (a variable of two atoms, `A AS v ; B AS v`, is aggregated instead).
       val conditions = nfa.conditions.map(_.variables.map(v => atoms.indices.filter(atoms(_).variables.contains(v))))
-      if (single && conditions.forall(_.forall(_.size == 1)))
+      if (single && nfa.conditions.forall(_.slots.isEmpty) && conditions.forall(_.forall(_.size == 1)))
         Some(ChainPlan(atoms, ordered, conditions.map(_.map(_.head).toIndexedSeq)))
       else None
     }

@@ -269,7 +269,9 @@ object Generators {
       /** `cel AND cel`. */
       conjunction: Boolean = false,
       /** Patterns related by equalities only (`a.x = b.g`), the shapes a PCEA evaluates and some it cannot. */
-      equalities: Boolean = false)
+      equalities: Boolean = false,
+      /** One AS variable bound in several places (`A AS v ; B AS v`: v binds the events of both). */
+      sharedVariables: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -458,7 +460,8 @@ object Generators {
       Option.when(cs.exists(c => c.slots.isEmpty && c.variables.size == 1))("one event"),
       Option.when(cs.exists(_.aggregates.nonEmpty))("aggregates"),
       Option.when(cs.exists(_.prevVariables.nonEmpty))("prev"),
-      Option.when(containsAnd(q.pattern))("conjunction")).flatten
+      Option.when(containsAnd(q.pattern))("conjunction"),
+      Option.when(asVars(q.pattern).distinct.size < asVars(q.pattern).size)("shared variable")).flatten
   }
 
   def containsAnd(c: Cel): Boolean = c match {
@@ -521,18 +524,18 @@ object Generators {
           conjunctionOfLeaves(x))
       case Cel.Bind(b, _, _) => ok(b) && alwaysMarks(b)
       case Cel.Sequence(a, b, _, _) =>
-        ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty && !containsAnd(a) && !containsAnd(b)
+        ok(a) && ok(b) && !containsAnd(a) && !containsAnd(b)
       case Cel.Or(a, b, _) => ok(a) && ok(b)
       // AND is the pattern (under FILTER, AS and OR only), and its operands hold no NOT.
       case Cel.And(a, b, _) =>
-        ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty && !containsNot(a) && !containsNot(b)
+        ok(a) && ok(b) && !containsNot(a) && !containsNot(b)
       case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b) && !containsAnd(b)
       case Cel.Filtered(b, f, _) =>
         ok(b) && filterVars(f).subsetOf(definedVars(b)) && conditions(f).forall(validCondition(b, _))
     }
     val vars = asVars(q.pattern)
     val selectable = definedVars(q.pattern)
-    ok(q.pattern) && vars.distinct.size == vars.size && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
+    ok(q.pattern) && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
       (q.within.isDefined || !needsWindow(q.pattern)) &&
       (!relatesEvents(q.pattern) || Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(q.strategy)) &&
       (q.selection match {
@@ -559,7 +562,10 @@ object Generators {
 
   final class FormulaGen(rnd: Random, features: Features) {
     private var nextVar = 0
-    private def fresh(): String = { nextVar += 1; s"v$nextVar" }
+    /** A new variable, or with [[Features.sharedVariables]] sometimes one already bound elsewhere in the pattern. */
+    private def fresh(): String =
+      if (features.sharedVariables && nextVar > 0 && rnd.nextInt(3) == 0) s"v${1 + rnd.nextInt(nextVar)}"
+      else { nextVar += 1; s"v$nextVar" }
 
     private def eventType(): String = {
       val r = rnd.nextInt(20)
@@ -692,15 +698,18 @@ object Generators {
           val (left, right) = (l.reduceLeft(_.seq(_)), r.reduceLeft(_.seq(_)))
           // Sometimes an operand has equalities of its own.
           def maybeFiltered(o: Cel) = {
-            val vs = asVars(o)
+            val vs = asVars(o).distinct
             if (vs.size > 1 && rnd.nextInt(3) == 0) o.filter(equality(vs)) else o
           }
           maybeFiltered(left).and(maybeFiltered(right))
         } else parts.reduceLeft(_.seq(_))
-      val vars = asVars(body)
-      val tests = Seq.fill(1 + rnd.nextInt(3))(equality(vars)) ++
-        (if (rnd.nextInt(4) == 0) Seq(on(vars(rnd.nextInt(vars.size)))(predicate(rnd))) else Nil)
-      body.filter(tests.reduceLeft(_ and _))
+      val vars = asVars(body).distinct
+      if (vars.size < 2) body // every part bound to one shared variable: nothing to relate
+      else {
+        val tests = Seq.fill(1 + rnd.nextInt(3))(equality(vars)) ++
+          (if (rnd.nextInt(4) == 0) Seq(on(vars(rnd.nextInt(vars.size)))(predicate(rnd))) else Nil)
+        body.filter(tests.reduceLeft(_ and _))
+      }
     }
 
     private def equality(vars: Seq[String]): Filter = {
