@@ -169,6 +169,9 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("conditions relating events with ANY/STRICT, windows, partitions, CONSUME BY, LIMIT, projections", 800,
     Features(filterNot = true, relations = true, conjunction = true), maxLength = 10, minLength = 4)
 
+  property("AND wherever a formula stands (inside ; : + OR), with strategies, windows and partitions", 1000,
+    Features(conjunction = true, not = false, consumption = false, limits = false), maxLength = 10, minLength = 3)
+
   property("one variable bound in several places (A AS v ; B AS v), with conditions, strategies and windows", 800,
     Features(relations = true, conjunction = true, sharedVariables = true, consumption = false, limits = false),
     maxLength = 10, minLength = 4)

@@ -100,7 +100,7 @@ object Analyzer {
     def run(): AnalyzedQuery = {
       checkStreams(query.pattern)
       checkWellFormed(query.pattern)
-      checkConjunctions(query.pattern, outside = None)
+      checkConjunctions(query.pattern)
       Relations.check(query, text)
       val outputs = outputVariables()
       val orderKeys = query.orderBy.map(k => (column(k.column), k.descending)).toIndexedSeq
@@ -176,27 +176,19 @@ object Analyzer {
       case _: Cel.Atom => ()
     }
 
-    /**
-     * AND runs its operands side by side, each whole: it is the pattern, under FILTER, AS and OR only, not an operand
-     * of `;`, `:` or `+` (`outside`: the first such operator around the node, if any).
-     */
-    private def checkConjunctions(cel: Cel, outside: Option[Cel]): Unit = cel match {
-      case Cel.And(a, b, pos) =>
-        outside.foreach { _ =>
-          fail("AND is supported as the whole pattern (with FILTER, AS and OR around it), not inside ';', ':' or '+'; " +
-            "write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c, or spell out its orders with OR: " +
-            "(A AND B) ; C is (A ; B ; C) OR (B ; A ; C)", pos)
-        }
+    /** AND runs its operands side by side, each reading every event: a NOT in one may fall on the other's event. */
+    private def checkConjunctions(cel: Cel): Unit = cel match {
+      case Cel.And(a, b, _) =>
         Seq(a, b).flatMap(Cel.leaves).collectFirst { case n: Cel.Not => n }.foreach { n =>
           fail("NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +
             "there may fall on the other operand's event; write the operand without NOT, or its orders with OR", n.pos)
         }
-        checkConjunctions(a, outside); checkConjunctions(b, outside)
-      case s: Cel.Sequence => checkConjunctions(s.first, Some(s)); checkConjunctions(s.second, Some(s))
-      case i: Cel.Iteration => checkConjunctions(i.body, Some(i))
-      case Cel.Or(a, b, _) => checkConjunctions(a, outside); checkConjunctions(b, outside)
-      case Cel.Bind(b, _, _) => checkConjunctions(b, outside)
-      case Cel.Filtered(b, _, _) => checkConjunctions(b, outside)
+        checkConjunctions(a); checkConjunctions(b)
+      case s: Cel.Sequence => checkConjunctions(s.first); checkConjunctions(s.second)
+      case i: Cel.Iteration => checkConjunctions(i.body)
+      case Cel.Or(a, b, _) => checkConjunctions(a); checkConjunctions(b)
+      case Cel.Bind(b, _, _) => checkConjunctions(b)
+      case Cel.Filtered(b, _, _) => checkConjunctions(b)
       case _: Cel.Atom | _: Cel.Not => ()
     }
 

@@ -10,7 +10,8 @@ import io.sparkcer.engine.EngineOptions
 
 /**
  * What the CEL paper defines and CEQL used to refuse, checked against the brute-force oracle of the formal semantics on
- * random streams: one variable bound on both sides of `;`, `:` or AND (CEL's valuations give it the events of both).
+ * random streams: one variable bound on both sides of `;`, `:` or AND (CEL's valuations give it the events of both),
+ * and AND wherever a formula stands (inside `;`, `:`, `+` and OR, as the PCEA and lazy chain papers nest it).
  */
 class CelCompletenessSuite extends AnyFunSuite {
   private val columns = Generators.Columns
@@ -45,6 +46,24 @@ class CelCompletenessSuite extends AnyFunSuite {
       "SELECT LAST * FROM S WHERE A AS v ; B AS v WITHIN 3000 [ts]",
       "SELECT NEXT v FROM S WHERE A AS v ; C ; B AS v WITHIN 3000 [ts]"))
     test(s"one variable on both sides agrees with the oracle: $query") {
+      agreesWithOracle(query)
+    }
+
+  for (query <- Seq(
+      "SELECT * FROM S WHERE (A AS a AND B AS b) ; C AS c WITHIN 4000 [ts]",
+      "SELECT * FROM S WHERE C AS c ; (A AS a AND B AS b) WITHIN 4000 [ts]",
+      "SELECT * FROM S WHERE (A AS a AND B AS b) : C AS c ORDER BY ts",
+      "SELECT * FROM S WHERE (A AS a AND B AS b)+ WITHIN 5000 [ts]",
+      "SELECT * FROM S WHERE C AS c ; (A AS a AND B AS b):+ WITHIN 5000 [ts]",
+      "SELECT * FROM S WHERE ((A AS a ; B AS b) AND C AS c) ; A AS d WITHIN 5000 [ts]",
+      "SELECT * FROM S WHERE (A AS a AND B AS b) OR (C AS c ; B AS b) WITHIN 3000 [ts]",
+      "SELECT * FROM S WHERE (A AS a AND B AS b) ; C AS c FILTER a[x > 1] AND c.x > b.x WITHIN 4000 [ts]",
+      "SELECT * FROM S WHERE (A AS a AND B AS b) ; C AS c FILTER a.g = c.g WITHIN 4000 [ts]",
+      "SELECT * FROM S WHERE ((A AS a AND B AS b) FILTER a.x < b.x)+ WITHIN 5000 [ts]",
+      "SELECT MAX * FROM S WHERE (A AS a AND B AS b) ; C+ AS c WITHIN 4000 [ts]",
+      "SELECT LAST * FROM S WHERE (A AS a AND B AS b) ; C AS c WITHIN 4000 [ts]",
+      "SELECT STRICT * FROM S WHERE (A AS a AND B AS b) : C AS c ORDER BY ts"))
+    test(s"AND inside ';', ':', '+' and OR agrees with the oracle: $query") {
       agreesWithOracle(query)
     }
 }

@@ -461,7 +461,19 @@ object Generators {
       Option.when(cs.exists(_.aggregates.nonEmpty))("aggregates"),
       Option.when(cs.exists(_.prevVariables.nonEmpty))("prev"),
       Option.when(containsAnd(q.pattern))("conjunction"),
+      Option.when(nestsAnd(q.pattern, inside = false))("AND inside ; : +"),
       Option.when(asVars(q.pattern).distinct.size < asVars(q.pattern).size)("shared variable")).flatten
+  }
+
+  /** Whether an AND stands inside `;`, `:` or `+` (`inside`: under one already). */
+  def nestsAnd(c: Cel, inside: Boolean): Boolean = c match {
+    case _: Cel.Atom | _: Cel.Not => false
+    case Cel.And(a, b, _) => inside || nestsAnd(a, inside) || nestsAnd(b, inside)
+    case Cel.Sequence(a, b, _, _) => nestsAnd(a, inside = true) || nestsAnd(b, inside = true)
+    case Cel.Iteration(b, _, _) => nestsAnd(b, inside = true)
+    case Cel.Or(a, b, _) => nestsAnd(a, inside) || nestsAnd(b, inside)
+    case Cel.Bind(b, _, _) => nestsAnd(b, inside)
+    case Cel.Filtered(b, _, _) => nestsAnd(b, inside)
   }
 
   def containsAnd(c: Cel): Boolean = c match {
@@ -524,12 +536,12 @@ object Generators {
           conjunctionOfLeaves(x))
       case Cel.Bind(b, _, _) => ok(b) && alwaysMarks(b)
       case Cel.Sequence(a, b, _, _) =>
-        ok(a) && ok(b) && !containsAnd(a) && !containsAnd(b)
+        ok(a) && ok(b)
       case Cel.Or(a, b, _) => ok(a) && ok(b)
       // AND is the pattern (under FILTER, AS and OR only), and its operands hold no NOT.
       case Cel.And(a, b, _) =>
         ok(a) && ok(b) && !containsNot(a) && !containsNot(b)
-      case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b) && !containsAnd(b)
+      case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b)
       case Cel.Filtered(b, f, _) =>
         ok(b) && filterVars(f).subsetOf(definedVars(b)) && conditions(f).forall(validCondition(b, _))
     }
