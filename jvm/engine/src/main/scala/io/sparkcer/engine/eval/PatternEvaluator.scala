@@ -33,6 +33,9 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case _ => new SubsetCea(pattern.nfa)
   }
 
+  // NEXT and LAST: the priority orders and their steps, built as the stream asks, shared likewise.
+  private lazy val orders = new PriorityOrders(pattern.nfa, lastFirst = pattern.strategy == Strategy.Last)
+
   // Conditions relating events: the CEA runs with registers (RMA), shared by the runs of every partition.
   private lazy val registers =
     pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader, bound, metrics.work))
@@ -47,8 +50,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events, metrics.work)
     case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events, metrics.work)
     case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator, metrics.work)
-    case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator, bound.nodes, metrics.work)
-    case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator, bound.nodes, metrics.work)
+    case Strategy.Next | Strategy.Last => new PriorityRun(orders, pattern.nfa.stateCount, enumerator, bound.nodes, metrics.work)
     case _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
   }
 
