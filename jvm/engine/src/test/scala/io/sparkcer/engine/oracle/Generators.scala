@@ -271,7 +271,12 @@ object Generators {
       /** Patterns related by equalities only (`a.x = b.g`), the shapes a PCEA evaluates and some it cannot. */
       equalities: Boolean = false,
       /** One AS variable bound in several places (`A AS v ; B AS v`: v binds the events of both). */
-      sharedVariables: Boolean = false)
+      sharedVariables: Boolean = false,
+      /**
+       * Order comparisons between a repeating variable and other events (`(A AS a)+ ; C AS c FILTER a.x <= c.x + 1`),
+       * the shapes whose registers keep the hardest event and whose unselected takes a skip dominates (issue 22).
+       */
+      orderComparisons: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -733,6 +738,54 @@ object Generators {
       rel(attr(a, l) === attr(b, r))
     }
 
+    /**
+     * A pattern shaped for order comparisons over a repeating variable r (issue 22): r's iteration (`(A AS r)+`,
+     * `(A AS r):+`, or r forced by another event, `(A AS r ; B)+`) in sequence with events bound to other variables,
+     * before, after or around it (so that r's first event is the match's first, or not), sometimes a second
+     * repeating variable; filtered by one or two conditions that compare a side reading r alone with one reading
+     * others (`r.x <= o.x + 1`, `o.z > r.x`, strings, NULLs, Doubles against Longs), sometimes in a shape that keeps
+     * r's every event instead (`r.x - o.x <= 1`, `=`, NOT). Which variables are selected is [[query]]'s choice.
+     */
+    def ordered(): Cel = {
+      def t() = pick(rnd, "A", "A", "B", "B", "C")
+      val r = fresh()
+      val repeating = rnd.nextInt(8) match {
+        case 0 | 1 | 2 | 3 => atom(t()).as(r).plus
+        case 4 => atom(t()).as(r).cplus
+        case 5 => (atom(t()).as(r) seq atom(t())).plus
+        case _ => atom(t()).plus.as(r)
+      }
+      val (o, p) = (fresh(), fresh())
+      val other = if (rnd.nextInt(5) == 0) atom(t()).as(o).plus else atom(t()).as(o)
+      val parts = rnd.nextInt(8) match {
+        case 0 | 1 | 2 | 3 => Seq(repeating, other)
+        case 4 | 5 => Seq(other, repeating)
+        case 6 => Seq(atom(t()).as(p), repeating, other)
+        case _ => Seq(repeating, other, atom(t()).as(p))
+      }
+      val body = parts.reduceLeft((a, b) => if (rnd.nextInt(6) == 0) a.next(b) else a.seq(b))
+      val others = definedVars(body).toSeq.sorted.filter(v => v != r && asVars(body).contains(v))
+      def comparison(): Filter = {
+        val P = Position.Unknown
+        val (c, k) = (pick(rnd, "x", "x", "y", "z"), rnd.nextInt(3))
+        val mine = pick(rnd, attr(r, c), attr(r, c), arith(ArithmeticOp.Add, attr(r, c), k), Expr.Negate(attr(r, c), P))
+        val v = pick(rnd, others: _*)
+        val theirs = pick(rnd, attr(v, pick(rnd, "x", "y", "z")), arith(ArithmeticOp.Subtract, attr(v, "x"), k))
+        val f = rnd.nextInt(10) match {
+          case 0 => rel(Expr.Comparison(cmpOp(), attr(r, "s"), attr(pick(rnd, others: _*), "s"), P))
+          case 1 => rel(cmp(arith(ArithmeticOp.Subtract, attr(r, "x"), attr(pick(rnd, others: _*), "x")), k - 1))
+          case 2 => rel(Expr.Comparison(pick(rnd, ComparisonOp.Eq, ComparisonOp.NotEq), mine, theirs, P))
+          case _ =>
+            val op = pick(rnd, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
+            rel(if (rnd.nextBoolean()) Expr.Comparison(op, mine, theirs, P) else Expr.Comparison(op, theirs, mine, P))
+        }
+        if (features.filterNot && rnd.nextInt(8) == 0) fnot(f) else f
+      }
+      val conditions = if (rnd.nextInt(4) == 0) comparison() and comparison() else comparison()
+      val filtered = body.filter(conditions)
+      if (rnd.nextInt(8) == 0) atom(t()).seq(filtered) else filtered
+    }
+
     /** A formula of about `size` nodes. */
     def formula(size: Int, allowNot: Boolean = true): Cel = {
       if (size <= 1) atomOrNot(allowNot)
@@ -771,6 +824,7 @@ object Generators {
       val gen = new FormulaGen(rnd, features)
       val pattern =
         if (features.equalities) gen.equational(1 + rnd.nextInt(features.maxSize))
+        else if (features.orderComparisons) gen.ordered()
         else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
       val strategy0 =
@@ -805,9 +859,12 @@ object Generators {
           case 1 => Some(span(pick(rnd, 500L, 750L, 1000L, 1500L, 2250L), "ts"))
           case _ => Some(millis(pick(rnd, 1000L, 2000L, 3000L, 60000L)))
         }
-      // A condition relating each event of a repeating variable to others needs a window.
+      // A condition relating each event of a repeating variable to others needs a window; order comparisons get wide
+      // ones, for matches that take several of the variable's events.
       val within =
-        if (within0.isEmpty && needsWindow(pattern))
+        if (within0.isEmpty && features.orderComparisons)
+          Some(pick(rnd, events(5L + rnd.nextInt(6)), span(pick(rnd, 3000L, 6000L), "ts"), millis(5000L)))
+        else if (within0.isEmpty && needsWindow(pattern))
           Some(pick(rnd, events(3L + rnd.nextInt(5)), span(pick(rnd, 1000L, 2250L), "ts"), millis(3000L)))
         else within0
       val consumeBy =
