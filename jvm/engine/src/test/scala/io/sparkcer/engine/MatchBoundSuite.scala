@@ -61,7 +61,7 @@ class MatchBoundSuite extends AnyFunSuite {
     val error = intercept[TooManyMatchesException](count(query, 40, MatchBound(1000, "--max")))
     assert(error.getMessage.startsWith("the event at pos = 9 leaves more than 1000 partial matches that its " +
       "conditions keep apart (each keeps other events in its registers), the bound --max: runs up to 2^n over the " +
-      "window's n events: 'a.pos - z.pos < 0' keeps every event of a (a run per subset)."), error.getMessage)
+      "window's n events, as 'a.pos - z.pos < 0' keeps every event of a."), error.getMessage)
     assert(error.getMessage.contains("(b.price < s.price rather than b.price - s.price < 0)"), error.getMessage)
     // The comparison it suggests keeps the hardest a alone (the latest): within the bound, with the same matches.
     val hardest = "SELECT * FROM S WHERE (A AS a)+ ; A AS z FILTER a.pos < z.pos ORDER BY pos WITHIN 1000 EVENTS"

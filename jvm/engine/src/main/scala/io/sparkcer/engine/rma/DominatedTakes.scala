@@ -19,10 +19,11 @@ import io.sparkcer.engine.automaton.{Nfa, Transition}
  *
  * Then every match that takes such an event has a twin that skips it: the same events marked with the same labels
  * from the same start to the same end, whose registers ahead hold a subset of the lists and hardest events no
- * harder, so that every check it meets holds as well; and the events the twin takes in its place are removed
- * takes again, further on, or none. So removing the takes changes no row, and the runs they would have made, one
- * per subset of such events (`SELECT c ... (A AS a)+ ; C AS c FILTER a.v <= c.v + 10`: one per subset of the a's,
- * all with the row of their first a), are never made.
+ * harder, so that every check it meets holds as well. Where the twin's next transition is itself a removed take, the
+ * same holds of it, one step further on, until the match ends: so every match has a twin in the automaton without
+ * the takes, and removing them changes no row. The runs they would have made, one per subset of such events
+ * (`SELECT c ... (A AS a)+ ; C AS c FILTER a.v <= c.v + 10`: one per subset of the a's, all with the row of their
+ * first a), are never made.
  */
 object DominatedTakes {
 
@@ -30,7 +31,7 @@ object DominatedTakes {
     val simulation = new Simulation(nfa)
     def dominated(q: Int, t: Transition): Boolean =
       q != Nfa.Initial && t.marks && nfa.labels(t.label).isEmpty && actions(t.label).onlyConstrain &&
-        !nfa.finals(t.target) && nfa.transitions(q).exists(s => !s.reads && simulation.simulates(s.target, t.target))
+        !nfa.finals(t.target) && simulation.skips(q).exists(simulation.simulates(_, t.target))
     val transitions = nfa.transitions.indices.map(q => nfa.transitions(q).filterNot(dominated(q, _)))
     if (transitions == nfa.transitions) nfa
     else new Nfa(transitions, nfa.finals, nfa.guards, nfa.labels, nfa.conditions, nfa.scopes, nfa.atomOf, nfa.atoms)
@@ -41,10 +42,11 @@ object DominatedTakes {
    * assumes each pair it is visiting (a cycle of skips, the waiting states' loops, simulates itself).
    */
   private final class Simulation(nfa: Nfa) {
-    /** A transition that reads an event, as it acts whatever state it leaves. */
-    private def reading(t: Transition): Transition = t.copy(from = -1)
-    private val reads: IndexedSeq[Set[Transition]] = nfa.transitions.map(_.filter(_.reads).map(reading).toSet)
-    private val skips: IndexedSeq[Seq[Int]] = nfa.transitions.map(_.filterNot(_.reads).map(_.target))
+    private def skip(t: Transition) = !t.reads && t.guard < 0 && t.checks.isEmpty
+    /** Per state, the targets of its skips: transitions that pass any event by. */
+    val skips: IndexedSeq[Seq[Int]] = nfa.transitions.map(_.filter(skip).map(_.target))
+    /** Per state, its other transitions, as they act whatever state they leave. */
+    private val reads: IndexedSeq[Set[Transition]] = nfa.transitions.map(_.filterNot(skip).map(_.copy(from = -1)).toSet)
     private val known = mutable.HashMap.empty[(Int, Int), Boolean]
 
     def simulates(w: Int, b: Int): Boolean = search(w, b, Set.empty)

@@ -104,7 +104,7 @@ object Placement {
     private def subsetRegisters: Seq[RunGrowth.Register] = nfa.scopes.zip(allocations).flatMap { case (scope, alloc) =>
       val c = nfa.conditions(scope.condition)
       val lists = alloc.list.toSeq.sortBy(_._2).map { case (v, l) =>
-        RunGrowth.Register(RegisterSet(Nil, Seq(l), Nil), s"'${c.text}' keeps every event of $v (a run per subset)")
+        RunGrowth.Register(RegisterSet(Nil, Seq(l), Nil), s"'${c.text}' keeps every event of $v")
       }
       val sums = c.slots.indices.filter(k => c.slots(k).function.aggregate).zip(alloc.accumulators).collect {
         case (k, acc) if c.slots(k).function == SlotFunction.Sum || c.slots(k).function == SlotFunction.Avg =>

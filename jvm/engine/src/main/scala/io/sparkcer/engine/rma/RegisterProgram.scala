@@ -39,8 +39,8 @@ final class RegisterProgram(
 
   /** How the runs grow with the window, for EXPLAIN and for the errors at the bounds. */
   def growth: String =
-    if (perSubset.isEmpty) "runs polynomial in the window: each register holds one of its events or values"
-    else s"runs up to 2^n over the window's n events: ${perSubset.mkString("; ")}"
+    if (perSubset.isEmpty) "runs polynomial in the window, each register holding one of its events or values"
+    else s"runs up to 2^n over the window's n events, as ${perSubset.mkString(" and ")}"
 }
 
 /**
