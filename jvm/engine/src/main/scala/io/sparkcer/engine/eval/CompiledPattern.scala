@@ -138,7 +138,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
       chain.fold("")(c => s", ${c.describe}") +
       registers.fold("")(r => s", ${nfa.conditions.length} conditions relating events checked on ${r.checks.length} " +
         s"transitions with ${r.registers} registers (RMA), ${r.growth}" +
-        (if (deduplicate) ", and rows repeated by runs that differ in unselected events dropped (counted)" else "")) +
+        (if (deduplicate) ", and rows repeated by runs that unselected events or an OR of conditions keep apart " +
+          "dropped (counted)" else "")) +
       (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
