@@ -116,6 +116,8 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
       override def aggregation(condition: Int, slot: Int): Aggregation = conditions.aggregation(condition, slot)
       override def operand(condition: Int, side: Int, event: Event): AnyRef =
         conditions.operand(condition, side, event.values)
+      override def compareHardness(condition: Int, side: Int, a: Event, b: Event): Int =
+        conditions.compareHardness(condition, side, a.values, b.values)
     }
   }
 }

@@ -109,16 +109,6 @@ class LazyChainSuite extends AnyFunSuite {
     assert(plan("SELECT * FROM S WHERE A AS a : B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
   }
 
-  test("an aggregate over a name bound twice is no chain's condition: the matches of the registers") {
-    // Each of the chain's atoms binds one event; first(B.y) ranges over the two that the type B binds, which the
-    // chain's checks, one combination of single events each, never read: it reported every pair of B.
-    val query = "SELECT * FROM S WHERE (B AS v1 ; B AS v2) FILTER first(B.y) >= last(B.y) WITHIN 6 [ts]"
-    val data = rows(3, 60, Seq("A", "B"))
-    val (byDefault, q) = run(query, data, ByCost)
-    assert(q.pattern.chain.isEmpty)
-    assert(byDefault == run(query, data, Eager)._1 && byDefault.nonEmpty)
-  }
-
   test("the chain's buffers keep only the events inside the window") {
     val data = (0 until 20000).map(i => Array[Any](if (i % 3 == 2) "B" else "A", L(i % 7), L(i % 5), L(i)))
     val (out, q) = run("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 30 [ts]", data, Lazy)

@@ -34,22 +34,20 @@ object ChainPlan {
 
   /**
    * The chain of a pattern with conditions relating events, where it has that shape and its clauses allow it: SELECT
-   * ALL without LIMIT (every combination is reported, as the paper's skip-till-any-match), no CONSUME BY, a window
-   * (the buffers keep the events inside it), and conditions on the events of named variables, each checked once per
-   * combination: not an aggregate or `prev`, which range over several events of one name (`first(B.y)` where the
-   * type B is bound twice).
+   * ALL without LIMIT (every combination is reported, as the paper's skip-till-any-match), no CONSUME BY, and a window
+   * (the buffers keep the events inside it).
    */
   def of(analyzed: AnalyzedQuery, nfa: Nfa): Option[ChainPlan] = {
     val query = analyzed.query
     if (nfa.conditions.isEmpty || query.strategy != Strategy.All || query.limit.isDefined ||
-      query.consumeBy != Consumption.Nothing || analyzed.window.isEmpty ||
-      nfa.conditions.exists(c => c.slots.nonEmpty || c.variables.isEmpty)) return None
+      query.consumeBy != Consumption.Nothing || analyzed.window.isEmpty) return None
     shape(query.pattern).flatMap { case (ordered, count) =>
       val atoms = nfa.atoms
       val single = atoms.length == count && atoms.forall(a => !a.negated)
-      // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match.
+      // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match,
+      // and the condition compares single events (a variable of two atoms, `A AS v ; B AS v`, is aggregated instead).
       val conditions = nfa.conditions.map(_.variables.map(v => atoms.indices.filter(atoms(_).variables.contains(v))))
-      if (single && conditions.forall(_.forall(_.size == 1)))
+      if (single && nfa.conditions.forall(_.slots.isEmpty) && conditions.forall(_.forall(_.size == 1)))
         Some(ChainPlan(atoms, ordered, conditions.map(_.map(_.head).toIndexedSeq)))
       else None
     }

@@ -65,11 +65,17 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
 
   /**
    * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected
-   * variable, and where two labels bind the same ones, one can only end a match and the other only come before its
-   * end (as the copy of a transition that checks an aggregate as the match ends does). Then a row gives the events
-   * its run read and the label of each, from which the registers and the states follow. Otherwise runs keep apart
-   * the events of unselected variables (in their registers) or the alternatives of an OR of conditions (in their
-   * labels' actions), with one row.
+   * variable, but for the event a match starts with (the row's start), which one label alone may read without
+   * binding any; and where two labels bind the same ones, one can only end a match and the other only come before
+   * its end (as the copy of a transition that checks an aggregate as the match ends does). Then a row gives the
+   * events its run read and the label of each, from which the registers and the states follow.
+   *
+   * Otherwise runs keep apart the events of unselected variables (in their registers) or the alternatives of an OR of
+   * conditions (in their labels' actions), with one row, and the rows they repeat are dropped (and counted,
+   * [[Work.dropped]]). What remains of this once the takes that a skip dominates are removed
+   * ([[io.sparkcer.engine.rma.DominatedTakes]]): an unselected variable that a condition reads, bound other than by the
+   * match's first event (in `B AS b ; (A AS a)+ ; C AS c FILTER a.v <= c.v`, the first a after b), whose runs hold
+   * the same rows for each event it may take; an aggregate of an unselected variable; an OR of conditions.
    */
   private def rowsTellRunsApart: Boolean = {
     // Label 0 binds nothing and does nothing: the deterministic automaton reads it as a skip.
@@ -77,10 +83,16 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     def ends(t: Transition) = nfa.finals(t.target)
     def continues(t: Transition) = nfa.transitions(t.target).nonEmpty
     val labels = marking.map(_.label).distinct
-    labels.forall(nfa.labels(_).nonEmpty) && labels.groupBy(nfa.labels(_)).values.forall { same =>
-      same.count(l => marking.exists(t => t.label == l && ends(t))) <= 1 &&
-        same.count(l => marking.exists(t => t.label == l && continues(t))) <= 1
-    }
+    val (selecting, unselected) = labels.partition(nfa.labels(_).nonEmpty)
+    // An event read into no selected variable: only as a match's first, and there in one way (a label, NOT, label 0).
+    val unselectedLater = nfa.transitions.indices.exists(q =>
+      q != Nfa.Initial && nfa.transitions(q).exists(t => unselected.contains(t.label)))
+    val unselectedFirst = nfa.transitions(Nfa.Initial).filter(t => t.reads && (!t.marks || nfa.labels(t.label).isEmpty))
+    (unselected.isEmpty || (!unselectedLater && unselectedFirst.map(_.label).distinct.size == 1)) &&
+      selecting.groupBy(nfa.labels(_)).values.forall { same =>
+        same.count(l => marking.exists(t => t.label == l && ends(t))) <= 1 &&
+          same.count(l => marking.exists(t => t.label == l && continues(t))) <= 1
+      }
   }
 
   /**
@@ -139,6 +151,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
         case (None, Some(r)) => s", ${describe(r)}"
         case (None, None) => ""
       }) +
+      (if (registers.isDefined && deduplicate) ", and rows repeated by runs that unselected events or an OR of " +
+        "conditions keep apart dropped (counted)" else "") +
       (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
@@ -147,5 +161,5 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
 
   private def describe(registers: RegisterProgram): String =
     s"${nfa.conditions.length} conditions relating events checked on ${registers.checks.length} transitions with " +
-      s"${registers.singles + registers.lists + registers.accumulators.length} registers (RMA)"
+      s"${registers.registers} registers (RMA), ${registers.growth}"
 }

@@ -9,10 +9,11 @@ import java.io.{DataInput, DataOutput}
  */
 object SavedState {
   /**
-   * The layout version; a change makes old checkpoints fail loudly, not silently. 2: a chain's run records the path
-   * its partition chose and the race in progress ([[io.sparkcer.engine.chain.AdaptiveChainRun]]).
+   * The layout version; a change makes old checkpoints fail loudly, not silently. 2: the registers of a query's runs
+   * changed (a hardest event where a list was; takes an unselected variable no longer makes). 3: a chain's run
+   * records the path its partition chose and the race in progress ([[io.sparkcer.engine.chain.AdaptiveChainRun]]).
    */
-  final val Format = 2
+  final val Format = 3
 
   def save[E <: AnyRef](partitions: Partitions[E], out: DataOutput, codec: EventCodec[E]): Unit = {
     out.writeInt(Format)
@@ -30,8 +31,8 @@ object SavedState {
   def load[E <: AnyRef](partitions: Partitions[E], in: DataInput, codec: EventCodec[E]): Unit = {
     partitions.clear()
     val format = in.readInt()
-    require(format == Format, s"saved state format $format, expected $Format: the state was saved by another " +
-      "version of spark-cer; start the query again from a new checkpoint location")
+    require(format == Format, s"saved state format $format, expected $Format: the checkpoint was written by another " +
+      "version of spark-cer; start the query from a new checkpoint location")
     for (_ <- 0 until in.readInt()) {
       val p = partitions.restore(codec.read(in))
       p.position = in.readLong()
