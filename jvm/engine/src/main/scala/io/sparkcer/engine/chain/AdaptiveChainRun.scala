@@ -127,7 +127,8 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
     if (!filling) kept = if (winner == leader) kept + 1 else 0
     runs(1 - winner) = null
     leader = winner
-    untilRace = if (filling) raced else raced * (ChainCost.RacesApart << math.min(kept, ChainCost.Doublings))
+    untilRace = if (filling) raced
+      else math.max(raced, ChainCost.MinRaceEvents) * (ChainCost.RacesApart << math.min(kept, ChainCost.Doublings))
   }
 
   def expire(threshold: Long): Unit = runs.foreach(r => if (r != null) r.expire(threshold))

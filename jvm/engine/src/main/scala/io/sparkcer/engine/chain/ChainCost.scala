@@ -34,13 +34,13 @@ object ChainPath {
  * grow apart, up to 2^[[Doublings]] times that, so that a steady stream pays for few of them.
  */
 object ChainCost {
-  /** A path that has done more than Factor times the other's work (plus a few events', [[Slack]]) is dropped. */
+  /** A path that has done more than Factor times the other's work (plus the costliest events', and [[Slack]]) is dropped. */
   val Factor = 2L
   /** Work either path may do ahead of the other before the comparison means anything (a few events' worth). */
   val Slack = 256L
   /** The fewest events a race compares over, where a window holds only a few events. */
   val MinRaceEvents = 64L
-  /** A decided race is run again after this many times its length (in events). */
+  /** A decided race is run again after this many times its length in events (at least [[MinRaceEvents]]). */
   val RacesApart = 8L
   /** How many times the races may double their distance while the same path keeps winning. */
   val Doublings = 3
