@@ -14,10 +14,11 @@ import io.sparkcer.engine.tecs.{MatchSink, Tecs}
  * matches are all there once the window threshold reaches k: a challenger can start fresh at any event, and may take
  * the lead from then on (at the partition's first event, at once). A race warms the challenger up for one window,
  * then compares the two over the next one (at least [[ChainCost.MinRaceEvents]] events); at any event, a path whose
- * work passes [[ChainCost.Factor]] times the other's, by more than the costliest event of each, is dropped. After the race, the winner runs alone for
- * [[ChainCost.RacesApart]] times the race's length (twice that for each race in a row the leader kept its lead, up to
- * [[ChainCost.Doublings]] times; once only, for a race decided in the partition's first window), then a fresh
- * challenger starts the next race.
+ * work passes [[ChainCost.Factor]] times the other's, by more than the costliest event of each, is dropped. After the
+ * race, the winner runs alone for [[ChainCost.RacesApart]] times the race's length (twice that for each race in a row
+ * the leader kept its lead, up to [[ChainCost.Doublings]] times; once only, for a race decided in the partition's
+ * first window), then a fresh challenger starts the next race. The saved state records the leader, the race in
+ * progress and the challenger's run, so a stream restarted from a checkpoint goes on with the same choice.
  *
  * @param newRun  a run of a path with nothing read, over the partition's events
  * @param first   the path that leads at the partition's first event
@@ -109,7 +110,7 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
     } else if (threshold >= comparedFrom && measured >= ChainCost.MinRaceEvents)
       decide(if (cost(challenger) < cost(leader)) challenger else leader)
 
-  /** Whether a path has done more than [[ChainCost.Factor]] times the other's work, whatever the next event of either adds. */
+  /** Whether a path has done more than [[ChainCost.Factor]] times the other's work, whatever one more event adds. */
   private def farBehind(path: Int): Boolean =
     cost(path) > ChainCost.Factor * cost(1 - path) + peak(0) + peak(1) + ChainCost.Slack
 

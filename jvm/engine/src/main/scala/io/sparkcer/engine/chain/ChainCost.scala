@@ -6,7 +6,7 @@ sealed abstract class ChainPath(val index: Int, val name: String)
 object ChainPath {
   /** The lazy chain ([[ChainRun]]): events buffered per atom, searched when one can end a match. */
   case object Lazy extends ChainPath(0, "lazy chain")
-  /** The automaton with registers (RMA, [[io.sparkcer.engine.rma.RegisterRun]]): every partial match kept as events come. */
+  /** The automaton with registers (RMA, [[io.sparkcer.engine.rma.RegisterRun]]): partial matches kept as events come. */
   case object Registers extends ChainPath(1, "registers")
 
   val all: IndexedSeq[ChainPath] = IndexedSeq(Lazy, Registers)
@@ -34,7 +34,7 @@ object ChainPath {
  * grow apart, up to 2^[[Doublings]] times that, so that a steady stream pays for few of them.
  */
 object ChainCost {
-  /** A path that has done more than Factor times the other's work (plus the costliest events', and [[Slack]]) is dropped. */
+  /** A path that has done more than Factor times the other's work (plus the costliest events' and [[Slack]]) is dropped. */
   val Factor = 2L
   /** Work either path may do ahead of the other before the comparison means anything (a few events' worth). */
   val Slack = 256L

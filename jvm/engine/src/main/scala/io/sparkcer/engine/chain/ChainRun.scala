@@ -48,7 +48,8 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   /** Per condition, the atoms of its variables (as arrays: the search reads them at every step). */
   private val atomsOf = plan.conditions.map(_.toArray).toArray
   /** Whether the matches are assembled backwards, keeping each event's [[Predecessors]]: see above. */
-  private val backwards = plan.ordered && n >= 3 && plan.conditions.forall(atoms => atoms.isEmpty || atoms.max - atoms.min <= 1)
+  private val backwards =
+    plan.ordered && n >= 3 && plan.conditions.forall(atoms => atoms.isEmpty || atoms.max - atoms.min <= 1)
   private val predecessors = if (backwards) new Predecessors(n) else null
 
   def liveNodes: Int = 0
