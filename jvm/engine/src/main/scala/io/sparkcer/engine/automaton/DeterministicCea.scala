@@ -25,7 +25,7 @@ abstract class DeterministicCea(val nfa: Nfa) {
   private val ids = mutable.HashMap.empty[StateKey, Int]
   private val keys = mutable.ArrayBuffer.empty[Array[Int]]
   private val finals = mutable.ArrayBuffer.empty[Boolean]
-  private var table = new Array[Array[Moves]](16)
+  private val table = new TransitionCache[Moves]
 
   /** The pre-start state the stream begins in. */
   val initial: Int = intern(initialKey)
@@ -50,15 +50,8 @@ abstract class DeterministicCea(val nfa: Nfa) {
   def readState(in: java.io.DataInput): Int = stateOf(Array.fill(in.readInt())(in.readInt()))
 
   def moves(state: Int, symbol: Int, bits: Array[Long]): Moves = {
-    var row = table(state)
-    if (row == null || symbol >= row.length) {
-      val grown = new Array[Moves](math.max(16, Integer.highestOneBit(symbol) << 1))
-      if (row != null) System.arraycopy(row, 0, grown, 0, row.length)
-      table(state) = grown
-      row = grown
-    }
-    var m = row(symbol)
-    if (m == null) { m = computeMoves(keys(state), bits.clone()); row(symbol) = m }
+    var m = table.get(state, symbol)
+    if (m == null) { m = computeMoves(keys(state), bits.clone()); table.put(state, symbol, m) }
     m
   }
 
@@ -73,7 +66,6 @@ abstract class DeterministicCea(val nfa: Nfa) {
       ids.getOrElseUpdate(new StateKey(key), {
         keys += key
         finals += isFinalKey(key)
-        if (keys.length > table.length) table = java.util.Arrays.copyOf(table, table.length * 2)
         keys.length - 1
       })
 

@@ -2,7 +2,7 @@ package io.sparkcer.engine.eval
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.automaton.Nfa
+import io.sparkcer.engine.automaton.{Nfa, TransitionCache}
 
 /**
  * The priority orders of NEXT and LAST (Algorithms 5 and 6 of the CEL paper), built as the stream asks for them, as
@@ -24,7 +24,7 @@ final class PriorityOrders(nfa: Nfa, lastFirst: Boolean) {
   private val ids = mutable.HashMap.empty[Key, Int]
   private val groups = mutable.ArrayBuffer.empty[Array[Array[Int]]]
   private val firstFinals = mutable.ArrayBuffer.empty[Int]
-  private var table = new Array[Array[Step]](16)
+  private val table = new TransitionCache[Step]
   /** Stamps of the states claimed while a step is computed. */
   private val placed = new Array[Int](nfa.stateCount)
   private var stamp = 0
@@ -43,15 +43,8 @@ final class PriorityOrders(nfa: Nfa, lastFirst: Boolean) {
   def size(order: Int): Int = groups(order).map(_.length).sum
 
   def step(order: Int, symbol: Int, bits: Array[Long]): Step = {
-    var row = table(order)
-    if (row == null || symbol >= row.length) {
-      val grown = new Array[Step](math.max(16, Integer.highestOneBit(symbol) << 1))
-      if (row != null) System.arraycopy(row, 0, grown, 0, row.length)
-      table(order) = grown
-      row = grown
-    }
-    var s = row(symbol)
-    if (s == null) { s = computeStep(groups(order), bits); row(symbol) = s }
+    var s = table.get(order, symbol)
+    if (s == null) { s = computeStep(groups(order), bits); table.put(order, symbol, s) }
     s
   }
 
@@ -81,7 +74,6 @@ final class PriorityOrders(nfa: Nfa, lastFirst: Boolean) {
     ids.getOrElseUpdate(new Key(order), {
       groups += order
       firstFinals += order.iterator.flatMap(_.find(nfa.finals)).nextOption().getOrElse(-1)
-      if (groups.length > table.length) table = java.util.Arrays.copyOf(table, table.length * 2)
       groups.length - 1
     })
 }
