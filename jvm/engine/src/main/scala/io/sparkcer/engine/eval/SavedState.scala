@@ -9,7 +9,7 @@ import java.io.{DataInput, DataOutput}
  */
 object SavedState {
   /** The layout version; a change makes old checkpoints fail loudly, not silently. */
-  final val Format = 1
+  final val Format = 2
 
   def save[E <: AnyRef](partitions: Partitions[E], out: DataOutput, codec: EventCodec[E]): Unit = {
     out.writeInt(Format)
