@@ -45,6 +45,9 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
   }
   private var threshold = Long.MinValue
 
+  /** The depth of the deepest union tree of the runs ([[PceaRun]]): for the tests of the union's balance. */
+  private[engine] def deepestUnion: Int = run.deepestUnion
+
   def liveNodes: Int = run.keptNodes.toInt
   def maxOutputDepth: Int = 0
   def activeStates: Int = run.indexSize

@@ -2,6 +2,8 @@ package io.sparkcer.engine.pcea
 
 import java.io.{DataInput, DataOutput}
 
+import scala.collection.mutable
+
 import io.sparkcer.engine.eval.Work
 
 /**
@@ -87,6 +89,22 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   /** H[transition, slot, key], or [[RunNodes.Nil]]: for the tests that follow Algorithm 1's trace. */
   private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long = index(firstJoin(transition) + slot).get(key)
   private[pcea] def arena: RunNodes = nodes
+
+  /** The depth of the deepest union tree in the index, counting its nodes in the window: for the tests of its balance. */
+  private[pcea] def deepestUnion: Int = {
+    var deepest = 0
+    val pending = mutable.Stack.empty[(Long, Int)]
+    index.foreach(_.foreachTree(tree => pending.push((tree, 1))))
+    while (pending.nonEmpty) {
+      val (n, depth) = pending.pop()
+      if (nodes.live(n, threshold)) {
+        deepest = math.max(deepest, depth)
+        pending.push((nodes.left(n), depth + 1))
+        pending.push((nodes.right(n), depth + 1))
+      }
+    }
+    deepest
+  }
 
   /**
    * Reads the event at `position`, whose window value is `start`; `threshold` is the window's (see the class comment),

@@ -1,0 +1,125 @@
+package io.sparkcer.engine.complexity
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.engine.{Event, LocalEngine}
+import io.sparkcer.engine.eval.{EventRing, Work}
+import io.sparkcer.engine.pcea.PceaPartitionRun
+import io.sparkcer.engine.tecs.MatchSink
+
+/**
+ * The PCEA paper's guarantees (Thm 5.1) on the engine's PCEA path, checked by counting work
+ * ([[io.sparkcer.engine.eval.Work]]), never by timing: per event, update work logarithmic in the window (the union's
+ * path copies, Prop. 5.3) and otherwise constant; per output, enumeration steps linear in its size (Thm 5.2), with no
+ * valuation enumerated to be dropped. Windows grow 10x and 100x over a base T.
+ *
+ * The conjunctions are self-joins: their operands can read the same event (two atoms of one type), which a run tree
+ * may do in two subtrees and CEQL's AND may not. Issue 22: before, such valuations were enumerated, then dropped, and
+ * a conjunction that could only pair runs of one event enumerated them all and output nothing.
+ */
+class PceaComplexitySuite extends AnyFunSuite {
+  import PceaComplexitySuite._
+  import WorkProbe._
+
+  /** How much the update work per event may grow from T to 100T: a logarithm's few steps, not the window's 100. */
+  private val Flat = 2.0
+
+  /** Runs `query(w)` for w in T, 10T, 100T on a PCEA; checks update work flat and enumeration linear in the output. */
+  private def overWindows(query: Int => String, base: Int, events: => Iterator[Array[Any]],
+      perOutput: Double = 4.0): Seq[Measure] = {
+    val measures = Seq(base, 10 * base, 100 * base).map(w => measure(query(w), events))
+    info(measures.zip(Seq("T", "10T", "100T")).map { case (m, w) => s"$w: $m" }.mkString("\n"))
+    val t = measures.head
+    for ((m, w) <- measures.zip(Seq("T", "10T", "100T"))) {
+      assert(m.path.contains("by PCEA"), s"the query should run on a PCEA: ${m.path}")
+      assert(m.metrics.work.dropped == 0, s"${m.metrics.work.dropped} valuations enumerated to be dropped at $w")
+      assert(m.enumerationPerOutput <= perOutput, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at $w")
+      assert(m.updatePerEvent <= Flat * t.updatePerEvent + 1,
+        f"update work per event grew from ${t.updatePerEvent}%.2f at T to ${m.updatePerEvent}%.2f at $w")
+    }
+    measures
+  }
+
+  test("a self-join that can only pair runs of one event: nothing enumerated, nothing dropped, update work flat") {
+    // Every valuation takes the one open order as both a and c: there is no match, at any window.
+    val measures = overWindows(w => s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +
+      s"FILTER a.k = b.v AND b.v = d.v AND d.v = c.k WITHIN $w [ts]", base = 20, orders(20000, gap = 5000, recent = 1, keys = 10))
+    for (m <- measures) {
+      assert(m.rows == 0)
+      assert(m.metrics.work.enumerationSteps == 0, s"${m.metrics.work.enumerationSteps} enumeration steps, no output")
+    }
+  }
+
+  test("a self-join with matches: enumeration linear in the output, nothing dropped, update work flat") {
+    // b and d refer to one of the two latest orders, and have one of two keys; a match needs two different orders.
+    val measures = overWindows(w => s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +
+      s"FILTER a.k = b.v AND c.k = d.v AND b.k = d.k WITHIN $w [ts]", base = 20, orders(10000, gap = 10, recent = 2, keys = 2))
+    assert(measures.last.rows > 10 * measures.head.rows, "the workload should match more in a wider window")
+  }
+
+  test("a chain with matches: enumeration linear in the output, update work flat") {
+    val measures = overWindows(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v = b.k AND b.v = c.k " +
+      s"WITHIN $w [ts]", base = 10, stream(20000, values = 10))
+    assert(measures.last.rows > 10 * measures.head.rows, "the workload should match more in a wider window")
+  }
+
+  test("union trees stay balanced: their depth and the nodes a union copies grow with the log of the window") {
+    // Two keys, so that each holds a quarter of the window's events: runs that start at the event (a), whose
+    // newest always outranks the rest, and runs that inherit an older start (b).
+    val query = (w: Int) => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.k = b.v AND b.k = c.v WITHIN $w [ts]"
+    val (base, events) = (20, () => stream(20000, keys = 2, values = 2))
+    val found = Seq(base, 10 * base, 100 * base).map(w => unions(query(w), w, events()))
+    info(found.zip(Seq("T", "10T", "100T")).map { case ((depth, work), w) =>
+      f"$w: deepest union tree $depth, ${work.unionCopies.toDouble / 20000}%.2f nodes copied per event" }.mkString("\n"))
+    val (depthT, workT) = found.head
+    for (((depth, work), k) <- found.zip(Seq(1, 10, 100))) {
+      val log = 2 * math.log(k) / math.log(2) + 2
+      assert(depth <= depthT + log, s"union trees $depth deep at ${k}T, $depthT at T")
+      assert(work.unionCopies <= workT.unionCopies * (1 + log / 2),
+        s"${work.unionCopies} nodes copied at ${k}T, ${workT.unionCopies} at T")
+    }
+  }
+
+  /**
+   * Runs `query` over `events` on its PCEA directly (one partition, window `window` on ts, the position), returning
+   * the deepest union tree seen (sampled) and the work.
+   */
+  private def unions(query: String, window: Int, events: Iterator[Array[Any]]): (Int, Work) = {
+    val local = LocalEngine.compile(query, columns)
+    val plan = local.pattern.pcea.getOrElse(fail(s"the query should run on a PCEA: ${local.pattern.describe}"))
+    val (ring, work) = (new EventRing[Event], new Work)
+    val run = new PceaPartitionRun(plan, local.reader, ring, work)
+    val bits = new Array[Long](local.pattern.nfa.symbolWords)
+    val sink = new MatchSink { def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]) = true }
+    var deepest = 0
+    for ((values, i) <- events.zipWithIndex) {
+      val event = new Event(i.toLong, values)
+      java.util.Arrays.fill(bits, 0L)
+      local.reader.classify(event, bits)
+      val threshold = i.toLong - window
+      ring.expire(threshold)
+      ring.append(i.toLong, event, i.toLong)
+      run.read(i.toLong, 0, bits, i.toLong, threshold, sink)
+      if (i % 101 == 0) deepest = math.max(deepest, run.deepestUnion)
+    }
+    (deepest, work)
+  }
+}
+
+object PceaComplexitySuite {
+  /**
+   * Orders and what refers to them: an order A every `gap` events, whose k is its ts (unique); between them, B and
+   * D events with a random k in [0, keys) and, as v, the k of one of the `recent` latest orders.
+   */
+  def orders(n: Int, gap: Int, recent: Int, keys: Int): Iterator[Array[Any]] = {
+    val random = new java.util.Random(3)
+    Iterator.tabulate(n) { i =>
+      val ts = Long.box(i.toLong)
+      if (i % gap == 0) Array[Any]("A", ts, Long.box(-1L), ts)
+      else {
+        val order = math.max(0, i / gap - random.nextInt(recent)) * gap
+        Array[Any](if (random.nextBoolean()) "B" else "D", Long.box(random.nextInt(keys).toLong), Long.box(order.toLong), ts)
+      }
+    }
+  }
+}
