@@ -45,8 +45,8 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
   }
   private var threshold = Long.MinValue
 
-  /** The depth of the deepest union tree of the runs ([[PceaRun]]): for the tests of the union's balance. */
-  private[engine] def deepestUnion: Int = run.deepestUnion
+  /** The most nodes one union has copied ([[RunNodes.union]]): for the tests of the union's cost. */
+  private[engine] def longestUnion: Int = run.longestUnion
 
   def liveNodes: Int = run.keptNodes.toInt
   def maxOutputDepth: Int = 0

@@ -54,8 +54,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   }
   /** A new node's product witnesses, made before the node (a transition whose runs all read an event twice makes none). */
   private val family = if (witnesses == null) null else new Array[Long](witnesses.length)
-  /** H, as one table per join (transition, child slot) from the key to the union tree of the runs indexed there. */
-  private val index = Array.fill(joins.length)(new KeyIndex)
+  /** H, as one table from the key to, per join (transition, child slot), the union tree of the runs indexed there. */
+  private val index = new KeyIndex(joins.length)
   /**
    * The keys of the event being read, per extractor, each read once: the transitions that join on one attribute, and
    * the consumers of the nodes the event makes, ask for it again. `keyRead(x)` is the number of the event whose key
@@ -76,35 +76,17 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   private var open = true
 
   /** Index entries, for the bounded-memory tests and the metrics. */
-  def indexSize: Int = {
-    var entries = 0
-    var j = 0
-    while (j < index.length) { entries += index(j).size; j += 1 }
-    entries
-  }
+  def indexSize: Int = index.size
 
   /** The nodes the arena holds: made within about a window, reachable or not. */
   def keptNodes: Long = nodes.size
 
   /** H[transition, slot, key], or [[RunNodes.Nil]]: for the tests that follow Algorithm 1's trace. */
-  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long = index(firstJoin(transition) + slot).get(key)
+  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long = index.get(key, firstJoin(transition) + slot)
   private[pcea] def arena: RunNodes = nodes
 
-  /** The depth of the deepest union tree in the index, counting its nodes in the window: for the tests of its balance. */
-  private[pcea] def deepestUnion: Int = {
-    var deepest = 0
-    val pending = mutable.Stack.empty[(Long, Int)]
-    index.foreach(_.foreachTree(tree => pending.push((tree, 1))))
-    while (pending.nonEmpty) {
-      val (n, depth) = pending.pop()
-      if (nodes.live(n, threshold)) {
-        deepest = math.max(deepest, depth)
-        pending.push((nodes.left(n), depth + 1))
-        pending.push((nodes.right(n), depth + 1))
-      }
-    }
-    deepest
-  }
+  /** The most nodes one union has copied: for the tests of the union's cost. */
+  private[pcea] def longestUnion: Int = nodes.longestUnion
 
   /**
    * Reads the event at `position`, whose window value is `start`; `threshold` is the window's (see the class comment),
@@ -140,7 +122,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   def expire(threshold: Long): Unit = {
     this.threshold = math.max(this.threshold, threshold)
     nodes.reclaim(this.threshold)
-    index.foreach(_.purge(this.threshold))
+    index.purge(this.threshold)
   }
 
   /** Every transition whose guard the event passes and whose every child state has a run in the window with its key. */
@@ -154,12 +136,12 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
         var maxStart = start
         while (slot < arity(e) && {
           val key = keyOf(t.joins(slot), event)
-          val join = index(firstJoin(e) + slot)
+          val join = firstJoin(e) + slot
           work.indexProbes += 1
-          val s = if (key == null) -1 else join.liveSlot(key, threshold)
+          val s = if (key == null) -1 else index.liveSlot(key, join, threshold)
           if (s >= 0) {
-            joined(slot) = join.tree(s)
-            maxStart = math.min(maxStart, join.maxStart(s))
+            joined(slot) = index.tree(s, join)
+            maxStart = math.min(maxStart, index.maxStart(s, join))
           }
           s >= 0
         }) slot += 1
@@ -205,7 +187,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       var c = 0
       while (c < at.length) {
         val key = keyOf(indexKeys(producer)(c), event)
-        if (key != null) { work.indexProbes += 1; index(at(c)).add(key, n, nodes, threshold) }
+        if (key != null) { work.indexProbes += 1; index.add(key, at(c), n, nodes, threshold) }
         c += 1
       }
       k += 1
@@ -322,28 +304,30 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   }
 
   /**
-   * Writes the arena and the index's entries (purged first, so only live ones). Keys are not written: [[load]] reads
-   * them again off the events, which the caller keeps (every event of a live run is inside the window).
+   * Writes the arena and the index's live trees (each with its join). Keys are not written: [[load]] reads them
+   * again off the events, which the caller keeps (every event of a live run is inside the window).
    */
   def save(out: DataOutput): Unit = {
     expire(threshold)
     out.writeLong(threshold)
     nodes.write(out)
-    out.writeInt(indexSize)
-    for (j <- index.indices) index(j).foreachTree { tree => out.writeInt(j); out.writeLong(tree) }
+    val live = mutable.ArrayBuffer.empty[(Int, Long)]
+    index.foreachTree { (j, tree) => if (nodes.live(tree, threshold)) live += ((j, tree)) }
+    out.writeInt(live.length)
+    for ((j, tree) <- live) { out.writeInt(j); out.writeLong(tree) }
   }
 
   /** Makes this fresh run the one [[save]] wrote; `eventAt` gives the event at a position of a live run. */
   def load(in: DataInput, eventAt: Long => E): Unit = {
     threshold = in.readLong()
     nodes.read(in)
-    index.foreach(_.clear())
+    index.clear()
     for (_ <- 0 until in.readInt()) {
       val (j, tree) = (in.readInt(), in.readLong())
       val producer = nodes.transition(tree)
       val key = reader.key(indexKeys(producer)(consumers(transitions(producer).target).indexOf(joins(j))),
         eventAt(nodes.position(tree)))
-      index(j).restore(key, nodes.maxStart(tree), tree)
+      index.restore(key, j, nodes.maxStart(tree), tree)
     }
   }
 

@@ -43,10 +43,10 @@ object SharedEvents {
   /** No label may take an event another subtree takes. */
   val none: SharedEvents = new SharedEvents(IndexedSeq.empty, IndexedSeq.empty, IndexedSeq.empty)
 
-  /** A [[SharedEvents.sources]] entry: the position is the transition's own event's. */
-  val Own: (Int, Int) = (-1, -1)
-  /** A [[SharedEvents.sources]] entry: the transition's runs never take the label. */
-  val Absent: (Int, Int) = (-2, -1)
+  /** In a [[SharedEvents.sources]] entry, for a child slot: the position is the transition's own event's. */
+  val Own: Int = -1
+  /** In a [[SharedEvents.sources]] entry, for a child slot: the transition's runs never take the label. */
+  val Absent: Int = -2
 
   /** The most witnesses a run may carry: past it, the joins would cost more than a constant factor over equalities. */
   val MaxCapacity = 32
@@ -99,10 +99,10 @@ object SharedEvents {
     repeated.nextOption().toLeft(()).flatMap { _ =>
       val shared = new SharedEvents(tracked, compared.map(_.size), ts.map { t =>
         tracked(t.target).map { l =>
-          if (t.labels.contains(l)) Own
+          if (t.labels.contains(l)) (Own, -1)
           else {
             val slot = t.children.indexWhere(c => labelsIn(c).contains(l))
-            if (slot < 0) Absent else (slot, tracked(t.children(slot)).indexOf(l))
+            if (slot < 0) (Absent, -1) else (slot, tracked(t.children(slot)).indexOf(l))
           }
         }
       })

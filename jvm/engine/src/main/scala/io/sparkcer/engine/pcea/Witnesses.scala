@@ -5,9 +5,9 @@ package io.sparkcer.engine.pcea
  * positions other runs hold, whether some run of the set avoids them all, and how late the latest such run starts.
  *
  * A witness is (start, p1, ..., pD): the positions of a run at its state's D tracked labels (-1 where it took none),
- * and the latest start among the set's runs with those positions. A set keeps a representative family of them (the
- * sunflower argument behind Bollobás's and Lovász's bounds, in its greedy form): the witness that starts latest, and
- * for each of its positions p, recursively, the family of the witnesses without p, one position fewer to rule out.
+ * and the latest start among the set's runs with those positions. A set keeps a representative family of them, built
+ * by branching: the witness that starts latest, and for each of its positions p, recursively, the family of the
+ * witnesses without p, one position fewer to rule out.
  * Then for any `budget` positions F, the latest start among the set's runs that avoid F is the latest among the
  * family's witnesses that avoid F: if the latest witness meets F at p, the runs that avoid F avoid p, and the branch
  * without p represents them for the rest of F. The family holds at most Σ_{k ≤ budget} D^k witnesses, a constant of
@@ -74,8 +74,8 @@ final class Witnesses(pcea: Pcea, shared: SharedEvents) {
       while (k < from.length) {
         val (s, i) = from(k)
         candidates(at + 1 + k) =
-          if (s == SharedEvents.Own._1) position
-          else if (s == SharedEvents.Absent._1) -1L
+          if (s == SharedEvents.Own) position
+          else if (s == SharedEvents.Absent) -1L
           else positionOf(children(s), chosen(s), i, nodes)
         k += 1
       }
