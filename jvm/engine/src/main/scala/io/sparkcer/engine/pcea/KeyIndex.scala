@@ -7,30 +7,33 @@ package io.sparkcer.engine.pcea
  * It is the hottest structure of Algorithm 1: an event looks up one entry per child state of each transition it
  * passes, and updates one per consumer of each node it makes. With many keys (an account each) the table outgrows
  * the caches, and every slot a lookup touches is a cache miss. So it is one table for all the joins, each a column of
- * its slots: an event that looks a value up for several transitions (a transfer extending runs at two steps of a
- * chain, both keyed by its account) or makes nodes for several (each kept under the account it pays) reads one slot,
- * and a chain's update costs about two misses per event whatever the number of transitions that fire. It is
- * open-addressed with linear probing, and a slot's key and each join's max-start and tree sit side by side in one
- * array (`cells`). A key that is a `java.lang.Long` (ids: the common case) is stored unboxed and compared as a
- * number; any other key (a string, a decimal, the list of several classes' values, [[PceaPlan.NoKey]]) by `equals`,
- * as a `java.util.HashMap` would, in `objects`, which exists only once such a key has come.
+ * its slots: an event that looks a value up for several transitions (a transfer extending runs at several steps of a
+ * chain, all keyed by its account) or makes nodes for several (each kept under the account it pays) finds one slot,
+ * once ([[find]] remembers the last key it found), and a chain's update costs about two misses per event whatever
+ * the number of transitions that fire. It is open-addressed with linear probing over `keys`, eight to a cache line,
+ * and a slot's columns, each join's tree and its max-start side by side, are in `trees`, read once the key is found.
+ * A key that is a `java.lang.Long` (ids: the common case) is stored unboxed and compared as a number; any other key
+ * (a string, a decimal, the list of several classes' values, [[PceaPlan.NoKey]]) by `equals`, as a
+ * `java.util.HashMap` would, in `objects`, which exists only once such a key has come.
  *
- * A free slot's key cell is 0, so the Long key 0 has a slot of its own past the table (`capacity`); a slot whose
- * key is not a Long marks its key cell with 1 (`objects` tells it from the Long 1).
+ * A free slot's key is 0, so the Long key 0 has a slot of its own past the table (`capacity`); a slot whose key is not
+ * a Long marks its key with 1 (`objects` tells it from the Long 1).
  *
  * Memory (digest B7.9: the paper never drops an entry): entries whose runs have all left the window, in every join,
  * are purged once as many keys have come since the last purge as it kept, so a purge's cost (a pass over the table)
  * is paid by the insertions before it, and the table holds at most about twice the keys of a window.
  *
- * @param joins the columns: join j's tree under a key is at its slot's column j
+ * @param joins the columns: join j's tree under a key is in its slot's column j
  */
 final class KeyIndex(joins: Int = 1) {
-  /** Longs per slot: the key, then per join its tree's max-start and its tree. */
-  private val width = 1 + 2 * joins
-  private val noTrees = KeyIndex.none(joins)
+  /** Longs per slot in `trees`: per join, its tree's max-start and its tree. */
+  private val width = 2 * joins
+  private val noTrees = Array.tabulate(width)(i => if (i % 2 == 0) Long.MinValue else RunNodes.Nil)
   private var capacity = KeyIndex.MinCapacity
-  /** Per slot s: cells(width s) the key (0: free), then per join j, at 2j + 1 and 2j + 2, its max-start and tree. */
-  private var cells = emptyCells(capacity)
+  /** Per slot, its key (0: free). */
+  private var keys = new Array[Long](capacity + 1)
+  /** Per slot s, per join j: at width s + 2j its tree's max-start (Long.MinValue with no tree), then its tree. */
+  private var trees = new Array[Long](width * (capacity + 1))
   /** Per slot, the key when it is not a Long; null until such a key comes. */
   private var objects: Array[AnyRef] = _
   private var count = 0
@@ -39,6 +42,9 @@ final class KeyIndex(joins: Int = 1) {
   /** Entries the last purge kept, and keys inserted since: a purge comes once they are as many. */
   private var keptAtPurge = 0
   private var insertedSincePurge = 0
+  /** The key [[find]] found last, and its slot: until the slots move (an insertion, a purge). */
+  private var lastKey: AnyRef = _
+  private var lastSlot = -1
 
   def size: Int = count
 
@@ -55,10 +61,10 @@ final class KeyIndex(joins: Int = 1) {
   }
 
   /** Join `join`'s union tree in a slot that [[liveSlot]] gave. */
-  def tree(slot: Int, join: Int): Long = cells(width * slot + 2 * join + 2)
+  def tree(slot: Int, join: Int): Long = trees(width * slot + 2 * join + 1)
 
-  /** Its max-start: read here, beside the key, and not off the tree's root in the arena. */
-  def maxStart(slot: Int, join: Int): Long = cells(width * slot + 2 * join + 1)
+  /** Its max-start: read here, beside the tree, and not off the tree's root in the arena. */
+  def maxStart(slot: Int, join: Int): Long = trees(width * slot + 2 * join)
 
   /** Join `join`'s union tree under `key`, live or not, or [[RunNodes.Nil]]. */
   def get(key: AnyRef, join: Int): Long = {
@@ -71,15 +77,15 @@ final class KeyIndex(joins: Int = 1) {
    * for `join`, in the window after `threshold`.
    */
   def add(key: AnyRef, join: Int, fresh: Long, nodes: RunNodes, threshold: Long): Unit = {
-    val s = slotFor(key, threshold)
-    val at = width * s + 2 * join + 1
-    val union = if (cells(at + 1) == RunNodes.Nil) fresh else nodes.union(cells(at + 1), cells(at), fresh, threshold)
-    cells(at) = nodes.maxStart(union)
-    cells(at + 1) = union
+    val at = width * slotFor(key, threshold) + 2 * join
+    val union = if (trees(at + 1) == RunNodes.Nil) fresh else nodes.union(trees(at + 1), trees(at), fresh, threshold)
+    trees(at) = nodes.maxStart(union)
+    trees(at + 1) = union
   }
 
   /** Drops the entries whose runs have all left the window after `threshold`, and shrinks a table mostly empty. */
   def purge(threshold: Long): Unit = {
+    lastKey = null
     var s = 0
     while (s <= capacity) {
       // A vacated slot may take the entry after it: the same slot is examined again.
@@ -103,9 +109,9 @@ final class KeyIndex(joins: Int = 1) {
 
   /** Puts join `join`'s tree under `key`, where it has none (a saved index read back). */
   def restore(key: AnyRef, join: Int, maxStart: Long, tree: Long): Unit = {
-    val s = slotFor(key, Long.MinValue)
-    cells(width * s + 2 * join + 1) = maxStart
-    cells(width * s + 2 * join + 2) = tree
+    val at = width * slotFor(key, Long.MinValue) + 2 * join
+    trees(at) = maxStart
+    trees(at + 1) = tree
   }
 
   /** The slot of `key`, taken (with no tree in any join) if it had none. */
@@ -128,57 +134,58 @@ final class KeyIndex(joins: Int = 1) {
     true
   }
 
-  private def occupied(s: Int): Boolean = if (s == capacity) hasZero else cells(width * s) != 0L
+  private def occupied(s: Int): Boolean = if (s == capacity) hasZero else keys(s) != 0L
 
   /** The slot holding `key`, or -1. */
   private def find(key: AnyRef): Int = {
-    val mask = capacity - 1
-    key match {
+    if (key eq lastKey) return lastSlot
+    val s = key match {
       case n: java.lang.Long =>
         val v = n.longValue
-        if (v == 0L) return if (hasZero) capacity else -1
-        var s = KeyIndex.spread(v) & mask
-        while (true) {
-          val k = cells(width * s)
-          if (k == v && (objects == null || objects(s) == null)) return s
-          if (k == 0L) return -1
-          s = (s + 1) & mask
+        if (v == 0L) { if (hasZero) capacity else -1 }
+        else {
+          val mask = capacity - 1
+          var s = KeyIndex.spread(v) & mask
+          while (keys(s) != 0L && (keys(s) != v || (objects != null && objects(s) != null))) s = (s + 1) & mask
+          if (keys(s) == 0L) -1 else s
         }
-        -1
       case _ =>
-        if (objects == null) return -1
-        var s = KeyIndex.spread(key.hashCode) & mask
-        while (cells(width * s) != 0L) {
-          if (objects(s) != null && objects(s).equals(key)) return s
-          s = (s + 1) & mask
+        if (objects == null) -1
+        else {
+          val mask = capacity - 1
+          var s = KeyIndex.spread(key.hashCode) & mask
+          while (keys(s) != 0L && (objects(s) == null || !objects(s).equals(key))) s = (s + 1) & mask
+          if (keys(s) == 0L) -1 else s
         }
-        -1
     }
+    if (s >= 0) { lastKey = key; lastSlot = s }
+    s
   }
 
   /** Puts a key known to be absent into the first free slot of its probe sequence, with no tree; returns the slot. */
   private def insert(key: AnyRef): Int = {
+    lastKey = null
     val s = key match {
       case n: java.lang.Long if n.longValue == 0L => hasZero = true; capacity
       case n: java.lang.Long =>
         val s = freeSlot(KeyIndex.spread(n.longValue))
-        cells(width * s) = n.longValue
+        keys(s) = n.longValue
         s
       case _ =>
         if (objects == null) objects = new Array[AnyRef](capacity + 1)
         val s = freeSlot(KeyIndex.spread(key.hashCode))
-        cells(width * s) = 1L
+        keys(s) = 1L
         objects(s) = key
         s
     }
-    System.arraycopy(noTrees, 0, cells, width * s + 1, width - 1)
+    System.arraycopy(noTrees, 0, trees, width * s, width)
     s
   }
 
   private def freeSlot(hash: Int): Int = {
     val mask = capacity - 1
     var s = hash & mask
-    while (cells(width * s) != 0L) s = (s + 1) & mask
+    while (keys(s) != 0L) s = (s + 1) & mask
     s
   }
 
@@ -193,31 +200,31 @@ final class KeyIndex(joins: Int = 1) {
     val mask = capacity - 1
     var hole = slot
     var s = (slot + 1) & mask
-    while (cells(width * s) != 0L) {
+    while (keys(s) != 0L) {
       val home = homeOf(s) & mask
       // The entry at s may fill the hole if its home is not cyclically within (hole, s].
       if (((s - home) & mask) >= ((s - hole) & mask)) {
-        System.arraycopy(cells, width * s, cells, width * hole, width)
+        keys(hole) = keys(s)
+        System.arraycopy(trees, width * s, trees, width * hole, width)
         if (objects != null) objects(hole) = objects(s)
         hole = s
       }
       s = (s + 1) & mask
     }
-    cells(width * hole) = 0L
+    keys(hole) = 0L
     if (objects != null) objects(hole) = null
   }
 
   private def homeOf(s: Int): Int =
-    if (objects != null && objects(s) != null) KeyIndex.spread(objects(s).hashCode) else KeyIndex.spread(cells(width * s))
+    if (objects != null && objects(s) != null) KeyIndex.spread(objects(s).hashCode) else KeyIndex.spread(keys(s))
 
   private def resize(newCapacity: Int): Unit = {
-    val (oldCells, oldObjects, oldCapacity, zero) = (cells, objects, capacity, hasZero)
+    val (oldKeys, oldTrees, oldObjects, oldCapacity, zero) = (keys, trees, objects, capacity, hasZero)
     allocate(newCapacity)
-    def move(from: Int, key: AnyRef): Unit = System.arraycopy(oldCells, width * from + 1, cells, width * insert(key) + 1, width - 1)
+    def move(from: Int, key: AnyRef): Unit = System.arraycopy(oldTrees, width * from, trees, width * insert(key), width)
     var s = 0
     while (s < oldCapacity) {
-      if (oldCells(width * s) != 0L)
-        move(s, if (oldObjects != null && oldObjects(s) != null) oldObjects(s) else Long.box(oldCells(width * s)))
+      if (oldKeys(s) != 0L) move(s, if (oldObjects != null && oldObjects(s) != null) oldObjects(s) else Long.box(oldKeys(s)))
       s += 1
     }
     if (zero) move(oldCapacity, Long.box(0L))
@@ -225,19 +232,17 @@ final class KeyIndex(joins: Int = 1) {
 
   private def allocate(newCapacity: Int): Unit = {
     capacity = newCapacity
-    cells = emptyCells(capacity)
+    keys = new Array[Long](capacity + 1)
+    trees = new Array[Long](width * (capacity + 1))
     objects = null
     hasZero = false
+    lastKey = null
   }
-
-  private def emptyCells(capacity: Int): Array[Long] = new Array[Long](width * (capacity + 1))
 }
 
 private object KeyIndex {
   /** Small: with PARTITION BY, each key has indexes of its own. */
   val MinCapacity = 4
-  /** A slot's joins, none with a tree: per join, a max-start no threshold is below, and no tree. */
-  def none(joins: Int): Array[Long] = Array.tabulate(2 * joins)(i => if (i % 2 == 0) Long.MinValue else RunNodes.Nil)
 
   /** A power of two at least twice `entries`: the table stays at most half full, where linear probing is short. */
   def capacityFor(entries: Int): Int = math.max(MinCapacity, Integer.highestOneBit(math.max(1, 2 * entries - 1)) << 1)

@@ -12,13 +12,15 @@ import io.sparkcer.engine.tecs.MatchSink
  * with the output label of its atom.
  *
  * **Runs are built when a match may need them.** Only an event that passes the guard of a transition into a final
- * state can complete a match; until one comes, the events are kept as they are ([[PendingEvents]]), and those that
- * leave the window meanwhile are dropped unread. When one comes, the PCEA first reads the events kept, in stream
- * order, then it. The runs are those Algorithm 1 would have built (every event is read in order, before any match it
- * could be part of is enumerated), and a run that cannot complete inside the window, because no event comes that
- * could complete it, costs the copy of its events and nothing else: less than a hash join's probe. A query hunting
- * a rare pattern (a chain of transfers ending in an account's closing) mostly reads events that way. The update work
- * is the same or less, in total, but it is paid when the completing event comes, not spread over the events before.
+ * state can complete a match. While none has come within the window, the events are kept as they are
+ * ([[PendingEvents]]), and those that leave the window meanwhile are dropped unread; when one comes, the PCEA first
+ * reads the events kept, in stream order, then it, and it reads every event as it comes until that one has left the
+ * window (kept events would then mostly be read anyway, later). The runs are those Algorithm 1 would have built
+ * (every event is read in order, before any match it could be part of is enumerated), and a run that cannot complete
+ * inside the window, because no event comes that could complete it, costs the copy of its events and nothing else:
+ * less than a hash join's probe. A query hunting a rare pattern (a chain of transfers ending in an account's closing)
+ * mostly reads events that way. The update work is the same or less, in total, but after a quiet window it is paid
+ * when the completing event comes, not spread over the events before.
  */
 final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E], events: EventRing[E], work: Work)
     extends Run {
@@ -44,6 +46,8 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
     run.read(events(position), position, key, threshold)(null)
   }
   private var threshold = Long.MinValue
+  /** The window value of the latest event that passed a completing guard: while it is in the window, events are read. */
+  private var completedAt = Long.MinValue
 
   /** The most nodes one union has copied ([[RunNodes.union]]): for the tests of the union's cost. */
   private[engine] def longestUnion: Int = run.longestUnion
@@ -54,16 +58,17 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     this.threshold = threshold
-    pending.expire(threshold)
-    if (sink == null || !passesAny(bits, completing)) {
+    if (passesAny(bits, completing)) completedAt = key
+    if (completedAt <= threshold) {
+      pending.expire(threshold)
       if (passesAny(bits, guards)) pending.add(position, key, bits)
       0
     } else {
-      pending.drain(readPending)
+      if (pending.size > 0) { pending.expire(threshold); pending.drain(readPending) }
       this.bits = bits
       this.sink = sink
       accepted = 0
-      run.read(events(position), position, key, threshold)(report)
+      run.read(events(position), position, key, threshold)(if (sink == null) null else report)
       accepted
     }
   }
@@ -101,12 +106,14 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
   def save(out: DataOutput): Unit = {
     expire(threshold)
     out.writeLong(threshold)
+    out.writeLong(completedAt)
     pending.save(out)
     run.save(out)
   }
 
   def load(in: DataInput): Unit = {
     threshold = in.readLong()
+    completedAt = in.readLong()
     pending.load(in)
     run.load(in, events(_))
   }

@@ -15,6 +15,8 @@ final class PendingEvents(words: Int) {
   private var ring = new Array[Long](capacity * stride)
   private var first = 0
   private var count = 0
+  /** The bits of the event being drained. */
+  private val bits = new Array[Long](words)
 
   def size: Int = count
 
@@ -33,7 +35,6 @@ final class PendingEvents(words: Int) {
 
   /** Hands each event, oldest first, to `read(position, key, bits)` (the array reused), and forgets them. */
   def drain(read: (Long, Long, Array[Long]) => Unit): Unit = {
-    val bits = new Array[Long](words)
     while (count > 0) {
       val at = first * stride
       System.arraycopy(ring, at + 2, bits, 0, words)
@@ -59,7 +60,6 @@ final class PendingEvents(words: Int) {
   /** Makes these, which must be none, the events [[save]] wrote. */
   def load(in: DataInput): Unit = {
     require(count == 0, "pending events are read into none")
-    val bits = new Array[Long](words)
     for (_ <- 0 until in.readInt()) {
       val (position, key) = (in.readLong(), in.readLong())
       for (i <- 0 until words) bits(i) = in.readLong()
