@@ -14,17 +14,19 @@ import io.sparkcer.engine.eval.Work
  * value here, such as the order column of a time window). A run of a node's product is in the window iff the node
  * is live (`maxStart > threshold`), and by the heap order, if a node is out of the window, so is everything under it.
  *
- * **Unions.** A union's cost is the path it copies down the tree (the paper's Prop. 5.3: O(log w) per call), which
- * [[Work.unionCopies]] counts. A run that outranks the root, as a run that starts at the event always does, becomes
- * the root above the old tree, whose root it need not even read: one copy. Any other goes down the direction bits
- * until a node it outranks, whose place it takes. Each bit flips as an insertion passes, so that successive descents
- * through a node take its two sides in turn, and a descent reaches k nodes below the root about once in 2^k
- * insertions: a union copies one node or two, amortised, and a logarithmic path at worst (PceaComplexitySuite counts
- * them as the window grows). The runs inserted at the root, newest first, do stack up along its left side as deep as
- * the window, but nothing walks that spine: a descent turns off it at every other node, and the enumeration visits
- * only nodes in the window, each an output. (A Braun heap, which sends every insertion to the bottom, keeps the
- * depth logarithmic too, but copies a logarithmic path at every union: five times slower on chain4 at 8T over
- * 10,000 accounts.)
+ * **Unions.** The union trees are persistent leftist heaps. A node's rank is the length of its right spine, and no
+ * node's left child has a smaller rank than its right one, so a right spine is at most log2 of the tree's nodes long.
+ * A union walks the right spine down to the first node the new run outranks (or an empty or dead subtree), puts the
+ * run there with that node's subtree as its left child, and copies the path back up, swapping a node's children where
+ * the new right one outranks the left one by rank: its cost is that path (the paper's Prop. 5.3: O(log w) per call,
+ * here of the nodes a window leaves in a tree), which [[Work.unionCopies]] counts. A run that outranks the root, as a
+ * run that starts at the event always does, becomes the root above the old tree, whose root it need not even read:
+ * one copy. Such runs, newest first, stack up along the left side as deep as the window, but nothing walks a left
+ * side: a union walks right spines, and the enumeration visits only nodes in the window, each an output. (Steering
+ * the walk by per-node direction bits instead, as the proof's sketch does, lets runs that alternate between the root
+ * and below set every bit along that left side towards it, and a later union then walks all of it, as many nodes as
+ * the window holds; a Braun heap, which sends every run to the bottom, copies a logarithmic path at every union, the
+ * root's too: five times slower on a chain at 8T over 10,000 accounts.)
  *
  * **Shared events.** Where two subtrees of a run may read one event ([[SharedEvents]]), a node also holds the
  * witnesses of its product and of its union subtree ([[Witnesses]]), and a node's max-start is that of its product's
@@ -66,14 +68,15 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
   /** Nodes kept (made and not yet freed, whether reachable or not): the arena's memory. */
   def size: Int = (next - first).toInt
 
-  def transition(n: Long): Int = (rows(base(n) + Meta) >>> 1).toInt
+  def transition(n: Long): Int = (rows(base(n) + Meta) >>> 8).toInt
   def position(n: Long): Long = rows(base(n) + Position)
   def maxStart(n: Long): Long = rows(base(n) + MaxStart)
   def left(n: Long): Long = rows(base(n) + Left)
   def right(n: Long): Long = rows(base(n) + Right)
   /** The product's k-th child (k below the transition's arity). */
   def child(n: Long, k: Int): Long = rows(base(n) + Header + k)
-  private def leftNext(n: Long): Boolean = (rows(base(n) + Meta) & 1L) != 0L
+  /** The length of the node's right spine in its union tree (the leftist heap's rank). */
+  private def rank(n: Long): Int = (rows(base(n) + Meta) & 0xFFL).toInt
 
   /** The state a node's runs are in. */
   def stateOf(n: Long): Int = witnesses.stateOf(transition(n))
@@ -93,7 +96,7 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
    */
   def extend(transition: Int, position: Long, maxStart: Long, children: Array[Long], arity: Int,
       family: Array[Long] = null): Long = {
-    val n = make(transition, position, maxStart, Nil, Nil, leftNext = true)
+    val n = make(transition, position, maxStart, Nil, Nil, rank = 1)
     val b = base(n)
     System.arraycopy(children, 0, rows, b + Header, arity)
     if (family != null) {
@@ -107,31 +110,37 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
   /**
    * `union(tree, fresh)`: a node for the runs of both, in the window that starts after `threshold`. It is fully
    * persistent: `tree` still stands for what it did. `fresh` was just made by [[extend]] and has no union children.
-   * If `tree` is out of the window, the union is `fresh`. Otherwise the greater of the two roots, by max-start, stays
-   * the root, and `fresh` goes down the side the direction bit says, until a node it outranks (or an empty or dead
-   * subtree), which goes under it; the path down is copied, bottom up, its bits flipped (a loop, not a recursion).
+   * If `tree` is out of the window, the union is `fresh`. Otherwise `fresh` goes down the right spine to the first node
+   * it outranks (or an empty or dead subtree), which becomes its left child, and the path is copied bottom up (a loop,
+   * not a recursion), each node's children ordered by rank; a dead left child met on the way is dropped.
    *
    * `treeMaxStart` is the tree's max-start, which the index keeps beside it: when `fresh` starts later (a run that
    * starts at the event always does), it becomes the root above `tree` without a read of `tree`.
    */
   def union(tree: Long, treeMaxStart: Long, fresh: Long, threshold: Long): Long = {
     if (treeMaxStart <= threshold) return fresh
-    if (maxStart(fresh) > treeMaxStart) return copy(fresh, tree, Nil, leftNext = false, threshold)
+    if (maxStart(fresh) > treeMaxStart) {
+      longestUnion = math.max(longestUnion, 1)
+      return copy(fresh, tree, Nil, rank = 1, threshold)
+    }
     var depth = 0
     var n = tree
     while (live(n, threshold) && !outranks(fresh, n)) {
       if (depth == path.length) path = java.util.Arrays.copyOf(path, depth * 2)
       path(depth) = n
       depth += 1
-      n = if (leftNext(n)) left(n) else right(n)
+      n = right(n)
     }
     longestUnion = math.max(longestUnion, depth + 1)
-    var result = if (live(n, threshold)) copy(fresh, n, Nil, leftNext = false, threshold) else fresh
+    var result = if (live(n, threshold)) copy(fresh, n, Nil, rank = 1, threshold) else fresh
     while (depth > 0) {
       depth -= 1
       val p = path(depth)
-      result = if (leftNext(p)) copy(p, result, right(p), leftNext = false, threshold)
-        else copy(p, left(p), result, leftNext = true, threshold)
+      val l = left(p)
+      val leftRank = if (live(l, threshold)) rank(l) else 0
+      result =
+        if (leftRank >= rank(result)) copy(p, l, result, rank(result) + 1, threshold)
+        else copy(p, result, if (leftRank == 0) Nil else l, leftRank + 1, threshold)
     }
     result
   }
@@ -155,9 +164,9 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
   }
 
   /** Node `n`'s product with the union children `left` and `right` (its union subtree's witnesses made anew). */
-  private def copy(n: Long, left: Long, right: Long, leftNext: Boolean, threshold: Long): Long = {
+  private def copy(n: Long, left: Long, right: Long, rank: Int, threshold: Long): Long = {
     work.unionCopies += 1
-    val made = make(transition(n), position(n), maxStart(n), left, right, leftNext)
+    val made = make(transition(n), position(n), maxStart(n), left, right, rank)
     System.arraycopy(rows, base(n) + Header, rows, base(made) + Header, width)
     if (witnesses != null && witnesses.tracks(stateOf(n))) {
       val q = stateOf(n)
@@ -169,11 +178,11 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
     made
   }
 
-  private def make(transition: Int, position: Long, maxStart: Long, left: Long, right: Long, leftNext: Boolean): Long = {
+  private def make(transition: Int, position: Long, maxStart: Long, left: Long, right: Long, rank: Int): Long = {
     if (next - first == capacity) grow()
     val n = next
     val b = base(n)
-    rows(b + Meta) = (transition.toLong << 1) | (if (leftNext) 1L else 0L)
+    rows(b + Meta) = (transition.toLong << 8) | rank
     rows(b + Position) = position
     rows(b + MaxStart) = maxStart
     rows(b + Left) = left
@@ -235,7 +244,7 @@ object RunNodes {
   /** No node. */
   val Nil: Long = -1L
 
-  // A row's header: the transition and the direction bit (bit 0: the next insertion goes left), then the rest.
+  // A row's header: the transition and the rank (its low 8 bits; a rank is at most log2 of the nodes), then the rest.
   private val Meta = 0
   private val Position = 1
   private val MaxStart = 2

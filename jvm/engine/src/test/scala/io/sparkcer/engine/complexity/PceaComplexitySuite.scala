@@ -79,6 +79,19 @@ class PceaComplexitySuite extends AnyFunSuite {
     }
   }
 
+  test("a union copies a logarithmic path even after runs that start at the event alternate with older ones") {
+    // The b runs all go under one key (b.k = 0). A b after a fresh order (v = 1) starts latest of all and becomes
+    // the root; one after the stale order (v = 2) starts earlier and goes down. Rounds of one of each, then a burst
+    // of stale ones: a union that steered by per-node bits alone had set every root's bit towards the old roots
+    // below it, and the burst's first run went down all of them, as many as the rounds in the window.
+    val query = (w: Int) => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.k = b.v AND b.k = c.v WITHIN $w [ts]"
+    val found = Seq(20, 200, 2000).map(w => unions(query(w), w, rounds(20000, w / 4)))
+    info(found.zip(Seq("T", "10T", "100T")).map { case ((longest, work), w) =>
+      f"$w: at most $longest nodes copied by a union, ${work.unionCopies.toDouble / 20000}%.2f per event" }.mkString("\n"))
+    for (((longest, _), k) <- found.zip(Seq(1, 10, 100)))
+      assert(longest <= found.head._1 + 2 * math.log(k) / math.log(2) + 2, s"a union copied $longest nodes at ${k}T")
+  }
+
   /**
    * Runs `query` over `events` on its PCEA directly (one partition, window `window` on ts, the position), returning
    * the most nodes one union copied and the work.
@@ -104,6 +117,20 @@ class PceaComplexitySuite extends AnyFunSuite {
 }
 
 object PceaComplexitySuite {
+  /**
+   * Rounds of `rounds` (a fresh order A with k = 1, a B referring to it, a B referring to the stale order: A with k =
+   * 2 at the start of the round), then as many Bs referring to the stale order, then a C that matches nothing (so
+   * that the runs are built as the events come); B's k is 0.
+   */
+  def rounds(n: Int, rounds: Int): Iterator[Array[Any]] = {
+    val round = Seq(("A", 2L, -1L)) ++ Seq.fill(rounds)(Seq(("A", 1L, -1L), ("B", 0L, 1L), ("B", 0L, 2L))).flatten ++
+      Seq.fill(rounds)(("B", 0L, 2L)) :+ (("C", -1L, 9L))
+    Iterator.tabulate(n) { i =>
+      val (t, k, v) = round(i % round.length)
+      Array[Any](t, Long.box(k), Long.box(v), Long.box(i.toLong))
+    }
+  }
+
   /**
    * Orders and what refers to them: an order A every `gap` events, whose k is its ts (unique); between them, B and
    * D events with a random k in [0, keys) and, as v, the k of one of the `recent` latest orders.
