@@ -1,39 +1,28 @@
 package io.sparkcer.engine.pcea
 
 /**
- * The index H[transition, child state, key] of a PCEA: from a key to, per join (a transition and a child slot), the
- * union tree of the runs indexed there under that key (a node of [[RunNodes]]), or none.
+ * One join's part of the index H[transition, child state, key]: from a key to the union tree of the runs indexed
+ * under it (a node of [[RunNodes]]).
  *
  * It is the hottest structure of Algorithm 1: an event looks up one entry per child state of each transition it
  * passes, and updates one per consumer of each node it makes. With many keys (an account each) the table outgrows
- * the caches, and every slot a lookup touches is a cache miss. So it is one table for all the joins, each a column of
- * its slots: an event that looks a value up for several transitions (a transfer extending runs at several steps of a
- * chain, all keyed by its account) or makes nodes for several (each kept under the account it pays) finds one slot,
- * once ([[find]] remembers the last key it found), and a chain's update costs about two misses per event whatever
- * the number of transitions that fire. It is open-addressed with linear probing over `keys`, eight to a cache line,
- * and a slot's columns, each join's tree and its max-start side by side, are in `trees`, read once the key is found.
- * A key that is a `java.lang.Long` (ids: the common case) is stored unboxed and compared as a number; any other key
- * (a string, a decimal, the list of several classes' values, [[PceaPlan.NoKey]]) by `equals`, as a
+ * the caches, and every array a lookup touches is a cache miss. So it is open-addressed with linear probing, and a
+ * slot's key, its tree's max-start and its tree sit side by side in one array (`cells`): a lookup reads one cache
+ * line or two. A key that is a `java.lang.Long` (ids: the common case) is stored unboxed and compared as a number;
+ * any other key (a string, a decimal, the list of several classes' values, [[PceaPlan.NoKey]]) by `equals`, as a
  * `java.util.HashMap` would, in `objects`, which exists only once such a key has come.
  *
- * A free slot's key is 0, so the Long key 0 has a slot of its own past the table (`capacity`); a slot whose key is not
- * a Long marks its key with 1 (`objects` tells it from the Long 1).
+ * A free slot's key cell is 0, so the Long key 0 has a slot of its own past the table (`capacity`); a slot whose
+ * key is not a Long marks its key cell with 1 (`objects` tells it from the Long 1).
  *
- * Memory (digest B7.9: the paper never drops an entry): entries whose runs have all left the window, in every join,
- * are purged once as many keys have come since the last purge as it kept, so a purge's cost (a pass over the table)
- * is paid by the insertions before it, and the table holds at most about twice the keys of a window.
- *
- * @param joins the columns: join j's tree under a key is in its slot's column j
+ * Memory (digest B7.9: the paper never drops an entry): entries whose runs have all left the window are purged once
+ * as many keys have come since the last purge as it kept, so a purge's cost (a pass over the table) is paid by the
+ * insertions before it, and the table holds at most about twice the keys of a window.
  */
-final class KeyIndex(joins: Int = 1) {
-  /** Longs per slot in `trees`: per join, its tree's max-start and its tree. */
-  private val width = 2 * joins
-  private val noTrees = Array.tabulate(width)(i => if (i % 2 == 0) Long.MinValue else RunNodes.Nil)
+final class KeyIndex {
   private var capacity = KeyIndex.MinCapacity
-  /** Per slot, its key (0: free). */
-  private var keys = new Array[Long](capacity + 1)
-  /** Per slot s, per join j: at width s + 2j its tree's max-start (Long.MinValue with no tree), then its tree. */
-  private var trees = new Array[Long](width * (capacity + 1))
+  /** Per slot s: cells(3s) the key (0: free), cells(3s + 1) the max-start of its tree, cells(3s + 2) the tree. */
+  private var cells = new Array[Long](KeyIndex.Width * (capacity + 1))
   /** Per slot, the key when it is not a Long; null until such a key comes. */
   private var objects: Array[AnyRef] = _
   private var count = 0
@@ -42,54 +31,58 @@ final class KeyIndex(joins: Int = 1) {
   /** Entries the last purge kept, and keys inserted since: a purge comes once they are as many. */
   private var keptAtPurge = 0
   private var insertedSincePurge = 0
-  /** The key [[find]] found last, and its slot: until the slots move (an insertion, a purge). */
-  private var lastKey: AnyRef = _
-  private var lastSlot = -1
 
   def size: Int = count
 
-  /** Join `join`'s union tree under `key` if some run of it is in the window after `threshold`, else [[RunNodes.Nil]]. */
-  def live(key: AnyRef, join: Int, threshold: Long): Long = {
-    val s = liveSlot(key, join, threshold)
-    if (s < 0) RunNodes.Nil else tree(s, join)
+  /** The union tree indexed under `key` if some run of it is in the window after `threshold`, else [[RunNodes.Nil]]. */
+  def live(key: AnyRef, threshold: Long): Long = {
+    val s = liveSlot(key, threshold)
+    if (s < 0) RunNodes.Nil else tree(s)
   }
 
-  /** The slot of `key` if some run of join `join`'s tree is in the window after `threshold` ([[tree]], [[maxStart]]), or -1. */
-  def liveSlot(key: AnyRef, join: Int, threshold: Long): Int = {
+  /** The slot of `key` if some run of its tree is in the window after `threshold` (see [[tree]], [[maxStart]]), or -1. */
+  def liveSlot(key: AnyRef, threshold: Long): Int = {
     val s = find(key)
-    if (s < 0 || maxStart(s, join) <= threshold) -1 else s
+    if (s < 0 || maxStart(s) <= threshold) -1 else s
   }
 
-  /** Join `join`'s union tree in a slot that [[liveSlot]] gave. */
-  def tree(slot: Int, join: Int): Long = trees(width * slot + 2 * join + 1)
+  /** The union tree in a slot that [[liveSlot]] gave. */
+  def tree(slot: Int): Long = cells(KeyIndex.Width * slot + 2)
 
-  /** Its max-start: read here, beside the tree, and not off the tree's root in the arena. */
-  def maxStart(slot: Int, join: Int): Long = trees(width * slot + 2 * join)
+  /** Its max-start: read here, beside the key, and not off the tree's root in the arena. */
+  def maxStart(slot: Int): Long = cells(KeyIndex.Width * slot + 1)
 
-  /** Join `join`'s union tree under `key`, live or not, or [[RunNodes.Nil]]. */
-  def get(key: AnyRef, join: Int): Long = {
+  /** The union tree indexed under `key`, live or not, or [[RunNodes.Nil]]. */
+  def get(key: AnyRef): Long = {
     val s = find(key)
-    if (s < 0) RunNodes.Nil else tree(s, join)
+    if (s < 0) RunNodes.Nil else tree(s)
   }
 
   /**
-   * H[join, key] ← union(H[join, key], fresh) (see [[RunNodes.union]]): `fresh` joins the runs indexed under `key`
-   * for `join`, in the window after `threshold`.
+   * H[key] ← union(H[key], fresh) (see [[RunNodes.union]]): `fresh` joins the runs indexed under `key`, in the
+   * window after `threshold`.
    */
-  def add(key: AnyRef, join: Int, fresh: Long, nodes: RunNodes, threshold: Long): Unit = {
-    val at = width * slotFor(key, threshold) + 2 * join
-    val union = if (trees(at + 1) == RunNodes.Nil) fresh else nodes.union(trees(at + 1), trees(at), fresh, threshold)
-    trees(at) = nodes.maxStart(union)
-    trees(at + 1) = union
+  def add(key: AnyRef, fresh: Long, nodes: RunNodes, threshold: Long): Unit = {
+    val s = find(key)
+    if (s >= 0) {
+      val union = nodes.union(tree(s), maxStart(s), fresh, threshold)
+      cells(KeyIndex.Width * s + 1) = nodes.maxStart(union)
+      cells(KeyIndex.Width * s + 2) = union
+    } else {
+      if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
+      if (2 * (count + 1) > capacity) resize(capacity * 2)
+      insert(key, nodes.maxStart(fresh), fresh)
+      count += 1
+      insertedSincePurge += 1
+    }
   }
 
   /** Drops the entries whose runs have all left the window after `threshold`, and shrinks a table mostly empty. */
   def purge(threshold: Long): Unit = {
-    lastKey = null
     var s = 0
     while (s <= capacity) {
       // A vacated slot may take the entry after it: the same slot is examined again.
-      if (occupied(s) && dead(s, threshold)) { vacate(s); count -= 1 } else s += 1
+      if (occupied(s) && maxStart(s) <= threshold) { vacate(s); count -= 1 } else s += 1
     }
     keptAtPurge = count
     insertedSincePurge = 0
@@ -98,94 +91,70 @@ final class KeyIndex(joins: Int = 1) {
 
   def clear(): Unit = { allocate(KeyIndex.MinCapacity); count = 0; keptAtPurge = 0; insertedSincePurge = 0 }
 
-  /** Each union tree: `f(join, tree)`. */
-  def foreachTree(f: (Int, Long) => Unit): Unit = {
+  /** Each entry's union tree. */
+  def foreachTree(f: Long => Unit): Unit = {
     var s = 0
-    while (s <= capacity) {
-      if (occupied(s)) { var j = 0; while (j < joins) { if (tree(s, j) != RunNodes.Nil) f(j, tree(s, j)); j += 1 } }
-      s += 1
-    }
+    while (s <= capacity) { if (occupied(s)) f(tree(s)); s += 1 }
   }
 
-  /** Puts join `join`'s tree under `key`, where it has none (a saved index read back). */
-  def restore(key: AnyRef, join: Int, maxStart: Long, tree: Long): Unit = {
-    val at = width * slotFor(key, Long.MinValue) + 2 * join
-    trees(at) = maxStart
-    trees(at + 1) = tree
+  /** Puts a tree under a key known to be absent (a saved index read back). */
+  def restore(key: AnyRef, maxStart: Long, tree: Long): Unit = {
+    if (2 * (count + 1) > capacity) resize(capacity * 2)
+    insert(key, maxStart, tree)
+    count += 1
   }
 
-  /** The slot of `key`, taken (with no tree in any join) if it had none. */
-  private def slotFor(key: AnyRef, threshold: Long): Int = {
-    val s = find(key)
-    if (s >= 0) s
-    else {
-      if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
-      if (2 * (count + 1) > capacity) resize(capacity * 2)
-      count += 1
-      insertedSincePurge += 1
-      insert(key)
-    }
-  }
-
-  /** Whether every join's runs in slot s have left the window after `threshold`. */
-  private def dead(s: Int, threshold: Long): Boolean = {
-    var j = 0
-    while (j < joins) { if (maxStart(s, j) > threshold) return false; j += 1 }
-    true
-  }
-
-  private def occupied(s: Int): Boolean = if (s == capacity) hasZero else keys(s) != 0L
+  private def occupied(s: Int): Boolean = if (s == capacity) hasZero else cells(KeyIndex.Width * s) != 0L
 
   /** The slot holding `key`, or -1. */
   private def find(key: AnyRef): Int = {
-    if (key eq lastKey) return lastSlot
-    val s = key match {
+    val mask = capacity - 1
+    key match {
       case n: java.lang.Long =>
         val v = n.longValue
-        if (v == 0L) { if (hasZero) capacity else -1 }
-        else {
-          val mask = capacity - 1
-          var s = KeyIndex.spread(v) & mask
-          while (keys(s) != 0L && (keys(s) != v || (objects != null && objects(s) != null))) s = (s + 1) & mask
-          if (keys(s) == 0L) -1 else s
+        if (v == 0L) return if (hasZero) capacity else -1
+        var s = KeyIndex.spread(v) & mask
+        while (true) {
+          val k = cells(KeyIndex.Width * s)
+          if (k == v && (objects == null || objects(s) == null)) return s
+          if (k == 0L) return -1
+          s = (s + 1) & mask
         }
+        -1
       case _ =>
-        if (objects == null) -1
-        else {
-          val mask = capacity - 1
-          var s = KeyIndex.spread(key.hashCode) & mask
-          while (keys(s) != 0L && (objects(s) == null || !objects(s).equals(key))) s = (s + 1) & mask
-          if (keys(s) == 0L) -1 else s
+        if (objects == null) return -1
+        var s = KeyIndex.spread(key.hashCode) & mask
+        while (cells(KeyIndex.Width * s) != 0L) {
+          if (objects(s) != null && objects(s).equals(key)) return s
+          s = (s + 1) & mask
         }
+        -1
     }
-    if (s >= 0) { lastKey = key; lastSlot = s }
-    s
   }
 
-  /** Puts a key known to be absent into the first free slot of its probe sequence, with no tree; returns the slot. */
-  private def insert(key: AnyRef): Int = {
-    lastKey = null
+  /** Puts a key known to be absent into the first free slot of its probe sequence. */
+  private def insert(key: AnyRef, maxStart: Long, tree: Long): Unit = {
     val s = key match {
       case n: java.lang.Long if n.longValue == 0L => hasZero = true; capacity
       case n: java.lang.Long =>
         val s = freeSlot(KeyIndex.spread(n.longValue))
-        keys(s) = n.longValue
+        cells(KeyIndex.Width * s) = n.longValue
         s
       case _ =>
         if (objects == null) objects = new Array[AnyRef](capacity + 1)
         val s = freeSlot(KeyIndex.spread(key.hashCode))
-        keys(s) = 1L
+        cells(KeyIndex.Width * s) = 1L
         objects(s) = key
         s
     }
-    System.arraycopy(noTrees, 0, trees, width * s, width)
-    s
+    cells(KeyIndex.Width * s + 1) = maxStart
+    cells(KeyIndex.Width * s + 2) = tree
   }
 
   private def freeSlot(hash: Int): Int = {
     val mask = capacity - 1
     var s = hash & mask
-    while (keys(s) != 0L) s = (s + 1) & mask
+    while (cells(KeyIndex.Width * s) != 0L) s = (s + 1) & mask
     s
   }
 
@@ -200,49 +169,50 @@ final class KeyIndex(joins: Int = 1) {
     val mask = capacity - 1
     var hole = slot
     var s = (slot + 1) & mask
-    while (keys(s) != 0L) {
+    while (cells(KeyIndex.Width * s) != 0L) {
       val home = homeOf(s) & mask
       // The entry at s may fill the hole if its home is not cyclically within (hole, s].
       if (((s - home) & mask) >= ((s - hole) & mask)) {
-        keys(hole) = keys(s)
-        System.arraycopy(trees, width * s, trees, width * hole, width)
+        System.arraycopy(cells, KeyIndex.Width * s, cells, KeyIndex.Width * hole, KeyIndex.Width)
         if (objects != null) objects(hole) = objects(s)
         hole = s
       }
       s = (s + 1) & mask
     }
-    keys(hole) = 0L
+    cells(KeyIndex.Width * hole) = 0L
     if (objects != null) objects(hole) = null
   }
 
   private def homeOf(s: Int): Int =
-    if (objects != null && objects(s) != null) KeyIndex.spread(objects(s).hashCode) else KeyIndex.spread(keys(s))
+    if (objects != null && objects(s) != null) KeyIndex.spread(objects(s).hashCode) else KeyIndex.spread(cells(KeyIndex.Width * s))
 
   private def resize(newCapacity: Int): Unit = {
-    val (oldKeys, oldTrees, oldObjects, oldCapacity, zero) = (keys, trees, objects, capacity, hasZero)
+    val (oldCells, oldObjects, oldCapacity, zero) = (cells, objects, capacity, hasZero)
     allocate(newCapacity)
-    def move(from: Int, key: AnyRef): Unit = System.arraycopy(oldTrees, width * from, trees, width * insert(key), width)
     var s = 0
     while (s < oldCapacity) {
-      if (oldKeys(s) != 0L) move(s, if (oldObjects != null && oldObjects(s) != null) oldObjects(s) else Long.box(oldKeys(s)))
+      if (oldCells(KeyIndex.Width * s) != 0L) {
+        val key: AnyRef = if (oldObjects != null && oldObjects(s) != null) oldObjects(s) else Long.box(oldCells(KeyIndex.Width * s))
+        insert(key, oldCells(KeyIndex.Width * s + 1), oldCells(KeyIndex.Width * s + 2))
+      }
       s += 1
     }
-    if (zero) move(oldCapacity, Long.box(0L))
+    if (zero) insert(Long.box(0L), oldCells(KeyIndex.Width * oldCapacity + 1), oldCells(KeyIndex.Width * oldCapacity + 2))
   }
 
   private def allocate(newCapacity: Int): Unit = {
     capacity = newCapacity
-    keys = new Array[Long](capacity + 1)
-    trees = new Array[Long](width * (capacity + 1))
+    cells = new Array[Long](KeyIndex.Width * (capacity + 1))
     objects = null
     hasZero = false
-    lastKey = null
   }
 }
 
 private object KeyIndex {
   /** Small: with PARTITION BY, each key has indexes of its own. */
   val MinCapacity = 4
+  /** Longs per slot in `cells`. */
+  val Width = 3
 
   /** A power of two at least twice `entries`: the table stays at most half full, where linear probing is short. */
   def capacityFor(entries: Int): Int = math.max(MinCapacity, Integer.highestOneBit(math.max(1, 2 * entries - 1)) << 1)

@@ -54,8 +54,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   }
   /** A new node's product witnesses, made before the node (a transition whose runs all read an event twice makes none). */
   private val family = if (witnesses == null) null else new Array[Long](witnesses.length)
-  /** H, as one table from the key to, per join (transition, child slot), the union tree of the runs indexed there. */
-  private val index = new KeyIndex(joins.length)
+  /** H, as one table per join (transition, child slot) from the key to the union tree of the runs indexed there. */
+  private val index = Array.fill(joins.length)(new KeyIndex)
   /**
    * The keys of the event being read, per extractor, each read once: the transitions that join on one attribute, and
    * the consumers of the nodes the event makes, ask for it again. `keyRead(x)` is the number of the event whose key
@@ -76,13 +76,18 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   private var open = true
 
   /** Index entries, for the bounded-memory tests and the metrics. */
-  def indexSize: Int = index.size
+  def indexSize: Int = {
+    var entries = 0
+    var j = 0
+    while (j < index.length) { entries += index(j).size; j += 1 }
+    entries
+  }
 
   /** The nodes the arena holds: made within about a window, reachable or not. */
   def keptNodes: Long = nodes.size
 
   /** H[transition, slot, key], or [[RunNodes.Nil]]: for the tests that follow Algorithm 1's trace. */
-  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long = index.get(key, firstJoin(transition) + slot)
+  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long = index(firstJoin(transition) + slot).get(key)
   private[pcea] def arena: RunNodes = nodes
 
   /** The most nodes one union has copied: for the tests of the union's cost. */
@@ -122,7 +127,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   def expire(threshold: Long): Unit = {
     this.threshold = math.max(this.threshold, threshold)
     nodes.reclaim(this.threshold)
-    index.purge(this.threshold)
+    index.foreach(_.purge(this.threshold))
   }
 
   /** Every transition whose guard the event passes and whose every child state has a run in the window with its key. */
@@ -136,12 +141,12 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
         var maxStart = start
         while (slot < arity(e) && {
           val key = keyOf(t.joins(slot), event)
-          val join = firstJoin(e) + slot
+          val join = index(firstJoin(e) + slot)
           work.indexProbes += 1
-          val s = if (key == null) -1 else index.liveSlot(key, join, threshold)
+          val s = if (key == null) -1 else join.liveSlot(key, threshold)
           if (s >= 0) {
-            joined(slot) = index.tree(s, join)
-            maxStart = math.min(maxStart, index.maxStart(s, join))
+            joined(slot) = join.tree(s)
+            maxStart = math.min(maxStart, join.maxStart(s))
           }
           s >= 0
         }) slot += 1
@@ -187,7 +192,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       var c = 0
       while (c < at.length) {
         val key = keyOf(indexKeys(producer)(c), event)
-        if (key != null) { work.indexProbes += 1; index.add(key, at(c), n, nodes, threshold) }
+        if (key != null) { work.indexProbes += 1; index(at(c)).add(key, n, nodes, threshold) }
         c += 1
       }
       k += 1
@@ -312,7 +317,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     out.writeLong(threshold)
     nodes.write(out)
     val live = mutable.ArrayBuffer.empty[(Int, Long)]
-    index.foreachTree { (j, tree) => if (nodes.live(tree, threshold)) live += ((j, tree)) }
+    for (j <- index.indices) index(j).foreachTree { tree => if (nodes.live(tree, threshold)) live += ((j, tree)) }
     out.writeInt(live.length)
     for ((j, tree) <- live) { out.writeInt(j); out.writeLong(tree) }
   }
@@ -321,13 +326,13 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   def load(in: DataInput, eventAt: Long => E): Unit = {
     threshold = in.readLong()
     nodes.read(in)
-    index.clear()
+    index.foreach(_.clear())
     for (_ <- 0 until in.readInt()) {
       val (j, tree) = (in.readInt(), in.readLong())
       val producer = nodes.transition(tree)
       val key = reader.key(indexKeys(producer)(consumers(transitions(producer).target).indexOf(joins(j))),
         eventAt(nodes.position(tree)))
-      index.restore(key, j, nodes.maxStart(tree), tree)
+      index(j).restore(key, nodes.maxStart(tree), tree)
     }
   }
 
