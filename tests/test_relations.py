@@ -119,8 +119,6 @@ ERRORS = [
      "'b' binds several events here", "b.price"),
     ("SELECT NEXT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price ORDER BY ts WITHIN 5 [ts]",
      "SELECT NEXT is not supported with conditions relating events", "b.price > s.price"),
-    ("SELECT * FROM events PATTERN SELL ; (SELL AS s AND BUY AS b) ORDER BY ts WITHIN 5 [ts]",
-     "AND is supported as the whole pattern", "SELL AS s AND"),
 ]
 
 

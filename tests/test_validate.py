@@ -387,30 +387,6 @@ CASES: List[Case] = [
         ),
     ),
     Case(
-        'unsafe_sequence',
-        'SELECT * FROM S WHERE SELL AS x ; BUY AS x ORDER BY id',
-        None,
-        None,
-        CeqlAnalysisError,
-        message(
-            "line 1, column 23: variable 'x' is bound on both sides of ';'; give each side its own name (e.g. x1 and x2), or bind the whole sequence once: (... ; ...) AS x",
-            'SELECT * FROM S WHERE SELL AS x ; BUY AS x ORDER BY id',
-            '                      ^',
-        ),
-    ),
-    Case(
-        'unsafe_contiguous',
-        'SELECT * FROM S WHERE (SELL AS x ; BUY) : BUY AS x ORDER BY id',
-        None,
-        None,
-        CeqlAnalysisError,
-        message(
-            "line 1, column 24: variable 'x' is bound on both sides of ':'; give each side its own name (e.g. x1 and x2), or bind the whole sequence once: (... : ...) AS x",
-            'SELECT * FROM S WHERE (SELL AS x ; BUY) : BUY AS x ORDER BY id',
-            '                       ^',
-        ),
-    ),
-    Case(
         'unknown_variable',
         'SELECT s, t FROM S WHERE SELL AS s ; BUY AS b ORDER BY id',
         None,
@@ -636,6 +612,9 @@ def test_kleene_query_outputs_an_array() -> None:
         ("SELL AS x OR BUY AS y", [("x", False), ("y", False)]),  # unbound in one branch: an array
         ("SELL AS s ; NOT(BUY) ; SELL AS e", [("s", True), ("e", True)]),
         ("(SELL AS s ; BUY AS b) AS all", [("s", True), ("b", True), ("all", False)]),
+        ("SELL AS x ; BUY AS x", [("x", False)]),  # one variable on both sides binds the events of both
+        ("(SELL AS x ; BUY) : BUY AS x", [("x", False)]),
+        ("(SELL AS s AND BUY AS b) ; SELL AS e", [("s", True), ("b", True), ("e", True)]),  # AND inside ';'
     ],
 )
 def test_struct_or_array(pattern: str, outputs: list) -> None:

@@ -13,13 +13,15 @@ import io.sparkcer.engine.runner.CsvSource
  * The engine alone on CORE's stock workload (CORE paper §5, Appendix D): sequences of length 3 to 24 with and
  * without output, and the length-3 no-output query with windows T..4T, each against a floor that reads the same
  * events and evaluates one predicate per event; then the correlated workloads (conditions relating events, DESIGN
- * §3a), each as planned and, where the lazy chain applies, on the automaton with registers too. Every figure is the best of several passes after a warm-up pass,
- * all taken in one JVM so that ratios compare like with like.
+ * §3a), each as planned and, where a chain may run lazily, on the lazy chain alone and on registers alone too, with
+ * issue 22's cases of chains the lazy chain alone blew up on (a synthetic stream). Every figure is the best of
+ * several passes after a warm-up pass, all taken in one JVM so that ratios compare like with like.
  *
- * {{{ make bench-engine    # or: build/sbt "bench/run <stocks.csv[.gz]> [passes] [--equality-only]" }}}
- *
- * `--equality-only` runs the PCEA workloads alone (ARGS=--equality-only with make) and prints their tables without
- * writing bench/results/engine.md.
+ * {{{
+ * make bench-engine    # or: build/sbt "bench/run <stocks.csv[.gz]> [passes] [chains | equality]"
+ * }}}
+ * With `chains` (or `equality`), only the chains' (or the PCEA's) tables and ratios are measured, printed and not
+ * written to the report: `make bench-engine ARGS="5 equality"`.
  */
 object EngineBenchmark {
   /**
@@ -30,18 +32,19 @@ object EngineBenchmark {
       peakNodes: Int, outputDepth: Int)
 
   def main(args: Array[String]): Unit = {
-    val (flags, positional) = args.partition(_.startsWith("--"))
-    flags.filterNot(_ == "--equality-only").foreach { f =>
-      sys.error(s"unknown option $f: write --equality-only to run the PCEA workloads alone, or nothing for all")
+    val data = new File(args.headOption.getOrElse("data/stocks.csv.gz"))
+    val passes = args.lift(1).map(_.toInt).getOrElse(5)
+    val only = args.lift(2)
+    only.filterNot(Set("chains", "equality")).foreach { part =>
+      sys.error(s"unknown part $part: write chains or equality to measure that part alone, or nothing for all")
     }
-    val data = new File(positional.headOption.getOrElse("data/stocks.csv.gz"))
-    val passes = positional.lift(1).map(_.toInt).getOrElse(5)
-    if (flags.nonEmpty) {
+    if (only.contains("equality")) {
       println(s"best of $passes passes after a warm-up, one JVM (${System.getProperty("java.vm.name")} " +
         s"${System.getProperty("java.version")}, ${Runtime.getRuntime.availableProcessors} cores)")
       println(equality(passes))
       return
     }
+    val onlyChains = only.contains("chains")
     val (columns, rows) = new CsvSource(data).read()
     println(s"${rows.size} events from $data; best of $passes passes after a warm-up, one JVM " +
       s"(${System.getProperty("java.vm.name")} ${System.getProperty("java.version")}, ${Runtime.getRuntime.availableProcessors} cores)")
@@ -57,37 +60,50 @@ object EngineBenchmark {
       }
       (hits, 0, 0)
     }
-    def query(file: String, lazyChains: Boolean = true): Result = {
-      val text = new String(Files.readAllBytes(Paths.get("sql/stocks", file)), StandardCharsets.UTF_8)
-      val compiled = LocalEngine.compile(text, columns, EngineOptions(lazyChains = lazyChains))
-      val name = file.stripSuffix(".ceql") + (if (lazyChains) "" else " (eager)")
+    def run(name: String, text: String, columns: IndexedSeq[String], rows: IndexedSeq[Array[Any]],
+        options: EngineOptions): Result = {
+      val compiled = LocalEngine.compile(text, columns, options)
       measure(name, passes, rows.size) {
         val n = compiled.run(rows.iterator).size.toLong
         (n, compiled.metrics.peakLiveNodes, compiled.metrics.maxOutputDepth)
       }
     }
+    def query(file: String, options: EngineOptions = EngineOptions(), path: String = ""): Result =
+      run(file.stripSuffix(".ceql") + path, new String(Files.readAllBytes(Paths.get("sql/stocks", file)),
+        StandardCharsets.UTF_8), columns, rows, options)
+    // A chain as planned (each partition on the path that costs it less), then on each path alone.
+    def paths(name: String, on: (EngineOptions, String) => Result): ChainPaths = ChainPaths(name,
+      on(EngineOptions(), ""), on(EngineOptions(chainsByCost = false), " (lazy chain)"),
+      on(EngineOptions(lazyChains = false), " (registers)"))
+    val chains = Seq("c_dearer", "c_dearer3", "c_conj").map(f => paths(f, (o, p) => query(s"$f.ceql", o, p)))
+    // Issue 22: a condition between the first two events only (the lazy chain searched every pair again at each C),
+    // and one across the chain too (it still does: the race moves to registers).
+    val issue = Seq(("issue", "", 100), ("issue", "", 1000), ("across", " AND a.v < c.v", 1000)).map { case (name, more, w) =>
+      val text = s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v$more WITHIN $w [ts]"
+      paths(s"${name}_w$w", (o, p) => run(s"${name}_w$w$p", text, IssueStream.Columns, IssueStream.rows, o))
+    }
+    if (onlyChains) {
+      println(chainReport(floor, chains, issue))
+      return
+    }
     val withOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s$n.ceql"))
     val noOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s${n}_none.ceql"))
     val windows = noOutput.head +: Seq(2, 3, 4).map(k => query(s"s3_none_x$k.ceql"))
     val dearer = query("c_dearer.ceql") +: Seq(2, 3, 4).map(k => query(s"c_dearer_x$k.ceql"))
-    val chains = Seq("c_dearer", "c_dearer3", "c_conj").map(f => (query(s"$f.ceql"), query(s"$f.ceql", lazyChains = false)))
     val others = Seq("c_rising", "c_burst", "c_dearer_plain").map(f => query(s"$f.ceql"))
 
     val report = new StringBuilder
-    def table(title: String, results: Seq[Result]): Unit = report ++= EngineBenchmark.table(title, results, floor)
+    def table(title: String, results: Seq[Result], counts: String = "peak tECS nodes | max output depth"): Unit =
+      report ++= EngineBenchmark.table(floor, title, results, counts)
     report ++= f"Floor (read each event, evaluate `name = 'INTC'`): ${floor.eventsPerSecond}%.0f events/s\n"
     table("Sequences with output (S3..S24, window T = 10 s)", withOutput)
     table("Sequences without output (S3'..S24')", noOutput)
     table("S3' with windows T, 2T, 3T, 4T", windows)
     table("Conditions relating events: c_dearer with windows T, 2T, 3T, 4T", dearer)
-    table("Conditions relating events: the lazy chain and the automaton with registers (eager)",
-      chains.flatMap { case (l, e) => Seq(l, e) })
     table("Conditions relating events: Kleene with prev and count, a contiguous burst's sum, and c_dearer without its " +
       "conditions", others)
+    report ++= chainReport(floor, chains, issue)
     report ++= "\n### Ratios (same run)\n\n"
-    chains.foreach { case (l, e) =>
-      report ++= f"- ${l.name}: lazy chain over eager ${l.eventsPerSecond / e.eventsPerSecond}%.2f\n"
-    }
     report ++= f"- c_dearer at 4T over T: ${dearer(3).eventsPerSecond / dearer(0).eventsPerSecond}%.3f; c_dearer over " +
       f"the same pattern without its conditions (c_dearer_plain): ${dearer(0).eventsPerSecond / others(2).eventsPerSecond}%.2f\n"
     report ++= f"- throughput at 4T over T (S3'): ${windows(3).eventsPerSecond / windows(0).eventsPerSecond}%.3f (goal >= 0.8)\n"
@@ -99,6 +115,47 @@ object EngineBenchmark {
     Files.createDirectories(out.getParent)
     Files.write(out, (s"# Engine benchmark\n\nCommand: `make bench-engine` (data: $data, $passes passes)\n" + report).getBytes(StandardCharsets.UTF_8))
     println(s"written to $out")
+  }
+
+  /** A chain's throughput as planned and on each of its paths alone. */
+  private final case class ChainPaths(name: String, chosen: Result, lazyChain: Result, registers: Result)
+
+  /** A table of results, each against `floor`; `counts` names the last two columns. */
+  private def table(floor: Result, title: String, results: Seq[Result], counts: String): String =
+    s"\n### $title\n\n| workload | matches | events/s | over floor | events/CPU s | over floor (CPU) | $counts |\n" +
+      "|---|---:|---:|---:|---:|---:|---:|---:|\n" +
+      results.map { r =>
+        f"| ${r.name} | ${r.matches}%d | ${r.eventsPerSecond}%.0f | ${r.eventsPerSecond / floor.eventsPerSecond}%.3f | " +
+          f"${r.eventsPerCpuSecond}%.0f | ${r.eventsPerCpuSecond / floor.eventsPerCpuSecond}%.3f | " +
+          f"${r.peakNodes}%d | ${r.outputDepth}%d |\n"
+      }.mkString
+
+  /** The chains' tables, and per chain the throughput as planned over each path alone (the lazy chain: before). */
+  private def chainReport(floor: Result, chains: Seq[ChainPaths], issue: Seq[ChainPaths]): String = {
+    val all = chains ++ issue
+    def each(c: Seq[ChainPaths]) = c.flatMap(p => Seq(p.chosen, p.lazyChain, p.registers))
+    table(floor, "Conditions relating events: chains as planned, on the lazy chain alone and on registers alone", each(chains),
+      "peak tECS nodes | max output depth") +
+      table(floor, s"Issue 22's cases: `A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v` (issue), with `AND a.v < c.v` " +
+        s"(across), on ${IssueStream.Events} uniform events of A, B, C, D (v in [0, 100)), windows of 100 and 1000 events",
+        each(issue), "peak tECS nodes | max output depth") +
+      "\n### Chains: as planned over each path alone (same run)\n\n" +
+      all.map { p =>
+        f"- ${p.name}: over the lazy chain alone ${p.chosen.eventsPerSecond / p.lazyChain.eventsPerSecond}%.2f, over " +
+          f"registers alone ${p.chosen.eventsPerSecond / p.registers.eventsPerSecond}%.2f (lazy chain over registers " +
+          f"${p.lazyChain.eventsPerSecond / p.registers.eventsPerSecond}%.2f)\n"
+      }.mkString
+  }
+
+  /** The issue's stream: uniform types A, B, C, D, a value in [0, 100), ts the position (a fixed seed). */
+  private object IssueStream {
+    val Events = 20000
+    val Columns: IndexedSeq[String] = IndexedSeq("event_type", "v", "ts")
+    lazy val rows: IndexedSeq[Array[Any]] = {
+      val random = new java.util.Random(7)
+      IndexedSeq.tabulate(Events)(i => Array[Any](Seq("A", "B", "C", "D")(random.nextInt(4)), Long.box(random.nextInt(100)),
+        Long.box(i)))
+    }
   }
 
   private val AccountEvents = 10000000
@@ -140,13 +197,13 @@ object EngineBenchmark {
       val built = Seq(1, 8).map(k =>
         run(s"chain4_stranger_x$k ($accounts accounts)", rows, AccountStream.chain(4, k * TMs, AccountStream.Stranger)))
       section ++= f"\nFloor on $accounts accounts (a hash probe and insertion per event): ${floor.eventsPerSecond}%.0f events/s\n"
-      section ++= table(s"Equality correlation by PCEA: chain4 without output, windows T, 2T, 4T, 8T ($AccountEvents " +
-        s"events, $accounts accounts, T = $TMs ms)", windows, floor, PceaCounts)
-      section ++= table(s"Equality correlation by PCEA: chain4 ending in a withdrawal by id, windows T and 8T (runs are " +
-        s"built at every withdrawal, and nothing matches after the first 1 % of the stream)", built, floor, PceaCounts)
+      section ++= table(floor, s"Equality correlation by PCEA: chain4 without output, windows T, 2T, 4T, 8T " +
+        s"($AccountEvents events, $accounts accounts, T = $TMs ms)", windows, PceaCounts)
+      section ++= table(floor, s"Equality correlation by PCEA: chain4 ending in a withdrawal by id, windows T and 8T " +
+        s"(runs are built at every withdrawal, and nothing matches after the first 1 % of the stream)", built, PceaCounts)
       if (accounts == 100000)
-        section ++= table("Equality correlation by PCEA: chains of length 2 to 8 with output, window T",
-          Seq(2, 3, 4, 6, 8).map(n => run(s"chain$n", rows, AccountStream.chain(n, TMs))), floor, PceaCounts)
+        section ++= table(floor, "Equality correlation by PCEA: chains of length 2 to 8 with output, window T",
+          Seq(2, 3, 4, 6, 8).map(n => run(s"chain$n", rows, AccountStream.chain(n, TMs))), PceaCounts)
       ratios ++= f"- chain4 without output, $accounts accounts, throughput at 8T over T: " +
         f"${windows.last.eventsPerSecond / windows.head.eventsPerSecond}%.3f (CPU time: " +
         f"${windows.last.eventsPerCpuSecond / windows.head.eventsPerCpuSecond}%.3f; goal >= 0.8); at 8T over the hash " +
@@ -161,17 +218,6 @@ object EngineBenchmark {
   }
 
   private val PceaCounts = "peak run nodes kept | peak index entries"
-
-  /** A table of results, each against `floor`; `counts` names the last two columns. */
-  private def table(title: String, results: Seq[Result], floor: Result,
-      counts: String = "peak tECS nodes | max output depth"): String =
-    s"\n### $title\n\n| workload | matches | events/s | over floor | events/CPU s | over floor (CPU) | $counts |\n" +
-      "|---|---:|---:|---:|---:|---:|---:|---:|\n" +
-      results.map { r =>
-        f"| ${r.name} | ${r.matches}%d | ${r.eventsPerSecond}%.0f | ${r.eventsPerSecond / floor.eventsPerSecond}%.3f | " +
-          f"${r.eventsPerCpuSecond}%.0f | ${r.eventsPerCpuSecond / floor.eventsPerCpuSecond}%.3f | " +
-          f"${r.peakNodes}%d | ${r.outputDepth}%d |\n"
-      }.mkString
 
   private def measure(name: String, passes: Int, events: Int)(pass: => (Long, Int, Int)): Result = {
     val cpu = java.lang.management.ManagementFactory.getThreadMXBean

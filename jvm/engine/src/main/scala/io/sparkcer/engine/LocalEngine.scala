@@ -10,10 +10,12 @@ final case class EngineOptions(
     typeColumn: String = "event_type",
     streamColumn: Option[String] = None,
     timeColumn: Option[String] = None,
-    /** Whether chains of single events with conditions are evaluated lazily (CompiledPattern's `lazyChains`). */
+    /** Whether chains of single events with conditions may be evaluated lazily (CompiledPattern's `lazyChains`). */
     lazyChains: Boolean = true,
     /** Whether equalities are evaluated by a PCEA where one can (CompiledPattern's `equalityPcea`). */
-    equalityPcea: Boolean = true)
+    equalityPcea: Boolean = true,
+    /** Whether such chains run lazily or with registers by cost, else always lazily (CompiledPattern's `chainsByCost`). */
+    chainsByCost: Boolean = true)
 
 /** The engine on its own rows: compile a CEQL statement against a list of columns, then run it over rows in stream order. */
 object LocalEngine {
@@ -22,7 +24,7 @@ object LocalEngine {
       matchBound: MatchBound = MatchBound.Default): LocalQuery = {
     val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options.typeColumn, options.streamColumn,
       options.timeColumn)
-    val compiled = new LocalQuery(new CompiledPattern(analyzed, options.lazyChains, options.equalityPcea), matchBound)
+    val compiled = new LocalQuery(new CompiledPattern(analyzed, options.lazyChains, options.equalityPcea, options.chainsByCost), matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled
   }
@@ -114,6 +116,8 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
       override def aggregation(condition: Int, slot: Int): Aggregation = conditions.aggregation(condition, slot)
       override def operand(condition: Int, side: Int, event: Event): AnyRef =
         conditions.operand(condition, side, event.values)
+      override def compareHardness(condition: Int, side: Int, a: Event, b: Event): Int =
+        conditions.compareHardness(condition, side, a.values, b.values)
     }
   }
 }

@@ -21,8 +21,8 @@ class BoundedMemorySuite extends AnyFunSuite {
     }
   }
 
-  private def peaks(query: String, n: Int, keys: Int = 1) = {
-    val q = LocalEngine.compile(query, columns)
+  private def peaks(query: String, n: Int, keys: Int = 1, options: EngineOptions = EngineOptions()) = {
+    val q = LocalEngine.compile(query, columns, options)
     val matches = q.run(stream(n, keys)).size
     assert(matches > 0, "the workload should produce matches, or it tests nothing")
     q.metrics
@@ -38,18 +38,37 @@ class BoundedMemorySuite extends AnyFunSuite {
       "aggregates" -> "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER sum(b.v) > a.v AND count(b) <= 3 WITHIN 15 [ts]",
       "prev" -> "SELECT * FROM S WHERE (B AS b)+ FILTER b.v > prev(b.v) WITHIN 12 [ts]",
       "AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER c.v > a.v WITHIN 20 [ts]",
-      "lazy chain" -> "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v <> c.v WITHIN 40 [ts]",
       // Equalities on a PCEA: its index and the run nodes it reaches.
       "PCEA chain" -> "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER a.k = b.v AND b.v = c.v WITHIN 20 [ts]",
       "PCEA AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER b.v = c.v WITHIN 20 [ts]")) {
     test(s"$name: nodes and buffered events stay flat over a 20x longer stream") {
-      val short = peaks(query, 20000)
-      val long = peaks(query, 400000)
-      assert(long.peakLiveNodes <= short.peakLiveNodes * 3 / 2 + 64, s"tECS grew: ${short.peakLiveNodes} -> ${long.peakLiveNodes}")
-      assert(long.peakBufferedEvents <= short.peakBufferedEvents + 16, s"buffer grew: ${short.peakBufferedEvents} -> ${long.peakBufferedEvents}")
-      assert(long.peakActiveStates <= short.peakActiveStates * 3 / 2 + 16, s"runs grew: ${short.peakActiveStates} -> ${long.peakActiveStates}")
-      assert(long.peakBufferedEvents < 200)
+      flat(query, EngineOptions())
     }
+  }
+
+  private def flat(query: String, options: EngineOptions): Unit = {
+    val short = peaks(query, 20000, options = options)
+    val long = peaks(query, 400000, options = options)
+    assert(long.peakLiveNodes <= short.peakLiveNodes * 3 / 2 + 64, s"tECS grew: ${short.peakLiveNodes} -> ${long.peakLiveNodes}")
+    assert(long.peakBufferedEvents <= short.peakBufferedEvents + 16, s"buffer grew: ${short.peakBufferedEvents} -> ${long.peakBufferedEvents}")
+    assert(long.peakActiveStates <= short.peakActiveStates * 3 / 2 + 16, s"runs grew: ${short.peakActiveStates} -> ${long.peakActiveStates}")
+    assert(long.peakBufferedEvents < 200)
+  }
+
+  private val chain = "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v <> c.v WITHIN 40 [ts]"
+
+  test("lazy chain: buffered events and the predecessors it keeps stay flat over a 20x longer stream") {
+    flat(chain, EngineOptions(chainsByCost = false))
+  }
+
+  test("a chain by cost holds at most what its two paths hold together (both read during a race), however long the stream") {
+    // Which path leads, and when they race, changes along the stream: the peaks are those of one path or the sum.
+    val (lazyChain, registers) = (peaks(chain, 400000, options = EngineOptions(chainsByCost = false)),
+      peaks(chain, 400000, options = EngineOptions(lazyChains = false)))
+    val chosen = peaks(chain, 400000)
+    assert(chosen.peakLiveNodes <= lazyChain.peakLiveNodes + registers.peakLiveNodes)
+    assert(chosen.peakActiveStates <= lazyChain.peakActiveStates + registers.peakActiveStates)
+    assert(chosen.peakBufferedEvents <= lazyChain.peakBufferedEvents.max(registers.peakBufferedEvents))
   }
 
   test("a list register: runs are at most the subsets of the events one window holds, however long the stream") {

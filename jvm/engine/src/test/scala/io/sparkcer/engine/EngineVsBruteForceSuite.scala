@@ -169,6 +169,26 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("conditions relating events with ANY/STRICT, windows, partitions, CONSUME BY, LIMIT, projections", 800,
     Features(filterNot = true, relations = true, conjunction = true), maxLength = 10, minLength = 4)
 
+  property("AND wherever a formula stands (inside ; : + OR), with strategies, windows and partitions", 1000,
+    Features(conjunction = true, not = false, consumption = false, limits = false), maxLength = 10, minLength = 3)
+
+  property("one variable bound in several places (A AS v ; B AS v), with conditions, strategies and windows", 800,
+    Features(relations = true, conjunction = true, sharedVariables = true, consumption = false, limits = false),
+    maxLength = 10, minLength = 4)
+
+  property("one variable bound in several places, equalities (PCEA and the general evaluator)", 500,
+    Features(equalities = true, conjunction = true, sharedVariables = true, strategies = false, consumption = false,
+      limits = false), maxLength = 10, minLength = 4)
+
+  // Order comparisons over repeating variables, selected or not (issue 22): the registers keep the hardest event,
+  // and the takes of unselected events that a skip dominates are removed; a wrong rewrite loses or repeats rows.
+  property("order comparisons over repeating variables, selected or not; ALL, windows, projections", 1000,
+    Features(filterNot = true, orderComparisons = true, strategies = false, partitions = false, consumption = false,
+      limits = false), maxLength = 10, minLength = 4)
+
+  property("order comparisons over repeating variables with ANY/STRICT, partitions, CONSUME BY, LIMIT", 600,
+    Features(filterNot = true, orderComparisons = true), maxLength = 10, minLength = 4)
+
   // Minimal cases found by the properties above, pinned with their expected output (checked by hand against
   // DESIGN §3: MAX keeps V unless another valuation with the same last event marks a strict superset of D(V)).
   private val regressions: Seq[(String, Query, String, Seq[BruteForce.Row])] = {
@@ -247,6 +267,16 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       Fixed("NOT a.x < b.x: every combination has a.x >= b.x",
         query(aPlusB.filter(fnot(rel(attr("a", "x") < attr("b", "x")))), within = Some(events(5))),
         stream(("A", 1, 0), ("A", 3, 0), ("A", 0, 0), ("B", 2, 0)), Seq(r(1, 3, v(1), v(3)))),
+      // --- the hardest event of a repeating variable stands for all of its events (issue 22).
+      Fixed("a.y <= b.x: a NULL among a's events fails every b",
+        query(aPlusB.filter(rel(attr("a", "y") <= attr("b", "x"))), within = Some(events(5))),
+        stream(("A", 0, 1), ("A", 0, null), ("A", 0, 3), ("B", 2, 0)), Seq(r(0, 3, v(0), v(3)))),
+      Fixed("a.x <= b.x over a's values that do not compare with each other (a string and a number) fails",
+        query(aPlusB.filter(rel(attr("a", "x") <= attr("b", "x"))), within = Some(events(5))),
+        stream(("A", 1, 0), ("A", "q", 0), ("B", "r", 0), ("B", 2, 0)), Seq(r(1, 2, v(1), v(2)), r(0, 3, v(0), v(3)))),
+      Fixed("SELECT b with a repeating a: a row per first a, once",
+        query(aPlusB.filter(rel(attr("a", "x") < attr("b", "x"))), selection = select("b"), within = Some(events(5))),
+        stream(("A", 1, 0), ("A", 3, 0), ("A", 0, 0), ("B", 2, 0)), Seq(r(0, 3, v(3)), r(2, 3, v(3)))),
       Fixed("a.x + b.y > 3, NULL-false",
         query(ab.filter(rel(Expr.Arithmetic(ArithmeticOp.Add, attr("a", "x"), attr("b", "y"), Position.Unknown) > 3))),
         stream(("A", 2, 0), ("A", 3, 0), ("B", 0, 1), ("B", 0, null), ("B", 0, 2)),

@@ -1,13 +1,20 @@
 package io.sparkcer.engine
 
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream}
+
 import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.engine.chain.ChainPath
+import io.sparkcer.engine.eval.PatternEvaluator
+
 /**
  * The lazy chain ([[io.sparkcer.engine.chain.ChainRun]]) against the eager evaluation with registers on the automaton
  * ([[io.sparkcer.engine.rma.RegisterRun]]): the lazy chain NFA paper's Theorem 1 as a differential test (digest
- * LAZY-T9: eager and chain give the same matches on random streams), and what the chain keeps.
+ * LAZY-T9: eager and chain give the same matches on random streams), and what the chain keeps; then the choice
+ * between them ([[io.sparkcer.engine.chain.AdaptiveChainRun]]), which must give the same matches through its races,
+ * its switches and saved states.
  */
 class LazyChainSuite extends AnyFunSuite {
   private val columns = IndexedSeq("event_type", "x", "y", "ts")
@@ -18,9 +25,13 @@ class LazyChainSuite extends AnyFunSuite {
     (0 until n).map(i => Array[Any](types(random.nextInt(types.size)), L(random.nextInt(5)), L(random.nextInt(5)), L(i)))
   }
 
-  /** Equalities alone would run on a PCEA: here they are conditions as any, to compare the chain with the eager run. */
-  private def run(query: String, data: IndexedSeq[Array[Any]], lazyChains: Boolean): (Vector[String], LocalQuery) = {
-    val q = LocalEngine.compile(query, columns, EngineOptions(lazyChains = lazyChains, equalityPcea = false))
+  // Equalities alone would run on a PCEA: here they are conditions as any, to compare the chain with the eager run.
+  private val Lazy = EngineOptions(chainsByCost = false, equalityPcea = false)
+  private val Eager = EngineOptions(lazyChains = false, equalityPcea = false)
+  private val ByCost = EngineOptions(equalityPcea = false)
+
+  private def run(query: String, data: IndexedSeq[Array[Any]], options: EngineOptions): (Vector[String], LocalQuery) = {
+    val q = LocalEngine.compile(query, columns, options)
     val out = q.run(data.iterator.map(_.clone())).map { m =>
       s"${m.end.seq}:" + m.bindings.map(_.map(_.seq).mkString("{", ",", "}")).mkString
     }.toVector
@@ -43,29 +54,52 @@ class LazyChainSuite extends AnyFunSuite {
       val window = if (random.nextBoolean()) s"WITHIN ${2 + random.nextInt(6)} EVENTS ORDER BY ts" else s"WITHIN ${2 + random.nextInt(6)} [ts]"
       val query = s"SELECT * FROM S WHERE ${atoms.mkString(s" $op ")} FILTER ${chosen.mkString(" AND ")} $window"
       val data = rows(round, 12 + random.nextInt(12), Seq("A", "B", "C", "D"))
-      val (chain, compiled) = run(query, data, lazyChains = true)
+      val (chain, compiled) = run(query, data, Lazy)
       // A FILTER's OR makes the pattern an OR of two chains: that one runs eagerly.
       assert(compiled.pattern.chain.isDefined != chosen.exists(_.contains(" OR ")), query)
-      val (eager, other) = run(query, data, lazyChains = false)
+      val (eager, other) = run(query, data, Eager)
       assert(other.pattern.chain.isEmpty && other.pattern.registers.isDefined, query)
       assert(chain == eager, s"$query\non ${data.map(_.mkString(",")).mkString(" | ")}")
+      assert(run(query, data, ByCost)._1 == eager, s"by cost: $query\non ${data.map(_.mkString(",")).mkString(" | ")}")
       compared += chain.size
     }
     assert(compared > 300, s"only $compared matches compared")
   }
 
+  test("a sequence whose conditions relate adjacent events, assembled backwards: the matches of the eager run, with the predecessors kept as the window slides") {
+    val random = new Random(13)
+    val adjacent = Seq("a.x < b.x", "b.y = c.y", "b.x - a.y >= 1", "c.x <> d.x", "c.y + d.y > 4", "a.y >= b.y")
+    var compared = 0
+    for (round <- 0 until 60) {
+      val four = random.nextBoolean()
+      val atoms = if (four) Seq("A AS a", "B AS b", "C AS c", "D AS d") else Seq("A AS a", "B AS b", "C AS c")
+      val usable = adjacent.filter(c => four || !c.contains("d."))
+      val chosen = random.shuffle(usable).take(1 + random.nextInt(3))
+      val window = if (random.nextBoolean()) s"WITHIN ${5 + random.nextInt(30)} EVENTS ORDER BY ts" else s"WITHIN ${5 + random.nextInt(30)} [ts]"
+      val query = s"SELECT * FROM S WHERE ${atoms.mkString(" ; ")} FILTER ${chosen.mkString(" AND ")} $window"
+      val data = rows(1000 + round, 300, Seq("A", "B", "C", "D"))
+      val (chain, compiled) = run(query, data, Lazy)
+      assert(compiled.pattern.chain.isDefined, query)
+      assert(chain == run(query, data, Eager)._1, query)
+      compared += chain.size
+    }
+    assert(compared > 10000, s"only $compared matches compared")
+  }
+
   test("LAZY-T2 in the chain: 100 A then 100 B and no C keep 200 buffered events and build nothing") {
     val data = (0 until 200).map(i => Array[Any](if (i < 100) "A" else "B", L(1), L(1), L(i)))
     val (out, q) = run("SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.x = b.y AND b.x < c.x WITHIN 1000 [ts]",
-      data, lazyChains = true)
+      data, Lazy)
     assert(out.isEmpty)
     assert(q.metrics.peakActiveStates == 200 && q.metrics.peakLiveNodes == 0)
   }
 
   test("EXPLAIN names the chain; it is not used where it would not be exact") {
     def plan(query: String) = LocalEngine.compile(query, columns).pattern
-    assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").describe
-      .contains("lazy chain over a ; b"))
+    val explained = plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").describe
+    info(explained)
+    assert(explained.contains("lazy chain over a ; b") && explained.contains("or 1 conditions relating events checked") &&
+      explained.contains("whichever does less work on each partition"))
     // No window, an iteration, a strategy that chooses, a LIMIT, or no condition: not a chain.
     assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x ORDER BY ts").chain.isEmpty)
     assert(plan("SELECT * FROM S WHERE A AS a ; (B AS b)+ FILTER a.x < max(b.x) WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
@@ -77,9 +111,66 @@ class LazyChainSuite extends AnyFunSuite {
 
   test("the chain's buffers keep only the events inside the window") {
     val data = (0 until 20000).map(i => Array[Any](if (i % 3 == 2) "B" else "A", L(i % 7), L(i % 5), L(i)))
-    val (out, q) = run("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 30 [ts]", data, lazyChains = true)
+    val (out, q) = run("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 30 [ts]", data, Lazy)
     assert(out.nonEmpty)
     assert(q.metrics.peakActiveStates <= 32, s"peak buffered ${q.metrics.peakActiveStates}")
     assert(q.metrics.peakBufferedEvents <= 32)
+  }
+
+  /**
+   * 8,000 events whose type frequencies change every 2,000 (uniform, the last event rare, the first rare, uniform),
+   * so that the cheaper path changes along the stream; values in [0, 100).
+   */
+  private def regimes(seed: Long): IndexedSeq[Array[Any]] = {
+    val random = new Random(seed)
+    val kinds = IndexedSeq(Seq("A", "B", "C", "D"), Seq.fill(6)("A") ++ Seq.fill(6)("B") :+ "C",
+      "A" +: (Seq.fill(6)("B") ++ Seq.fill(6)("C")), Seq("A", "B", "C", "D"))
+    (0 until 8000).map { i =>
+      val types = kinds(i / 2000)
+      Array[Any](types(random.nextInt(types.size)), L(random.nextInt(100)), L(random.nextInt(100)), L(i))
+    }
+  }
+
+  private val changing = Seq(
+    "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.x + 95 < b.x WITHIN 60 [ts]",
+    "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.x + 95 < c.x AND b.y < c.y WITHIN 40 EVENTS ORDER BY ts",
+    "SELECT * FROM S WHERE A AS a AND B AS b AND C AS c FILTER a.x + 90 < b.x AND b.y < c.y WITHIN 30 [ts]")
+
+  test("by cost: the matches of either path, through races won by each path along a stream that changes") {
+    val won = new Array[Long](ChainPath.all.length)
+    for ((query, seed) <- changing.zipWithIndex) {
+      val data = regimes(seed)
+      val (eager, _) = run(query, data, Eager)
+      val (chosen, q) = run(query, data, ByCost)
+      assert(chosen == eager, query)
+      assert(eager.nonEmpty, s"$query should match")
+      info(s"$query: ${q.metrics.chainDecisions.describe}")
+      ChainPath.all.foreach(p => won(p.index) += q.metrics.chainDecisions.won(p.index))
+    }
+    assert(won.forall(_ > 0), s"each path should win some race: ${won.mkString(", ")}")
+  }
+
+  test("by cost: a saved state carries the race on; the matches of one uninterrupted pass") {
+    for ((query, seed) <- changing.zipWithIndex) {
+      val data = regimes(seed).zipWithIndex.map { case (row, i) => new Event(i, row) }
+      val q = LocalEngine.compile(query, columns, ByCost)
+      def evaluator() = new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound)
+      def found(evaluator: PatternEvaluator[Event], events: Seq[Event]) =
+        evaluator.matches(events.iterator).map(m => (m.end.seq, m.bindings.map(_.map(_.seq)))).toVector
+      val expected = found(evaluator(), data)
+      val random = new Random(seed)
+      val cuts = Iterator.iterate(0)(_ + 1 + random.nextInt(400)).takeWhile(_ < data.length).toVector :+ data.length
+      var saved = Array.emptyByteArray
+      val got = cuts.zip(cuts.tail).flatMap { case (from, until) =>
+        val resumed = evaluator()
+        if (from > 0) resumed.load(new DataInputStream(new ByteArrayInputStream(saved)), SavedStateSuite.EventBytes)
+        val batch = found(resumed, data.slice(from, until))
+        val bytes = new ByteArrayOutputStream()
+        resumed.save(new DataOutputStream(bytes), SavedStateSuite.EventBytes)
+        saved = bytes.toByteArray
+        batch
+      }
+      assert(got == expected, query)
+    }
   }
 }

@@ -180,9 +180,9 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     assert(matches("SELECT * FROM S WHERE A AS x AND A AS y ORDER BY ts", rows) == Set(set(0, 1)))
   }
 
-  test("AND inside a sequence is refused, saying what to write") {
-    val e = intercept[CeqlException](matches("SELECT * FROM S WHERE C ; (A AND B) ORDER BY ts"))
-    assert(e.problem.startsWith("AND is supported as the whole pattern"))
-    assert(e.pos.column == "SELECT * FROM S WHERE C ; (".length + 1)
+  test("AND inside a sequence: both operands after the C, in either order") {
+    val rows = IndexedSeq(Array[Any]("B", L(1), L(1), L(0)), Array[Any]("C", L(1), L(2), L(1)),
+      Array[Any]("B", L(1), L(2), L(2)), Array[Any]("A", L(1), L(2), L(3)))
+    assert(matches("SELECT * FROM S WHERE C ; (A AND B) ORDER BY ts", rows) == Set(set(1, 2, 3)))
   }
 }

@@ -1,9 +1,9 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, EqualTo, Expression, GenericInternalRow, MutableProjection, Predicate, PrettyAttribute, Unevaluable}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BinaryComparison, EqualTo, Expression, GenericInternalRow, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual, MutableProjection, Predicate, PrettyAttribute, Unevaluable}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Count, DeclarativeAggregate}
-import org.apache.spark.sql.catalyst.util.toPrettySQL
+import org.apache.spark.sql.catalyst.util.{toPrettySQL, TypeUtils}
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types.{BooleanType, DataType}
 import org.apache.spark.unsafe.types.UTF8String
@@ -111,6 +111,43 @@ object CerCondition {
 
     /** Side `side` of the equality on one event, as a hash key that outlives the row ([[Bound.key]]). */
     def operand(side: Int, event: InternalRow): AnyRef = Bound.key(sides(side)(event))
+
+    /**
+     * The condition as an order comparison (with Spark's coercions, both sides of one type), the ordering it compares
+     * by, and whether it asks its left side to be the lesser.
+     */
+    private lazy val ordered: (BinaryComparison, Ordering[Any], Boolean) = {
+      def of(c: BinaryComparison, less: Boolean) = (c, TypeUtils.getInterpretedOrdering(c.left.dataType), less)
+      condition.predicate match {
+        case c: LessThan => of(c, less = true)
+        case c: LessThanOrEqual => of(c, less = true)
+        case c: GreaterThan => of(c, less = false)
+        case c: GreaterThanOrEqual => of(c, less = false)
+        case other => throw new IllegalStateException(s"not an order comparison: ${other.sql}")
+      }
+    }
+
+    /**
+     * Per side of the order comparison, compiled when first asked for (only a side that one variable's events alone
+     * make is): twice, so that two events' values are read side by side.
+     */
+    private val hardnessSides = new Array[(Argument, Argument)](2)
+
+    /** [[io.sparkcer.engine.eval.EventReader.compareHardness]]: by the comparison's own ordering, NULL the hardest. */
+    def compareHardness(side: Int, a: InternalRow, b: InternalRow): Int = {
+      val (comparison, ordering, less) = ordered
+      if (hardnessSides(side) == null) {
+        val expression = if (side == 0) comparison.left else comparison.right
+        hardnessSides(side) = (new Argument(expression), new Argument(expression))
+      }
+      val (x, y) = (hardnessSides(side)._1(a), hardnessSides(side)._2(b))
+      if (x == null) { if (y == null) 0 else 1 }
+      else if (y == null) -1
+      else {
+        val order = Integer.signum(ordering.compare(x, y))
+        if (less == (side == 0)) order else -order
+      }
+    }
 
     def aggregation(slot: Int): Aggregation = condition.slots(slot) match {
       // Spark's count is exact and its state one Long: the engine's, without a buffer row per event.

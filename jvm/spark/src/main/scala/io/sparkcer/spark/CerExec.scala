@@ -9,6 +9,8 @@ import org.apache.spark.sql.cer.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
+import io.sparkcer.engine.chain.ChainPath
+
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys (or by the ranges of
  * a split stream) and sorted by them then stream order, made total ([[TotalOrder]]) (or, without either or with
@@ -40,7 +42,10 @@ case class CerExec(
     "unionCopies" -> SQLMetrics.createMetric(sparkContext, "union copies"),
     "bufferVisits" -> SQLMetrics.createMetric(sparkContext, "buffered events visited"),
     "enumerationSteps" -> SQLMetrics.createMetric(sparkContext, "enumeration steps"),
-    "droppedMatches" -> SQLMetrics.createMetric(sparkContext, "complex events enumerated and dropped"))
+    "droppedMatches" -> SQLMetrics.createMetric(sparkContext, "complex events enumerated and dropped"),
+    // Where a chain may run lazily or with registers: the races each path won on the partitions (ChainCost).
+    "lazyChainWins" -> SQLMetrics.createMetric(sparkContext, "chain races won by the lazy chain"),
+    "registerWins" -> SQLMetrics.createMetric(sparkContext, "chain races won by registers"))
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
@@ -98,6 +103,8 @@ case class CerExec(
         longMetric("bufferVisits") += m.work.bufferVisits
         longMetric("enumerationSteps") += m.work.enumerationSteps
         longMetric("droppedMatches") += m.work.dropped
+        longMetric("lazyChainWins") += m.chainDecisions.won(ChainPath.Lazy.index)
+        longMetric("registerWins") += m.chainDecisions.won(ChainPath.Registers.index)
       }
       opened.matches(task.inRanges(opened.evaluator, ordered))
     }

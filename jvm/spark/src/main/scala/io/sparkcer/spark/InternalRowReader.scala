@@ -64,6 +64,9 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
 
   override def operand(condition: Int, side: Int, event: InternalRow): AnyRef = conditions(condition).operand(side, event)
 
+  override def compareHardness(condition: Int, side: Int, a: InternalRow, b: InternalRow): Int =
+    conditions(condition).compareHardness(side, a, b)
+
   /** Timestamps are microseconds; integer order columns of time-span windows count milliseconds. */
   override val windowUnitsPerMilli: Long = window match {
     case Some((_, TimestampType | TimestampNTZType)) => 1000L

@@ -127,6 +127,29 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(matches("count(a.x) = 2") == Seq(Seq(1, 2, 3), Seq(2, 3, 4)))
   }
 
+  test("an order comparison over a repeating variable: its hardest event stands for all, selected or not") {
+    // Spark's coercion (a Long against a Double) and ordering decide which b is the hardest, as they decide the
+    // comparison; the engine's interpreter gives the same matches.
+    for (select <- Seq("*", "s"); condition <- Seq("b.price <= s.price + 1", "s.volume < b.volume")) {
+      val query = s"SELECT $select FROM stocks PATTERN (BUY AS b)+ ; SELL AS s FILTER $condition PARTITION BY name " +
+        "ORDER BY ts WITHIN 60 [ts]"
+      val expected = engine(query.replace("FROM stocks PATTERN", "FROM S WHERE")).sorted
+      assert(expected.nonEmpty, s"the data should give matches of $query")
+      assert(lines(spark.sql(query)).sorted == expected, query)
+    }
+  }
+
+  test("the hardest event: NULL is the hardest, strings compare as Spark compares them") {
+    import spark.implicits._
+    Seq(("A", 1, "b", Some(2L)), ("A", 2, "a", None), ("A", 3, "c", Some(1L)), ("C", 4, "bb", Some(2L)))
+      .toDF("event_type", "ts", "s", "x").createOrReplaceTempView("hardest")
+    def matches(condition: String): Seq[Seq[Int]] =
+      spark.sql(s"SELECT a FROM hardest PATTERN (A AS a)+ ; C AS c FILTER $condition ORDER BY ts WITHIN 4 EVENTS")
+        .collect().toSeq.map(_.getAs[scala.collection.Seq[Row]]("a").toSeq.map(_.getAs[Int]("ts"))).sortBy(_.toString)
+    assert(matches("a.s < c.s") == Seq(Seq(1), Seq(1, 2), Seq(2)))
+    assert(matches("a.x <= c.x") == Seq(Seq(1), Seq(1, 3), Seq(3)))
+  }
+
   test("NOT over a condition, and a condition over one event as a guard") {
     sameAsEngine("SELL AS s ; BUY AS b FILTER NOT (b.price > s.price) PARTITION BY name ORDER BY ts WITHIN 60 [ts]")
     sameAsEngine("SELL AS s ; BUY AS b FILTER s.volume > 500 AND b.price >= s.price PARTITION BY name ORDER BY ts " +

@@ -94,6 +94,15 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     assert(checked("conditionChecks").value > 0, checked)
   }
 
+  test("a chain's metrics count the races each path won, a partition's first events read by both") {
+    spark.range(3000).selectExpr("IF(id % 3 = 0, 'SELL', 'BUY') AS event_type", "id % 7 AS price", "id AS ts")
+      .createOrReplaceTempView("trades")
+    val df = sql("SELECT * FROM trades PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price ORDER BY ts WITHIN 20 [ts]")
+    assert(df.collect().nonEmpty)
+    val metrics = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get.metrics
+    assert(metrics("lazyChainWins").value + metrics("registerWins").value > 0, metrics)
+  }
+
   test("rows no atom accepts are filtered out before the shuffle, unless the pattern reads them") {
     // A file source: Spark would evaluate a filter over local rows while planning.
     val dir = java.nio.file.Files.createTempDirectory("cer-filter").resolve("stocks").toString

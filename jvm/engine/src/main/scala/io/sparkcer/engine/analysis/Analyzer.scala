@@ -38,8 +38,9 @@ final case class AnalyzedQuery(
 
 /**
  * Semantic analysis: resolves columns and variables, and rejects what CEQL cannot mean, saying what to write
- * instead: filters on variables not bound where they apply (well-formedness), one variable bound on both sides of
- * a sequence (unsafe), unknown columns, variables and streams, and a stream without an order.
+ * instead: filters on variables not bound where they apply (well-formedness), unknown columns, variables and
+ * streams, and a stream without an order. One variable may be bound on both sides of `;`, `:` or AND (CEL's
+ * valuations: it binds the events of both, as a variable under `+` does).
  */
 object Analyzer {
 
@@ -99,8 +100,7 @@ object Analyzer {
     def run(): AnalyzedQuery = {
       checkStreams(query.pattern)
       checkWellFormed(query.pattern)
-      checkSafe(query.pattern)
-      checkConjunctions(query.pattern, outside = None)
+      checkConjunctions(query.pattern)
       Relations.check(query, text)
       val outputs = outputVariables()
       val orderKeys = query.orderBy.map(k => (column(k.column), k.descending)).toIndexedSeq
@@ -176,57 +176,21 @@ object Analyzer {
       case _: Cel.Atom => ()
     }
 
-    /**
-     * AND runs its operands side by side, each whole: it is the pattern, under FILTER, AS and OR only, not an operand
-     * of `;`, `:` or `+` (`outside`: the first such operator around the node, if any).
-     */
-    private def checkConjunctions(cel: Cel, outside: Option[Cel]): Unit = cel match {
-      case Cel.And(a, b, pos) =>
-        outside.foreach { _ =>
-          fail("AND is supported as the whole pattern (with FILTER, AS and OR around it), not inside ';', ':' or '+'; " +
-            "write the conjunction as the pattern, e.g. (A AS a ; B AS b) AND C AS c, or spell out its orders with OR: " +
-            "(A AND B) ; C is (A ; B ; C) OR (B ; A ; C)", pos)
-        }
+    /** AND runs its operands side by side, each reading every event: a NOT in one may fall on the other's event. */
+    private def checkConjunctions(cel: Cel): Unit = cel match {
+      case Cel.And(a, b, _) =>
         Seq(a, b).flatMap(Cel.leaves).collectFirst { case n: Cel.Not => n }.foreach { n =>
           fail("NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +
             "there may fall on the other operand's event; write the operand without NOT, or its orders with OR", n.pos)
         }
-        checkConjunctions(a, outside); checkConjunctions(b, outside)
-      case s: Cel.Sequence => checkConjunctions(s.first, Some(s)); checkConjunctions(s.second, Some(s))
-      case i: Cel.Iteration => checkConjunctions(i.body, Some(i))
-      case Cel.Or(a, b, _) => checkConjunctions(a, outside); checkConjunctions(b, outside)
-      case Cel.Bind(b, _, _) => checkConjunctions(b, outside)
-      case Cel.Filtered(b, _, _) => checkConjunctions(b, outside)
+        checkConjunctions(a); checkConjunctions(b)
+      case s: Cel.Sequence => checkConjunctions(s.first); checkConjunctions(s.second)
+      case i: Cel.Iteration => checkConjunctions(i.body)
+      case Cel.Or(a, b, _) => checkConjunctions(a); checkConjunctions(b)
+      case Cel.Bind(b, _, _) => checkConjunctions(b)
+      case Cel.Filtered(b, _, _) => checkConjunctions(b)
       case _: Cel.Atom | _: Cel.Not => ()
     }
-
-    /**
-     * CEL's safety: an AS variable bound on both sides of a sequence would stand for two different events. Returns
-     * the AS variables of `cel`, so that each sub-formula's are gathered once (linear in the pattern, where asking
-     * [[asVariables]] at every operator was cubic in a long sequence).
-     */
-    private def checkSafe(cel: Cel): Set[String] = cel match {
-      case Cel.Sequence(a, b, contiguous, pos) => disjoint(checkSafe(a), checkSafe(b), if (contiguous) ":" else ";", pos)
-      case Cel.And(a, b, pos) => disjoint(checkSafe(a), checkSafe(b), "AND", pos)
-      case Cel.Bind(b, v, _) => checkSafe(b) + v.value
-      case Cel.Or(a, b, _) => union(checkSafe(a), checkSafe(b))
-      case Cel.Iteration(b, _, _) => checkSafe(b)
-      case Cel.Filtered(b, _, _) => checkSafe(b)
-      case _: Cel.Atom | _: Cel.Not => Set.empty
-    }
-
-    /** The variables of both sides, refusing one on each (the first in name order, if several). */
-    private def disjoint(a: Set[String], b: Set[String], op: String, pos: Position): Set[String] = {
-      val (smaller, larger) = if (a.size <= b.size) (a, b) else (b, a)
-      smaller.filter(larger.contains).minOption.foreach { v =>
-        fail(s"variable '$v' is bound on both sides of '$op'; give each side its own name (e.g. ${v}1 and ${v}2), " +
-          s"or bind the whole ${if (op == "AND") "conjunction" else "sequence"} once: (... $op ...) AS $v", pos)
-      }
-      union(a, b)
-    }
-
-    /** Adds the smaller set to the larger, so that over a whole pattern each name is copied a logarithmic number of times. */
-    private def union(a: Set[String], b: Set[String]): Set[String] = if (a.size >= b.size) a ++ b else b ++ a
 
     private def outputVariables(): IndexedSeq[OutputVariable] = {
       val pattern = query.pattern

@@ -47,6 +47,16 @@ object NfaCompiler {
     def first: Seq[Int] = left.first ++ right.first
     def last: Seq[Int] = left.last ++ right.last
   }
+  /** `φ ; ψ` or `φ : ψ` where one of them holds a conjunction: ψ's automaton entered from where φ's ends. */
+  private final case class Chain(before: Shape, after: Shape, contiguous: Boolean) extends Shape {
+    def first: Seq[Int] = before.first
+    def last: Seq[Int] = after.last
+  }
+  /** `φ+` or `φ:+` where φ holds a conjunction: φ's automaton entered again from where it ends. */
+  private final case class Repeat(body: Shape, contiguous: Boolean) extends Shape {
+    def first: Seq[Int] = body.first
+    def last: Seq[Int] = body.last
+  }
 
   /**
    * An automaton over some of the atoms, as one operand of AND sees it: state 0 is its initial state (an any-event
@@ -160,9 +170,12 @@ object NfaCompiler {
       case Cel.Filtered(_, other, _) =>
         throw new IllegalStateException(s"filter not expanded: $other")
       case Cel.Sequence(first, second, contiguous, _) =>
-        val (a, b) = (plain(first, bindings, filters), plain(second, bindings, filters))
-        link(a.last, b.first, contiguous)
-        Fragment(a.first, b.last)
+        (visit(first, bindings, filters), visit(second, bindings, filters)) match {
+          case (a: Fragment, b: Fragment) =>
+            link(a.last, b.first, contiguous)
+            Fragment(a.first, b.last)
+          case (a, b) => Chain(a, b, contiguous)
+        }
       case Cel.Or(left, right, _) =>
         (visit(left, bindings, filters), visit(right, bindings, filters)) match {
           case (a: Fragment, b: Fragment) => Fragment(a.first ++ b.first, a.last ++ b.last)
@@ -172,17 +185,13 @@ object NfaCompiler {
         Conjunction(visit(left, bindings, filters), visit(right, bindings, filters), pos)
       case Cel.Iteration(body, contiguous, _) =>
         iterations += 1
-        val a = try plain(body, bindings, filters) finally iterations -= 1
-        link(a.last, a.first, contiguous)
-        a
+        try visit(body, bindings, filters) match {
+          case a: Fragment =>
+            link(a.last, a.first, contiguous)
+            a
+          case other => Repeat(other, contiguous)
+        } finally iterations -= 1
     }
-
-    /** An operand of `;`, `:` or `+`, which holds no conjunction ([[io.sparkcer.engine.analysis.Analyzer]] saw to it). */
-    private def plain(cel: Cel, bindings: List[String], filters: List[PendingFilter]): Fragment =
-      visit(cel, bindings, filters) match {
-        case f: Fragment => f
-        case other => throw new IllegalStateException(s"a conjunction inside ';', ':' or '+' (refused by the analysis): $other")
-      }
 
     /** The filter of NOT(type FILTER ...): a conjunction of predicates over that one event. */
     private def conjuncts(f: Filter): Seq[Filter] = f match {
@@ -256,6 +265,48 @@ object NfaCompiler {
         product(operand(c.left, withDone = true, Some(whole)), operand(c.right, withDone = true, Some(whole)), withDone,
           whole)
       case Union(l, r) => union(operand(l, withDone, conjunction), operand(r, withDone, conjunction))
+      case Chain(before, after, contiguous) =>
+        sequence(operand(before, withDone = false, conjunction), operand(after, withDone, conjunction), contiguous)
+      case Repeat(body, contiguous) => repeat(operand(body, withDone, conjunction), contiguous)
+    }
+
+    /**
+     * `x ; y` (or `x : y`, `contiguous`) of two components: from each state where x ends, y's first moves (those of
+     * its initial state that read an event), as Glushkov's construction links the last atoms of x to the first of y;
+     * with a gap allowed, also a waiting state per such end, whose any-event loop skips the events in between. The
+     * moves keep the atom they leave (`from`) and reset the scopes they enter afresh, as [[link]] does.
+     */
+    private def sequence(x: Component, y: Component, contiguous: Boolean): Component = {
+      val offset = x.transitions.length - 1 // y's state s > 0 becomes s + offset; y's initial state is x's
+      val shifted = (1 until y.transitions.length).map(s => y.transitions(s).map(t => t.copy(target = t.target + offset)))
+      val entries = y.transitions(Nfa.Initial).filter(_.reads).map(t => t.copy(target = t.target + offset))
+      val atomOf = x.atomOf ++ y.atomOf.tail
+      continued(x.transitions ++ shifted, x.last, entries, atomOf, contiguous, y.last.map(_ + offset),
+        if (y.done < 0) -1 else y.done + offset)
+    }
+
+    /** `x+` (or `x:+`): from each state where x ends, x's first moves again, as in [[sequence]] with x after itself. */
+    private def repeat(x: Component, contiguous: Boolean): Component =
+      continued(x.transitions, x.last, x.transitions(Nfa.Initial).filter(_.reads), x.atomOf, contiguous, x.last, x.done)
+
+    /**
+     * The states `transitions` (whose atoms are `atomOf`), where from each of `ends` the moves `entries` are taken
+     * next (right after it, or, unless `contiguous`, after a gap spent in a waiting state of its own).
+     */
+    private def continued(transitions: IndexedSeq[Seq[Transition]], ends: Set[Int], entries: Seq[Transition],
+        atomOf: IndexedSeq[Int], contiguous: Boolean, last: Set[Int], done: Int): Component = {
+      val from = ends.toSeq.sorted
+      val waiting = if (contiguous) Map.empty[Int, Int] else from.zipWithIndex.map { case (q, i) => q -> (transitions.length + i) }.toMap
+      def enter(q: Int): Seq[Transition] = entries.map { t =>
+        val atom = atomOf(t.target)
+        t.copy(from = atomOf(q), resets = scopes.indices.filter(s => scopes(s).repeats && scopes(s).first.contains(atom)))
+      }
+      val linked = transitions.indices.map { q =>
+        if (!ends(q)) transitions(q)
+        else transitions(q) ++ enter(q) ++ waiting.get(q).map(w => Transition(-1, negated = false, -1, w))
+      }
+      val gaps = from.filter(waiting.contains).map(q => Transition(-1, negated = false, -1, waiting(q)) +: enter(q))
+      new Component(linked ++ gaps, last, atomOf ++ from.filter(waiting.contains).map(atomOf), done)
     }
 
     /** A transition that reads atom b's event, leaving atom `from`; None where STRICT forbids it. */

@@ -21,6 +21,13 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
     s"lazy chain over $shape: events buffered per atom, and at each event that can end a match the buffers are " +
       "searched rarest first (lazy chain NFA)"
   }
+
+  /**
+   * The chain with its atoms' labels taken from another automaton of the same pattern, whose labels bind the same
+   * variables under other numbers (the registers' automaton numbers its labels by their actions too).
+   */
+  def labelledAs(from: Nfa, to: Nfa): ChainPlan =
+    copy(atoms = atoms.map(a => a.copy(label = to.labels.indexOf(from.labels(a.label)))))
 }
 
 object ChainPlan {
@@ -37,9 +44,10 @@ object ChainPlan {
     shape(query.pattern).flatMap { case (ordered, count) =>
       val atoms = nfa.atoms
       val single = atoms.length == count && atoms.forall(a => !a.negated)
-      // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match.
+      // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match,
+      // and the condition compares single events (a variable of two atoms, `A AS v ; B AS v`, is aggregated instead).
       val conditions = nfa.conditions.map(_.variables.map(v => atoms.indices.filter(atoms(_).variables.contains(v))))
-      if (single && conditions.forall(_.forall(_.size == 1)))
+      if (single && nfa.conditions.forall(_.slots.isEmpty) && conditions.forall(_.forall(_.size == 1)))
         Some(ChainPlan(atoms, ordered, conditions.map(_.map(_.head).toIndexedSeq)))
       else None
     }

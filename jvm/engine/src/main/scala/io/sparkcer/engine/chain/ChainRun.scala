@@ -16,9 +16,17 @@ import io.sparkcer.engine.tecs.MatchSink
  * paper's ordering filters prec/succ, found by binary search), and each condition is checked as soon as its last
  * variable is bound (the paper's cond_i, RMA's last-bound placement in the order of the search).
  *
+ * A sequence whose conditions each relate adjacent atoms (`a.x < b.x AND b.x < c.x`, not `a.x < c.x`) is assembled
+ * backwards instead, from the last atom to the first, and keeps what it finds across the events that end matches:
+ * per event of an inner atom, the events before it that it can follow ([[Predecessors]]). The search above builds
+ * the combinations of the events before the last again at every event that ends a match; here each is checked once,
+ * as in the paper's chain NFA, whose instances persist.
+ *
  * Per event: one append per atom it passes; at an event that ends matches, work proportional to the candidates
  * the search visits, which conditions prune, never to the events of other partitions or outside the window. Each
- * candidate visited is one of [[Work.bufferVisits]], each condition evaluated one of [[Work.conditionChecks]].
+ * candidate visited is one of [[Work.bufferVisits]], each condition evaluated one of [[Work.conditionChecks]]. The
+ * search is not within a constant factor of the registers' work on every stream (the paper proves no bound either):
+ * [[AdaptiveChainRun]] races the two.
  */
 final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], events: EventRing[E], work: Work)
     extends Run {
@@ -39,10 +47,14 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   private val chosen = plan.conditions.map(atoms => new Array[AnyRef](atoms.length)).toArray
   /** Per condition, the atoms of its variables (as arrays: the search reads them at every step). */
   private val atomsOf = plan.conditions.map(_.toArray).toArray
+  /** Whether the matches are assembled backwards, keeping each event's [[Predecessors]]: see above. */
+  private val backwards =
+    plan.ordered && n >= 3 && plan.conditions.forall(atoms => atoms.isEmpty || atoms.max - atoms.min <= 1)
+  private val predecessors = if (backwards) new Predecessors(n) else null
 
   def liveNodes: Int = 0
   def maxOutputDepth: Int = 0
-  def activeStates: Int = buffers.map(_.size).sum
+  def activeStates: Int = buffers.map(_.size).sum + (if (backwards) predecessors.size else 0)
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     expire(threshold)
@@ -55,7 +67,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         if (passes(last, bits)) {
           java.util.Arrays.fill(isBound, false)
           bind(last, position)
-          if (holdsAt(last)) search(n - 1, sink)
+          if (holdsAt(last)) { if (backwards) assemble(sink) else search(n - 1, sink) }
         }
         last += 1
       }
@@ -99,6 +111,83 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         k += 1
       }
     }
+
+  /**
+   * The matches that the event bound to the last atom ends, assembled backwards: each event of the atom before it
+   * that the conditions between them admit, then that event's predecessors, and theirs, down to the first atom.
+   */
+  private def assemble(sink: MatchSink): Unit = {
+    val end = bound(n - 1)
+    // An atom with no event before the end: no match, and nothing to look for.
+    var i = 0
+    while (i < n - 1) { if (buffers(i).firstAtOrAfter(end) == 0) return; i += 1 }
+    val oldest = buffers(0).oldest
+    val buffer = buffers(n - 2)
+    val until = buffer.firstAtOrAfter(end)
+    var k = 0
+    while (open && k < until) {
+      val p = buffer.position(k)
+      work.bufferVisits += 1
+      bind(n - 2, p)
+      if (holdsAt(n - 2)) {
+        val before = predecessorsOf(n - 2, p)
+        if (before.latestStart >= oldest) through(n - 2, before, oldest, sink)
+      }
+      isBound(n - 2) = false
+      k += 1
+    }
+  }
+
+  /**
+   * Reports the matches through the event bound to atom j, whose predecessors are `before`, dropping those whose
+   * matches all start before `oldest`, the first event of the first atom still in the window.
+   */
+  private def through(j: Int, before: Predecessors.Entry, oldest: Long, sink: MatchSink): Unit = {
+    var kept = 0
+    var k = 0
+    while (k < before.size) {
+      val p = before.positions(k)
+      val start = before.starts(k)
+      work.bufferVisits += 1
+      if (start >= oldest) {
+        before.positions(kept) = p
+        before.starts(kept) = start
+        kept += 1
+        if (open) {
+          bind(j - 1, p)
+          if (j == 1) report(sink) else through(j - 1, predecessorsOf(j - 1, p), oldest, sink)
+          isBound(j - 1) = false
+        }
+      }
+      k += 1
+    }
+    before.size = kept
+  }
+
+  /** The predecessors of the event at `position` of atom j (bound to it): found once, then kept. */
+  private def predecessorsOf(j: Int, position: Long): Predecessors.Entry = {
+    val known = predecessors.of(j, position)
+    if (known != null) known
+    else {
+      val found = new Predecessors.Entry
+      val buffer = buffers(j - 1)
+      val until = buffer.firstAtOrAfter(position)
+      var k = 0
+      while (k < until) {
+        val p = buffer.position(k)
+        work.bufferVisits += 1
+        bind(j - 1, p)
+        if (holdsAt(j - 1)) {
+          val start = if (j == 1) p else predecessorsOf(j - 1, p).latestStart
+          if (start != Long.MinValue) found.add(p, start)
+        }
+        isBound(j - 1) = false
+        k += 1
+      }
+      predecessors.keep(j, position, found)
+      found
+    }
+  }
 
   /** The range [from, until) of atom i's buffer that the bound atoms leave open. */
   private def candidates(i: Int): (Int, Int) = {
@@ -165,7 +254,10 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     open = sink.accept(positions(n - 1), n, positions, labels)
   }
 
-  def expire(threshold: Long): Unit = buffers.foreach(_.expire(threshold))
+  def expire(threshold: Long): Unit = {
+    buffers.foreach(_.expire(threshold))
+    if (backwards) for (j <- 1 until n - 1) predecessors.forgetBefore(j, buffers(j).oldest, buffers(j).size)
+  }
 
   def save(out: DataOutput): Unit = buffers.foreach(_.save(out))
   def load(in: DataInput): Unit = buffers.foreach(_.load(in))
@@ -180,6 +272,8 @@ private final class PositionBuffer {
 
   def size: Int = end - first
   def position(k: Int): Long = positions(first + k)
+  /** The position of the oldest event kept; Long.MaxValue when none is. */
+  def oldest: Long = if (first < end) positions(first) else Long.MaxValue
 
   def append(position: Long, key: Long): Unit = {
     if (end == positions.length) {

@@ -2,7 +2,7 @@ package io.sparkcer.engine.eval
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Relations, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
-import io.sparkcer.engine.chain.ChainPlan
+import io.sparkcer.engine.chain.{ChainCost, ChainPlan}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
@@ -13,13 +13,17 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  * allow an evaluator and its caller to do without changing a match. Every such rule is stated here, once.
  *
  * Conditions relating events choose the evaluator: equalities that a PCEA can key ([[PceaCompiler]]) run on one,
- * other chains of single events lazily ([[ChainPlan]]), anything else with registers on the automaton (RMA).
+ * other chains of single events lazily ([[ChainPlan]]) or with registers, whichever costs less on each partition
+ * ([[ChainCost]]), anything else with registers on the automaton (RMA).
  *
- * @param lazyChains   whether a chain of single events with conditions is evaluated lazily; without, it runs with
- *                     registers on the automaton, as every other pattern with conditions
+ * @param lazyChains   whether a chain of single events with conditions may be evaluated lazily; without, it runs
+ *                     with registers on the automaton, as every other pattern with conditions
  * @param equalityPcea whether equalities are evaluated by a PCEA where one can; without, they are conditions as any
+ * @param chainsByCost whether such a chain runs on whichever of the lazy chain and the registers does less work on
+ *                     each partition; without, always lazily
  */
-final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true, equalityPcea: Boolean = true) {
+final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true, equalityPcea: Boolean = true,
+    chainsByCost: Boolean = true) {
   val strategy: Strategy = analyzed.query.strategy
   private val compiled: Nfa = NfaCompiler.compile(
     analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
@@ -28,15 +32,21 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     if (equalityPcea) PceaCompiler.compile(analyzed, compiled) else Left("PCEA is turned off")
   /** Equalities keyed by a PCEA (Pinto and Riveros): hash joins of each event with the runs it extends. */
   val pcea: Option[PceaPlan] = pceaOrReason.toOption
-  /** A sequence or conjunction of single events with conditions: evaluated lazily, from buffered events (lazy chain NFA). */
-  val chain: Option[ChainPlan] = if (lazyChains && pcea.isEmpty) ChainPlan.of(analyzed, compiled) else None
+  private val chainShape = if (lazyChains && pcea.isEmpty) ChainPlan.of(analyzed, compiled) else None
   // The general evaluators keep the events a condition relates to a repeating variable's until the match ends.
   if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
-  private val placed = if (compiled.hasRegisters && chain.isEmpty && pcea.isEmpty) Some(Placement.place(compiled)) else None
+  private val placed =
+    if (compiled.hasRegisters && pcea.isEmpty && (chainShape.isEmpty || chainsByCost)) Some(Placement.place(compiled))
+    else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
   val nfa: Nfa = placed.fold(compiled)(_.nfa)
-  /** The registers of a pattern with conditions relating events that runs on the automaton (RMA), None otherwise. */
+  /**
+   * The registers of a pattern with conditions relating events that runs on the automaton (RMA), None otherwise; with
+   * a [[chain]] too, the partitions choose between them.
+   */
   val registers: Option[RegisterProgram] = placed.map(_.program)
+  /** A sequence or conjunction of single events with conditions: evaluated lazily, from buffered events (lazy chain NFA). */
+  val chain: Option[ChainPlan] = chainShape.map(_.labelledAs(compiled, nfa))
   val consumption: Consumption = analyzed.query.consumeBy
 
   // ---- What the strategy, the consumption and the window allow ----------------------------------------------
@@ -55,11 +65,17 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
 
   /**
    * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected
-   * variable, and where two labels bind the same ones, one can only end a match and the other only come before its
-   * end (as the copy of a transition that checks an aggregate as the match ends does). Then a row gives the events
-   * its run read and the label of each, from which the registers and the states follow. Otherwise runs keep apart
-   * the events of unselected variables (in their registers) or the alternatives of an OR of conditions (in their
-   * labels' actions), with one row.
+   * variable, but for the event a match starts with (the row's start), which one label alone may read without
+   * binding any; and where two labels bind the same ones, one can only end a match and the other only come before
+   * its end (as the copy of a transition that checks an aggregate as the match ends does). Then a row gives the
+   * events its run read and the label of each, from which the registers and the states follow.
+   *
+   * Otherwise runs keep apart the events of unselected variables (in their registers) or the alternatives of an OR of
+   * conditions (in their labels' actions), with one row, and the rows they repeat are dropped (and counted,
+   * [[Work.dropped]]). What remains of this once the takes that a skip dominates are removed
+   * ([[io.sparkcer.engine.rma.DominatedTakes]]): an unselected variable that a condition reads, bound other than by the
+   * match's first event (in `B AS b ; (A AS a)+ ; C AS c FILTER a.v <= c.v`, the first a after b), whose runs hold
+   * the same rows for each event it may take; an aggregate of an unselected variable; an OR of conditions.
    */
   private def rowsTellRunsApart: Boolean = {
     // Label 0 binds nothing and does nothing: the deterministic automaton reads it as a skip.
@@ -67,10 +83,16 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     def ends(t: Transition) = nfa.finals(t.target)
     def continues(t: Transition) = nfa.transitions(t.target).nonEmpty
     val labels = marking.map(_.label).distinct
-    labels.forall(nfa.labels(_).nonEmpty) && labels.groupBy(nfa.labels(_)).values.forall { same =>
-      same.count(l => marking.exists(t => t.label == l && ends(t))) <= 1 &&
-        same.count(l => marking.exists(t => t.label == l && continues(t))) <= 1
-    }
+    val (selecting, unselected) = labels.partition(nfa.labels(_).nonEmpty)
+    // An event read into no selected variable: only as a match's first, and there in one way (a label, NOT, label 0).
+    val unselectedLater = nfa.transitions.indices.exists(q =>
+      q != Nfa.Initial && nfa.transitions(q).exists(t => unselected.contains(t.label)))
+    val unselectedFirst = nfa.transitions(Nfa.Initial).filter(t => t.reads && (!t.marks || nfa.labels(t.label).isEmpty))
+    (unselected.isEmpty || (!unselectedLater && unselectedFirst.map(_.label).distinct.size == 1)) &&
+      selecting.groupBy(nfa.labels(_)).values.forall { same =>
+        same.count(l => marking.exists(t => t.label == l && ends(t))) <= 1 &&
+          same.count(l => marking.exists(t => t.label == l && continues(t))) <= 1
+      }
   }
 
   /**
@@ -123,12 +145,21 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
       analyzed.derivedPartition.fold("")(d => s", partitioned by ${d.attributes.mkString(", ")} (from " +
         s"${d.equalities.mkString(" AND ")}: equal across every event)") +
       pcea.fold("")(p => s", ${p.describe}") +
-      chain.fold("")(c => s", ${c.describe}") +
-      registers.fold("")(r => s", ${nfa.conditions.length} conditions relating events checked on ${r.checks.length} " +
-        s"transitions with ${r.singles + r.lists + r.accumulators.length} registers (RMA)") +
+      ((chain, registers) match {
+        case (Some(c), Some(r)) => s", ${ChainCost.describe(c, describe(r))}"
+        case (Some(c), None) => s", ${c.describe}"
+        case (None, Some(r)) => s", ${describe(r)}"
+        case (None, None) => ""
+      }) +
+      (if (registers.isDefined && deduplicate) ", and rows repeated by runs that unselected events or an OR of " +
+        "conditions keep apart dropped (counted)" else "") +
       (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
         case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"
       })
+
+  private def describe(registers: RegisterProgram): String =
+    s"${nfa.conditions.length} conditions relating events checked on ${registers.checks.length} transitions with " +
+      s"${registers.registers} registers (RMA), ${registers.growth}"
 }

@@ -2,6 +2,8 @@ package io.sparkcer.engine.eval
 
 import java.io.{DataInput, DataOutput}
 
+import io.sparkcer.engine.chain.ChainDecisions
+
 /**
  * Runs a compiled pattern over events of type E, as its callers see it (Spark's batch and streaming operators, the
  * engine's own `LocalQuery`): events in, in stream order, and matches out, each once its last event is read; and
@@ -68,4 +70,6 @@ final class EvaluatorMetrics {
   var maxOutputDepth = 0
   /** The steps taken, by kind: what the papers' bounds are about ([[Work]]). */
   val work = new Work
+  /** Where a chain may run lazily or with registers: the path each partition took, and the work that chose it. */
+  val chainDecisions = new ChainDecisions
 }

@@ -43,4 +43,20 @@ trait EventReader[-E] {
   /** The aggregate of slot `slot` of condition `condition`. */
   def aggregation(condition: Int, slot: Int): Aggregation =
     throw new UnsupportedOperationException("this reader evaluates no conditions")
+
+  /**
+   * For condition `condition`, an order comparison ([[io.sparkcer.engine.analysis.OrderComparison]]: <, <=, > or
+   * >=), how hard side `side` (0: left, 1: right) is to satisfy when read on event `a`, against when read on event
+   * `b`: negative, zero or positive as a's value is easier, as hard or harder, harder meaning that fewer values of the
+   * other side satisfy the comparison (`x <= y`: a larger x, a smaller y), in the order the comparison itself uses.
+   * NULL is the hardest (nothing satisfies it); [[EventReader.Unordered]] when the comparison cannot order the two
+   * values (then no value of the other side satisfies it with both).
+   */
+  def compareHardness(condition: Int, side: Int, a: E, b: E): Int =
+    throw new UnsupportedOperationException("this reader evaluates no conditions")
+}
+
+object EventReader {
+  /** What [[EventReader.compareHardness]] answers for two values that the comparison cannot order. */
+  val Unordered: Int = Int.MinValue
 }

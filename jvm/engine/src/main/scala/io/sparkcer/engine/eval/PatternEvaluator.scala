@@ -4,7 +4,7 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
-import io.sparkcer.engine.chain.ChainRun
+import io.sparkcer.engine.chain.{AdaptiveChainRun, ChainPath, ChainRun}
 import io.sparkcer.engine.pcea.PceaPartitionRun
 import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
 import io.sparkcer.engine.tecs.{Enumerator, Tecs}
@@ -33,24 +33,34 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case _ => new SubsetCea(pattern.nfa)
   }
 
+  // NEXT and LAST: the priority orders and their steps, built as the stream asks, shared likewise.
+  private lazy val orders = new PriorityOrders(pattern.nfa, lastFirst = pattern.strategy == Strategy.Last)
+
   // Conditions relating events: the CEA runs with registers (RMA), shared by the runs of every partition.
   private lazy val registers =
     pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader, bound, metrics.work))
 
   /**
    * A run with no partial match over a partition's events: equalities a PCEA keys run on it, a chain with conditions
-   * keeps events for a lazy search,
-   * another pattern with conditions runs with registers, NEXT and LAST keep a priority order on the NFA, the others
-   * run the CEA.
+   * keeps events for a lazy search or runs with registers, whichever costs less on the partition, another pattern
+   * with conditions runs with registers, NEXT and LAST keep a priority order on the NFA, the others run the CEA.
    */
   private def newRun(events: EventRing[E]): Run = pattern.strategy match {
     case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events, metrics.work)
-    case _ if pattern.chain.isDefined => new ChainRun(pattern.chain.get, reader, events, metrics.work)
-    case _ if pattern.registers.isDefined => new RegisterRun(registers.get, events, enumerator, metrics.work)
-    case Strategy.Next => new PriorityRun(pattern.nfa, lastFirst = false, enumerator, bound.nodes, metrics.work)
-    case Strategy.Last => new PriorityRun(pattern.nfa, lastFirst = true, enumerator, bound.nodes, metrics.work)
+    case _ if pattern.chain.isDefined && pattern.registers.isDefined =>
+      val onPath: ChainPath => Run = {
+        case ChainPath.Lazy => lazyChain(events)
+        case ChainPath.Registers => withRegisters(events)
+      }
+      new AdaptiveChainRun(onPath, ChainPath.Lazy, metrics.work, metrics.chainDecisions)
+    case _ if pattern.chain.isDefined => lazyChain(events)
+    case _ if pattern.registers.isDefined => withRegisters(events)
+    case Strategy.Next | Strategy.Last => new PriorityRun(orders, pattern.nfa.stateCount, enumerator, bound.nodes, metrics.work)
     case _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
   }
+
+  private def lazyChain(events: EventRing[E]): Run = new ChainRun(pattern.chain.get, reader, events, metrics.work)
+  private def withRegisters(events: EventRing[E]): Run = new RegisterRun(registers.get, events, enumerator, metrics.work)
 
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)
   private val partitions = new Partitions[E](reader, pattern.analyzed.partitionKeys.nonEmpty, grouped, newRun,
@@ -111,16 +121,15 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
 
   /** Past [[MatchBound.nodes]]: where, what keeps the partial matches apart, and what to write instead. */
   private def tooManyNodes(event: E, nodes: Int): TooManyMatchesException = {
-    val why =
-      if (pattern.registers.isEmpty) "the window holds too many events for them"
-      else s"its conditions (${pattern.nfa.conditions.map(_.text).mkString(", ")}) keep a run per distinct value of " +
-        "what they read, and an aggregate over a repeating variable under ';' and '+' takes a value per subset of " +
-        "the variable's events in the window (up to 2^n runs over n events), over consecutive events (':+') one per start"
+    val why = pattern.registers.fold("the window holds too many events for them")(r =>
+      s"its conditions (${pattern.nfa.conditions.map(_.text).mkString(", ")}) keep a run per distinct value of what " +
+        s"they read: ${r.growth}; over consecutive events (':+') one per start")
+    val remedies = pattern.registers.fold("")(r => if (r.perSubset.isEmpty) "" else s" ${RegisterMachine.remedies}.")
     new TooManyMatchesException(
       s"at the event at ${reader.describe(event)}, the partial matches of its partition hold more than $nodes tECS " +
-        s"nodes (one per run and event of the window), the bound ${bound.nodesSetting}: $why. Shorten the window " +
-        "(WITHIN), partition the stream (PARTITION BY), or read consecutive events with ':' and ':+' instead of ';' " +
-        s"and '+'; or raise ${bound.nodesSetting}.")
+        s"nodes (one per run and event of the window), the bound ${bound.nodesSetting}: $why.$remedies Shorten the " +
+        "window (WITHIN), partition the stream (PARTITION BY), or read consecutive events with ':' and ':+' instead " +
+        s"of ';' and '+'; or raise ${bound.nodesSetting}.")
   }
 
   /** Once an event has completed matches, CONSUME BY discards the partial matches of its partition, or of all. */

@@ -10,69 +10,59 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
  * determinizing it. The NFA states are kept in a priority order of disjoint groups; all states of a group carry
  * the same complex event, and an earlier group's complex event is larger under ≤next (or ≤last). Each state holds
  * at most one tECS node, and a state reached from two groups keeps the claim of the higher one, which is why the
- * highest final group holds the maximum. NEXT ranks a group's marking successors just above its non-marking
- * ones; LAST ranks every marking successor above every non-marking one. Linear in the automaton per event.
+ * highest final group holds the maximum. The orders and their steps are shared by the runs of every partition
+ * ([[PriorityOrders]], built and cached as the stream asks): per event, one lookup and one move per state held.
  *
  * A run whose start has left the window keeps its place in the order (the strategy chooses before the window
  * filters) but carries no node any more, so nothing outside the window is kept.
  *
  * @param maxNodes the most tECS nodes alive at once ([[MatchBound.nodes]])
- * @param work     counts each transition of a state in the order that the event is tried on
+ * @param work     counts each state moved
  */
-final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator, maxNodes: Int, work: Work)
+final class PriorityRun(orders: PriorityOrders, stateCount: Int, enumerator: Enumerator, maxNodes: Int, work: Work)
     extends Run {
   import PriorityRun._
 
   private val tecs = new Tecs(maxNodes = maxNodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
-  private val n = nfa.stateCount
-  private var node = Array.fill(n)(NotStarted)
-  private var nodeKey = new Array[Long](n)
-  private var fresh = Array.fill(n)(NotStarted)
-  private var freshKey = new Array[Long](n)
-  private var order = Array(Array(Nfa.Initial)) // groups, highest priority first
-  private val placed = new Array[Int](n)       // stamp of the event that placed the state
-  private var stamp = 0
+  private var node = Array.fill(stateCount)(NotStarted)
+  private var nodeKey = new Array[Long](stateCount)
+  private var fresh = Array.fill(stateCount)(NotStarted)
+  private var freshKey = new Array[Long](stateCount)
+  private var order = orders.initial
+  private var held = 1
 
-  def activeStates: Int = order.map(_.length).sum
+  def activeStates: Int = held
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
-    advance(position, bits, key, threshold)
+    advance(position, symbol, bits, key, threshold)
     if (sink == null) 0 else output(threshold, sink)
   }
 
-  private def advance(position: Long, bits: Array[Long], key: Long, threshold: Long): Unit = {
+  private def advance(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long): Unit = {
     tecs.reclaim(threshold)
     tecs.beginEvent(key)
-    stamp += 1
+    val step = orders.step(order, symbol, bits)
     var bottom = -1
-    def startHere(): Int = { if (bottom < 0) bottom = tecs.newBottom(position, key); bottom }
-    val groups = Array.newBuilder[Array[Int]]
-
-    def claim(group: Array[Int], marking: Boolean): Unit = {
-      val claimed = Array.newBuilder[Int]
-      for (q <- group) work.transitions += nfa.transitions(q).length
-      for (q <- group; t <- nfa.transitions(q) if t.marks == marking && t.enabledBy(bits) && placed(t.target) != stamp) {
-        val p = t.target
-        placed(p) = stamp
-        claimed += p
-        val base = node(q)
-        if (q == Nfa.Initial && p == Nfa.Initial) { fresh(p) = NotStarted }
-        else if (base == Expired || (base >= 0 && nodeKey(q) <= threshold)) { fresh(p) = Expired }
-        else {
-          val (from, fromKey) = if (base == NotStarted) (startHere(), key) else (base, nodeKey(q))
-          fresh(p) = if (marking && t.label > 0) tecs.extend(from, position, t.label) else from
-          freshKey(p) = fromKey
-        }
+    var k = 0
+    while (k < step.targets.length) {
+      val (q, p) = (step.sources(k), step.targets(k))
+      val base = node(q)
+      if (q == Nfa.Initial && p == Nfa.Initial) fresh(p) = NotStarted
+      else if (base == Expired || (base >= 0 && nodeKey(q) <= threshold)) fresh(p) = Expired
+      else {
+        val from =
+          if (base != NotStarted) base
+          else { if (bottom < 0) bottom = tecs.newBottom(position, key); bottom }
+        fresh(p) = if (step.labels(k) > 0) tecs.extend(from, position, step.labels(k)) else from
+        freshKey(p) = if (base == NotStarted) key else nodeKey(q)
       }
-      val b = claimed.result()
-      if (b.nonEmpty) groups += b
+      k += 1
     }
-
-    if (lastFirst) { order.foreach(claim(_, marking = true)); order.foreach(claim(_, marking = false)) }
-    else order.foreach { g => claim(g, marking = true); claim(g, marking = false) }
-    order = groups.result()
+    work.transitions += step.targets.length
+    held = step.targets.length
+    order = step.order
     val (n0, k0) = (node, nodeKey)
     node = fresh; nodeKey = freshKey
     fresh = n0; freshKey = k0
@@ -80,32 +70,33 @@ final class PriorityRun(nfa: Nfa, lastFirst: Boolean, enumerator: Enumerator, ma
 
   def expire(threshold: Long): Unit = {
     tecs.reclaim(threshold)
-    for (q <- 0 until n if node(q) >= 0 && nodeKey(q) <= threshold) node(q) = Expired
+    for (q <- 0 until stateCount if node(q) >= 0 && nodeKey(q) <= threshold) node(q) = Expired
   }
 
   /** The priority order is saved even when every run in it has expired: it still decides what wins later. */
   def save(out: DataOutput): Unit = {
     tecs.save(out)
-    out.writeInt(n)
-    for (q <- 0 until n) { out.writeInt(node(q)); out.writeLong(nodeKey(q)) }
-    out.writeInt(order.length)
-    order.foreach { group => out.writeInt(group.length); group.foreach(out.writeInt) }
+    out.writeInt(stateCount)
+    for (q <- 0 until stateCount) { out.writeInt(node(q)); out.writeLong(nodeKey(q)) }
+    val groups = orders.groupsOf(order)
+    out.writeInt(groups.length)
+    groups.foreach { group => out.writeInt(group.length); group.foreach(out.writeInt) }
   }
 
   def load(in: DataInput): Unit = {
     tecs.load(in)
     val saved = in.readInt()
-    require(saved == n, s"the saved run has $saved automaton states, this query's automaton $n: the query changed")
-    for (q <- 0 until n) { node(q) = in.readInt(); nodeKey(q) = in.readLong() }
-    order = Array.fill(in.readInt())(Array.fill(in.readInt())(in.readInt()))
+    require(saved == stateCount, s"the saved run has $saved automaton states, this query's automaton $stateCount: the query changed")
+    for (q <- 0 until stateCount) { node(q) = in.readInt(); nodeKey(q) = in.readLong() }
+    order = orders.orderOf(Array.fill(in.readInt())(Array.fill(in.readInt())(in.readInt())))
+    held = orders.size(order)
   }
 
   /** The maximum under the order is the complex event of the highest group that holds a final state. */
-  private def output(threshold: Long, sink: MatchSink): Int =
-    order.iterator.flatMap(_.find(nfa.finals)).nextOption() match {
-      case Some(f) if node(f) >= 0 && nodeKey(f) > threshold => enumerator.enumerate(tecs, node(f), threshold, sink)
-      case _ => 0
-    }
+  private def output(threshold: Long, sink: MatchSink): Int = {
+    val f = orders.firstFinal(order)
+    if (f >= 0 && node(f) >= 0 && nodeKey(f) > threshold) enumerator.enumerate(tecs, node(f), threshold, sink) else 0
+  }
 }
 
 private object PriorityRun {

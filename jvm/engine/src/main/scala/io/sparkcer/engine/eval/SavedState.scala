@@ -8,8 +8,13 @@ import java.io.{DataInput, DataOutput}
  * run.
  */
 object SavedState {
-  /** The layout version; a change makes old checkpoints fail loudly, not silently. */
-  final val Format = 2
+  /**
+   * The layout version; a change makes old checkpoints fail loudly, not silently. 2: the registers of a query's runs
+   * changed (a hardest event where a list was; takes an unselected variable no longer makes). 3: a chain's run
+   * records the path its partition chose and the race in progress ([[io.sparkcer.engine.chain.AdaptiveChainRun]]).
+   * 4: a PCEA's run records the events it keeps unread, and its nodes their union rank and witnesses.
+   */
+  final val Format = 4
 
   def save[E <: AnyRef](partitions: Partitions[E], out: DataOutput, codec: EventCodec[E]): Unit = {
     out.writeInt(Format)
@@ -27,7 +32,8 @@ object SavedState {
   def load[E <: AnyRef](partitions: Partitions[E], in: DataInput, codec: EventCodec[E]): Unit = {
     partitions.clear()
     val format = in.readInt()
-    require(format == Format, s"saved state format $format, expected $Format")
+    require(format == Format, s"saved state format $format, expected $Format: the checkpoint was written by another " +
+      "version of spark-cer; start the query from a new checkpoint location")
     for (_ <- 0 until in.readInt()) {
       val p = partitions.restore(codec.read(in))
       p.position = in.readLong()

@@ -34,6 +34,9 @@ final class Work {
   /** Update work: the steps taken to read events, apart from reporting their matches. */
   def update: Long = transitions + conditionChecks + indexProbes + unionCopies + bufferVisits
 
+  /** All the steps taken, update and output: what a path's cost is measured in ([[io.sparkcer.engine.chain.ChainCost]]). */
+  def steps: Long = update + enumerationSteps
+
   /** The counts, named as the runner's summary and the tests print them. */
   def describe: String =
     s"transitions $transitions, condition checks $conditionChecks, index probes $indexProbes, union copies " +

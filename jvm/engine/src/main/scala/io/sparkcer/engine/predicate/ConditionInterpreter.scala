@@ -2,9 +2,9 @@ package io.sparkcer.engine.predicate
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataOutput, ObjectInputStream, ObjectOutputStream}
 
-import io.sparkcer.engine.analysis.Equality
+import io.sparkcer.engine.analysis.{Equality, OrderComparison}
 import io.sparkcer.engine.ceql.{CeqlException, Condition, Name, Position, Predicate, SlotFunction}
-import io.sparkcer.engine.eval.Aggregation
+import io.sparkcer.engine.eval.{Aggregation, EventReader}
 
 /**
  * The engine's own evaluation of conditions relating events (for the runner and the tests; Spark evaluates them with
@@ -50,6 +50,30 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
         s"${s.variable.value}.${r.column.value}", r.pos, a.sparkSql)
     })).orNull
   })
+
+  /** Per condition that is an order comparison, its two sides compiled over one event's row, and the comparison. */
+  private lazy val orderSides: IndexedSeq[Option[(Seq[ExprInterpreter.Compiled], OrderComparison)]] =
+    conditions.map(c => OrderComparison.of(c).map { o =>
+      val sides = Seq(o.left, o.right).map(e => ExprInterpreter.compile(e, {
+        case Expr.Attribute(_, name) => column(name)
+        case r => throw new IllegalStateException(s"${c.text} reads ${r.column.value} outside an event")
+      }, c.predicate.sparkSql))
+      (sides, o)
+    })
+
+  /** [[io.sparkcer.engine.eval.EventReader.compareHardness]] on two events' rows, by the values' own order. */
+  def compareHardness(c: Int, side: Int, a: Array[Any], b: Array[Any]): Int = orderSides(c) match {
+    case Some((sides, comparison)) =>
+      val (x, y) = (sides(side)(a), sides(side)(b))
+      if (x == null) { if (y == null) 0 else 1 }
+      else if (y == null) -1
+      else {
+        val order = Values.compare(x, y)
+        if (order == Values.Incomparable) EventReader.Unordered
+        else if (comparison.largerIsHarder(side)) order else -order
+      }
+    case None => throw new IllegalStateException(s"${conditions(c).text} is not an order comparison")
+  }
 
   /** Per condition that is an equality `a.x = b.y`, the column each side reads (for PCEA's keys). */
   private lazy val operands: IndexedSeq[Option[Seq[Int]]] =

@@ -2,23 +2,26 @@ package io.sparkcer.engine.rma
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.analysis.Multiplicity
+import io.sparkcer.engine.analysis.{Multiplicity, OrderComparison}
 import io.sparkcer.engine.automaton.{Nfa, Transition}
+import io.sparkcer.engine.ceql.SlotFunction
 
 /**
  * The RMA construction for conditions relating events (RMA paper, Algorithms 3 and 4, "n-ary FILTER"), on the
  * complex event automaton of [[io.sparkcer.engine.automaton.NfaCompiler]], whose atoms are the paper's
  * variable-binding transitions:
  *  - registers are allocated only for what a condition reads, one per variable and scope (RMA's rx); a variable that
- *    repeats within its scope gets a list (every event must meet the condition), `prev` a single register (the last
- *    event bound), an aggregate an accumulator;
+ *    repeats within its scope gets a list (every event must meet the condition), or, where the condition is an order
+ *    comparison one side of which reads it alone, a single register for the hardest of its events ([[Hardest]]);
+ *    `prev` a single register (the last event bound), an aggregate an accumulator;
  *  - every transition that binds an event to a variable writes its register (RMA's write set R): the transition's
  *    label carries these [[Actions]], together with the clearing of the scopes it enters afresh;
  *  - each condition is placed on the transitions that bind one of its variables, reading the others' registers
  *    (RMA's last-bound placement, made dynamic: see [[Check]]); a condition with aggregates is placed on the
  *    transitions that leave its scope, and, where the match may end inside the scope, on a final copy of the atom
  *    that ends it (the atom itself stays, not final, so that the run goes on).
- * No state is added but those final copies, as in the paper.
+ * No state is added but those final copies, as in the paper. Then the takes that a skip dominates are removed
+ * ([[DominatedTakes]]), and what may still make the runs exponential in the window is named ([[RunGrowth]]).
  */
 object Placement {
 
@@ -27,11 +30,15 @@ object Placement {
 
   def place(nfa: Nfa): Placed = new Builder(nfa).build()
 
-  /** A scope's registers: per variable a single register or a list, the `prev` register, the accumulators. */
-  private final case class Allocation(single: Map[String, Int], list: Map[String, Int], prev: Option[(String, Int)],
-      accumulators: IndexedSeq[Int]) {
+  /**
+   * A scope's registers: per variable a single register, a hardest-event register or a list; the `prev` register;
+   * the accumulators.
+   */
+  private final case class Allocation(single: Map[String, Int], hardest: Map[String, Hardest], list: Map[String, Int],
+      prev: Option[(String, Int)], accumulators: IndexedSeq[Int]) {
     def registers: RegisterSet =
-      RegisterSet((single.values.toSeq ++ prev.map(_._2)).sorted, list.values.toSeq.sorted, accumulators)
+      RegisterSet((single.values.toSeq ++ hardest.values.map(_.register) ++ prev.map(_._2)).sorted,
+        list.values.toSeq.sorted, accumulators)
   }
 
   private final class Builder(nfa: Nfa) {
@@ -46,9 +53,15 @@ object Placement {
       val prev = c.prevVariables.headOption
       val plain = if (prev.isDefined) Nil else c.variables
       val (one, several) = plain.partition(v => Multiplicity.of(scope.body, v) == Multiplicity.One)
+      // An event that binds another variable of the condition too is checked as both: that needs its list.
+      def alone(v: String) =
+        scope.bindings.values.forall(vs => !vs.contains(v) || vs.forall(u => u == v || !c.allVariables.contains(u)))
+      val comparison = OrderComparison.of(c)
+      val sides = several.flatMap(v => comparison.flatMap(_.sideOf(v)).filter(_ => alone(v)).map(v -> _))
       Allocation(
         one.map(v => v -> { singles += 1; singles - 1 }).toMap,
-        several.map(v => v -> { lists += 1; lists - 1 }).toMap,
+        sides.map { case (v, side) => v -> { singles += 1; Hardest(singles - 1, scope.condition, side) } }.toMap,
+        several.filterNot(sides.toMap.contains).map(v => v -> { lists += 1; lists - 1 }).toMap,
         prev.map(v => v -> { singles += 1; singles - 1 }),
         c.slots.indices.filter(k => c.slots(k).function.aggregate).map { k =>
           accumulators += (scope.condition -> k); accumulators.length - 1
@@ -76,10 +89,29 @@ object Placement {
         t.copy(target = target, label = label, checks = checks.map(c => checkBit(c.copy(label = math.max(label, 0)))))
       })
       val finals = (0 until n).map(q => nfa.finals(q) && !copies.contains(q)) ++ copies.map(_ => true)
-      val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq,
-        labels.keys.toIndexedSeq.map(_._2), checks.keys.toIndexedSeq, nfa.guards.length)
-      Placed(new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1), nfa.conditions, nfa.scopes,
-        nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms), program)
+      val actions = labels.keys.toIndexedSeq.map(_._2)
+      val automaton = DominatedTakes.removed(new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1),
+        nfa.conditions, nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms), actions)
+      val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, actions, checks.keys.toIndexedSeq,
+        nfa.guards.length, RunGrowth.perSubset(automaton, actions, subsetRegisters))
+      Placed(automaton, program)
+    }
+
+    /**
+     * The registers that take a value per subset of the events they are given ([[RunGrowth]]), each described:
+     * lists, and the accumulators of sums and averages.
+     */
+    private def subsetRegisters: Seq[RunGrowth.Register] = nfa.scopes.zip(allocations).flatMap { case (scope, alloc) =>
+      val c = nfa.conditions(scope.condition)
+      val lists = alloc.list.toSeq.sortBy(_._2).map { case (v, l) =>
+        RunGrowth.Register(RegisterSet(Nil, Seq(l), Nil), s"'${c.text}' keeps every event of $v")
+      }
+      val sums = c.slots.indices.filter(k => c.slots(k).function.aggregate).zip(alloc.accumulators).collect {
+        case (k, acc) if c.slots(k).function == SlotFunction.Sum || c.slots(k).function == SlotFunction.Avg =>
+          RunGrowth.Register(RegisterSet(Nil, Nil, Seq(acc)),
+            s"'${c.text}' keeps a ${c.slots(k).function.name} per subset of ${c.slots(k).variable.value}'s events")
+      }
+      lists ++ sums
     }
 
     /**
@@ -122,10 +154,12 @@ object Placement {
       val write = mutable.ArrayBuffer.empty[Int]
       val append = mutable.ArrayBuffer.empty[Int]
       val accumulate = mutable.ArrayBuffer.empty[Int]
+      val keepHardest = mutable.ArrayBuffer.empty[Hardest]
       for ((scope, alloc) <- nfa.scopes.zip(allocations) if scope.atoms.contains(b)) {
         val c = nfa.conditions(scope.condition)
         scope.bindings(b).foreach { v =>
           alloc.single.get(v).filter(live.singles.contains).foreach(write += _)
+          alloc.hardest.get(v).filter(h => live.singles.contains(h.register)).foreach(keepHardest += _)
           alloc.list.get(v).filter(live.lists.contains).foreach(append += _)
           alloc.prev.filter(p => p._1 == v && live.singles.contains(p._2)).foreach(write += _._2)
           for ((k, acc) <- c.slots.indices.filter(k => c.slots(k).function.aggregate).zip(alloc.accumulators)
@@ -133,7 +167,7 @@ object Placement {
         }
       }
       val reset = t.resets.map(allocations(_).registers).foldLeft(RegisterSet.None)(_ ++ _)
-      val actions = Actions(reset, write.toSeq, append.toSeq, accumulate.toSeq, allRegisters -- live)
+      val actions = Actions(reset, write.toSeq, append.toSeq, accumulate.toSeq, keepHardest.toSeq, allRegisters -- live)
       labels.getOrElseUpdate((nfa.labels(t.label), actions), labels.size)
     }
 
@@ -190,6 +224,7 @@ object Placement {
     }
 
     private def source(alloc: Allocation, v: String): Source =
-      alloc.single.get(v).map(Source.Single).getOrElse(Source.Each(alloc.list(v)))
+      alloc.single.get(v).orElse(alloc.hardest.get(v).map(_.register)).map(Source.Single)
+        .getOrElse(Source.Each(alloc.list(v)))
   }
 }

@@ -29,13 +29,12 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
 
   def addsToMatch(label: Int): Boolean = outputs(label)
 
-  /** Past the bound on the runs of a partition: what to write instead, where it happened. */
+  /** Past the bound on the runs of a partition: where it happened, what keeps the runs apart, what to write instead. */
   def tooManyRuns(event: E): TooManyMatchesException = new TooManyMatchesException(
     s"the event at ${reader.describe(event)} leaves more than ${bound.perEvent} partial matches that its conditions " +
-      s"keep apart (each keeps other events in its registers), the bound ${bound.setting}. A condition that relates " +
-      "each event of a repeating variable to another event keeps every subset of its events; a shorter window bounds " +
-      "them, and an aggregate keeps one value instead (max(b.price) < s.price rather than b.price < s.price); " +
-      s"or raise ${bound.setting}.")
+      s"keep apart (each keeps other events in its registers), the bound ${bound.setting}: ${program.growth}. " +
+      (if (program.perSubset.isEmpty) "" else s"${RegisterMachine.remedies}. ") +
+      s"A shorter window (WITHIN) or PARTITION BY bounds them; or raise ${bound.setting}.")
 
   /** The symbol of an event for a run in deterministic state `state` with registers `registers`. */
   def symbol(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int = {
@@ -57,21 +56,32 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
 
   /** The registers after reading the event at `position` with `label`. */
   def after(label: Int, registers: Registers, position: Long, events: EventRing[E]): Registers =
-    registers.after(program.actions(label), position, accumulating.at(events, position), Phase.All)
+    registers.after(program.actions(label), position, updating.at(events, position), Phase.All)
 
-  /** Adds the event at one position to an accumulator's state: one instance, pointed at each event in turn. */
-  private final class Accumulating extends ((Int, AnyRef) => AnyRef) {
+  /** What the event at one position does to accumulators and hardest events: one instance, pointed at each in turn. */
+  private final class Updating extends Registers.Updates {
     private var events: EventRing[E] = _
     private var position = 0L
-    def at(events: EventRing[E], position: Long): Accumulating = { this.events = events; this.position = position; this }
-    def apply(i: Int, state: AnyRef): AnyRef = {
+    def at(events: EventRing[E], position: Long): Updating = { this.events = events; this.position = position; this }
+
+    def accumulate(i: Int, state: AnyRef): AnyRef = {
       val (condition, slot) = program.accumulators(i)
       val aggregation = aggregations(i)
       aggregation.update(if (state == null) aggregation.zero else state,
         if (aggregation.readsValue) reader.argument(condition, slot, events(position)) else null)
     }
+
+    /** The harder of the event and the one held; each comparison is one of [[Work.conditionChecks]]. */
+    def harder(h: Hardest, held: Long): Long =
+      if (held == Registers.Empty) position
+      else if (held == Registers.Unsatisfiable) held
+      else {
+        work.conditionChecks += 1
+        val order = reader.compareHardness(h.condition, h.side, events(position), events(held))
+        if (order == EventReader.Unordered) Registers.Unsatisfiable else if (order > 0) position else held
+      }
   }
-  private val accumulating = new Accumulating
+  private val updating = new Updating
 
   def saveAccumulator(i: Int, state: AnyRef, out: java.io.DataOutput): Unit = aggregations(i).write(state, out)
   def loadAccumulator(i: Int, in: java.io.DataInput): AnyRef = aggregations(i).read(in)
@@ -92,7 +102,8 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
    * variable has none yet: that combination is checked when its last event arrives).
    */
   private def holds(check: Prepared, registers: Registers, events: EventRing[E], position: Long): Boolean = {
-    val regs = registers.after(check.actions, position, accumulating.at(events, position), check.check.phase)
+    val regs = registers.after(check.actions, position, updating.at(events, position), check.check.phase)
+    if (waiting(check, regs)) return true
     var k = 0
     while (k < check.slots.length) {
       check.slotSources(k) match {
@@ -106,6 +117,20 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       k += 1
     }
     combinations(check, 0, usedCurrent = false, regs, events, position)
+  }
+
+  /** Whether a variable of the check has no event yet: its combinations are checked when their last event arrives. */
+  private def waiting(check: Prepared, regs: Registers): Boolean = {
+    var i = 0
+    while (i < check.sources.length) {
+      check.sources(i) match {
+        case Source.Single(r) if regs.singles(r) == Registers.Empty => return true
+        case Source.Each(l) if regs.lists(l) == null => return true
+        case _ =>
+      }
+      i += 1
+    }
+    false
   }
 
   /** Whether the condition holds for every choice of events from source `i` on, those before it chosen. */
@@ -123,7 +148,7 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
         combinations(check, i + 1, usedCurrent = true, regs, events, position) &&
           everyOf(check, i, regs.lists(l), usedCurrent, regs, events, position)
       case Source.Single(r) =>
-        regs.singles(r) < 0 || {
+        regs.singles(r) != Registers.Unsatisfiable && {
           check.choice(i) = events(regs.singles(r))
           combinations(check, i + 1, usedCurrent, regs, events, position)
         }
@@ -154,4 +179,12 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     }
     checksOf(state)
   }
+}
+
+object RegisterMachine {
+  /** What to write instead of conditions whose registers keep a value per subset of a repeating variable's events. */
+  val remedies: String = "A condition that relates each event of a repeating variable to another event keeps only " +
+    "the hardest of them when it is an order comparison one side of which reads that variable alone (b.price < " +
+    "s.price rather than b.price - s.price < 0); an aggregate of fewer values keeps fewer runs (max, min or count " +
+    "rather than sum or avg)"
 }

@@ -4,16 +4,24 @@ package io.sparkcer.engine.rma
  * What the registers of a run hold and how transitions change and read them: the register part of a register match
  * automaton (RMA paper, Def. 4.1 and 4.2), for the automaton [[Placement]] builds.
  *
- * A run's registers ([[Registers]]) are of three kinds: single registers (one event, by its position), lists (every
+ * A run's registers ([[Registers]]) are of three kinds: single registers (one event, by its position: a variable's
+ * event, the one before the current (`prev`), or the [[Hardest]] of a repeating variable's events), lists (every
  * event a repeating variable bound in the current instance of a scope) and accumulators (an aggregate's running
  * value). A transition's label carries its [[Actions]] (RMA's write set R, plus resets and accumulation); its checks
  * read the registers and the current event (RMA's register selection rs) and evaluate a condition.
+ *
+ * Runs are one per automaton state and register contents (RMA's configurations), so they grow as the registers'
+ * contents can differ: a single register holds one of the window's n events, an accumulator of count, min, max,
+ * first or last one of about n values; but a list that may take several events holds one of up to 2^n subsets, and
+ * so may a sum or an average (the sums of subsets can all differ). [[perSubset]] names those.
  *
  * @param singles      how many single registers a run has
  * @param lists        how many list registers
  * @param accumulators per accumulator, the condition and the slot of the aggregate it computes
  * @param actions      per label of the automaton, what reading an event with it does to the registers
  * @param checks       per check (bit `guards + k` of a symbol), what it evaluates
+ * @param perSubset    the registers that may hold a value per subset of a repeating variable's events in the window,
+ *                     each as the condition that needs it and what it keeps ([[RunGrowth]])
  */
 final class RegisterProgram(
     val singles: Int,
@@ -21,29 +29,64 @@ final class RegisterProgram(
     val accumulators: IndexedSeq[(Int, Int)],
     val actions: IndexedSeq[Actions],
     val checks: IndexedSeq[Check],
-    val guards: Int) {
+    val guards: Int,
+    val perSubset: Seq[String]) {
   /** The symbol's words: the guards' bits, then the checks'. */
   val words: Int = math.max(1, (guards + checks.length + 63) >>> 6)
+
+  /** How many registers a run has, of every kind. */
+  def registers: Int = singles + lists + accumulators.length
+
+  /** How the runs grow with the window, for EXPLAIN and for the errors at the bounds. */
+  def growth: String =
+    if (perSubset.isEmpty) "runs polynomial in the window, each register holding one of its events or values"
+    else s"runs up to 2^n over the window's n events, as ${perSubset.mkString(" and ")}"
 }
+
+/**
+ * A single register that stands for every event a repeating variable bound, in a condition that is an order
+ * comparison one side of which reads that variable's events alone ([[io.sparkcer.engine.analysis.OrderComparison]]):
+ * the condition holds for every one of those events exactly when it holds for the one whose side is hardest to
+ * satisfy (`(A AS a)+ ; C AS c FILTER a.v <= c.v + 10`: the a of largest v), so the register keeps that one, and
+ * runs split per hardest event instead of per subset of the events. Each event bound to the variable challenges the
+ * one held ([[io.sparkcer.engine.eval.EventReader.compareHardness]]): the harder stays, on a tie the one held. Values
+ * that the comparison cannot order against each other (strings against numbers, in the engine's interpreter) leave
+ * nothing that satisfies the condition: the register is then [[Registers.Unsatisfiable]].
+ *
+ * @param side the side of the comparison (0: left, 1: right) that reads the variable's events
+ */
+final case class Hardest(register: Int, condition: Int, side: Int)
 
 /**
  * What reading an event with one label does to a run's registers, in three steps: the scopes the transition enters
  * afresh are reset (before its checks read the registers), then the event is written to single registers, appended
- * to lists and added to accumulators, and last the registers that no check ahead reads any more are dropped (so that
- * runs that differ only in them become one, and their events can go).
+ * to lists, added to accumulators and offered to [[Hardest]] registers, and last the registers that no check ahead
+ * reads any more are dropped (so that runs that differ only in them become one, and their events can go).
  *
- * @param accumulate the accumulators the event is added to (the argument of their slot, on the event)
+ * @param accumulate  the accumulators the event is added to (the argument of their slot, on the event)
+ * @param keepHardest the hardest-event registers the event challenges
  */
-final case class Actions(reset: RegisterSet, write: Seq[Int], append: Seq[Int], accumulate: Seq[Int], drop: RegisterSet) {
-  val isEmpty: Boolean = reset.isEmpty && write.isEmpty && append.isEmpty && accumulate.isEmpty && drop.isEmpty
+final case class Actions(reset: RegisterSet, write: Seq[Int], append: Seq[Int], accumulate: Seq[Int],
+    keepHardest: Seq[Hardest], drop: RegisterSet) {
+  val isEmpty: Boolean =
+    reset.isEmpty && write.isEmpty && append.isEmpty && accumulate.isEmpty && keepHardest.isEmpty && drop.isEmpty
+
+  /**
+   * Whether the actions only make the conditions ahead harder to satisfy, never easier, and add nothing else: they
+   * append to lists and challenge hardest events (every condition must hold for each event of a list, and for the
+   * hardest), and drop what nothing ahead reads; they reset, write and accumulate nothing.
+   */
+  def onlyConstrain: Boolean = reset.isEmpty && write.isEmpty && accumulate.isEmpty
+
   // As arrays, for the loops of Registers.after, which every run takes at every event.
   private[rma] val writes: Array[Int] = write.toArray
   private[rma] val appends: Array[Int] = append.toArray
   private[rma] val accumulates: Array[Int] = accumulate.toArray
+  private[rma] val challenges: Array[Hardest] = keepHardest.toArray
 }
 
 object Actions {
-  val None: Actions = Actions(RegisterSet.None, Nil, Nil, Nil, RegisterSet.None)
+  val None: Actions = Actions(RegisterSet.None, Nil, Nil, Nil, Nil, RegisterSet.None)
 }
 
 /** Some registers of each kind. */
@@ -82,7 +125,10 @@ object Source {
   case object Current extends Source
   /** The event being read, or (when another variable takes the current event) one of a list's events. */
   final case class CurrentOrList(list: Int) extends Source
-  /** The event of a single register; none yet: the condition has nothing to check. */
+  /**
+   * The event of a single register: the variable's one event, or the [[Hardest]] of its events. None yet: the
+   * condition has nothing to check; [[Registers.Unsatisfiable]]: it fails.
+   */
   final case class Single(register: Int) extends Source
   /** Each event of a list register, in turn (the condition must hold for every one). */
   final case class Each(list: Int) extends Source

@@ -7,7 +7,7 @@ import java.io.{DataInput, DataOutput}
  * state with the same registers are one run (their partial matches share a union-list: their futures are alike).
  * Events are held by their positions in the partition's substream; the window keeps those events.
  *
- * @param singles      position per single register, -1 for empty
+ * @param singles      position per single register, [[Registers.Empty]] or [[Registers.Unsatisfiable]]
  * @param lists        per list register, its positions, latest first (null for empty)
  * @param accumulators per accumulator, the aggregate's state (null before the first event)
  */
@@ -23,8 +23,8 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
     case _ => false
   }
 
-  /** The registers after `actions` read the event at `position`, up to `phase`; `accumulate(i, state)` adds it to i. */
-  def after(actions: Actions, position: Long, accumulate: (Int, AnyRef) => AnyRef, phase: Phase): Registers =
+  /** The registers after `actions` read the event at `position`, up to `phase`, with `updates` for its values. */
+  def after(actions: Actions, position: Long, updates: Registers.Updates, phase: Phase): Registers =
     if (phase == Phase.Before || actions.isEmpty || (phase == Phase.Reset && actions.reset.isEmpty)) this
     else {
       val s = singles.clone()
@@ -37,7 +37,13 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
         i = 0
         while (i < actions.appends.length) { val r = actions.appends(i); l(r) = new PositionList(position, l(r)); i += 1 }
         i = 0
-        while (i < actions.accumulates.length) { val r = actions.accumulates(i); a(r) = accumulate(r, a(r)); i += 1 }
+        while (i < actions.accumulates.length) { val r = actions.accumulates(i); a(r) = updates.accumulate(r, a(r)); i += 1 }
+        i = 0
+        while (i < actions.challenges.length) {
+          val h = actions.challenges(i)
+          s(h.register) = updates.harder(h, s(h.register))
+          i += 1
+        }
       }
       if (phase == Phase.All) Registers.clear(actions.drop, s, l, a)
       new Registers(s, l, a)
@@ -59,10 +65,23 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
 }
 
 object Registers {
+  /** A single register with no event yet. */
+  val Empty: Long = -1L
+  /** A [[Hardest]] register whose events no value satisfies together: the condition fails. */
+  val Unsatisfiable: Long = -2L
+
+  /** What an event does to the registers that depend on its values, which the caller's reader evaluates. */
+  trait Updates {
+    /** The state of accumulator `i` after adding the event to `state`. */
+    def accumulate(i: Int, state: AnyRef): AnyRef
+    /** What hardest-event register `h` holds after the event challenges `held` (a position, or one of the above). */
+    def harder(h: Hardest, held: Long): Long
+  }
+
   private def clear(set: RegisterSet, singles: Array[Long], lists: Array[PositionList], accumulators: Array[AnyRef]): Unit =
     if (!set.isEmpty) {
       var i = 0
-      while (i < set.singleArray.length) { singles(set.singleArray(i)) = -1L; i += 1 }
+      while (i < set.singleArray.length) { singles(set.singleArray(i)) = Empty; i += 1 }
       i = 0
       while (i < set.listArray.length) { lists(set.listArray(i)) = null; i += 1 }
       i = 0
@@ -70,7 +89,7 @@ object Registers {
     }
 
   def empty(program: RegisterProgram): Registers =
-    new Registers(Array.fill(program.singles)(-1L), new Array[PositionList](program.lists),
+    new Registers(Array.fill(program.singles)(Empty), new Array[PositionList](program.lists),
       new Array[AnyRef](program.accumulators.length))
 
   def load(program: RegisterProgram, in: DataInput, read: (Int, DataInput) => AnyRef): Registers = {

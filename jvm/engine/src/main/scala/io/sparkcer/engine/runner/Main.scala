@@ -18,12 +18,13 @@ import io.sparkcer.engine.predicate.Values
  * column, or --time-column), sorted stably so that ties keep the file's row order. One event may complete at most
  * --max-matches-per-event matches, and the partial matches of a partition hold at most --max-partial-match-nodes tECS
  * nodes ([[MatchBound]]); past either the run fails, saying what to write instead.
- * --eager evaluates a chain of single events with conditions on the automaton with registers, not lazily (to compare).
+ * A chain of single events with conditions runs lazily or with registers, whichever costs less on each partition;
+ * --eager runs it with registers, --lazy lazily (to compare).
  * --no-pcea evaluates equalities as any other condition, not by a PCEA (to compare).
  *
  * {{{
  * engine-run --query sql/stocks/s3.ceql --csv stocks.csv [--time-column stock_time] [--type-column event_type]
- *   [--max-matches-per-event N] [--max-partial-match-nodes N] [--eager] [--no-pcea] [--quiet]
+ *   [--max-matches-per-event N] [--max-partial-match-nodes N] [--eager | --lazy] [--no-pcea] [--quiet]
  * }}}
  */
 object Main {
@@ -37,7 +38,7 @@ object Main {
     parse(args.toList, Map.empty) match {
       case Left(problem) =>
         stderr.println(s"$problem\nusage: engine-run --query FILE --csv FILE [--time-column COL] [--type-column COL] " +
-          s"[--$MaxMatchesFlag N] [--$MaxNodesFlag N] [--eager] [--no-pcea] [--quiet] [--debug]")
+          s"[--$MaxMatchesFlag N] [--$MaxNodesFlag N] [--eager | --lazy] [--no-pcea] [--quiet] [--debug]")
         2
       case Right(options) =>
         try { execute(options, stdout, stderr); 0 }
@@ -57,7 +58,8 @@ object Main {
       typeColumn = options.getOrElse("type-column", "event_type"),
       timeColumn = options.get("time-column"),
       lazyChains = !options.contains("eager"),
-      equalityPcea = !options.contains("no-pcea"))
+      equalityPcea = !options.contains("no-pcea"),
+      chainsByCost = !options.contains("lazy"))
     val matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag",
       options.get(MaxNodesFlag).fold(MatchBound.DefaultNodes)(_.toInt), s"--$MaxNodesFlag")
     val compiled = LocalEngine.compile(query, columns, engineOptions, matchBound)
@@ -85,6 +87,7 @@ object Main {
       (if (m.droppedNullKey > 0) s", left out (NULL partition or order key): ${m.droppedNullKey}" else ""))
     stderr.println(s"automaton: ${compiled.pattern.describe}; peak active states ${m.peakActiveStates}, peak tECS nodes ${m.peakLiveNodes}")
     stderr.println(s"work: ${m.work.describe}")
+    if (!m.chainDecisions.isEmpty) stderr.println(s"chain: ${m.chainDecisions.describe}")
   }
 
   /** The stream order: NULLs first, so that the order is total and the sort stable. */
@@ -132,8 +135,9 @@ object Main {
           .map(n => s"--$MaxMatchesFlag takes a whole number of at least 1, not '$n'"))
         .orElse(acc.get(MaxNodesFlag).filterNot(_.toIntOption.exists(_ >= 1))
           .map(n => s"--$MaxNodesFlag takes a whole number from 1 to ${Int.MaxValue}, not '$n'"))
+        .orElse(Some("--eager and --lazy exclude each other: give one").filter(_ => acc.contains("eager") && acc.contains("lazy")))
         .toLeft(acc)
-    case (flag @ ("--quiet" | "--debug" | "--eager" | "--no-pcea")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
+    case (flag @ ("--quiet" | "--debug" | "--eager" | "--lazy" | "--no-pcea")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
     case flag :: value :: rest if flag.startsWith("--") => parse(rest, acc + (flag.drop(2) -> value))
     case other => Left(s"unexpected argument: ${other.mkString(" ")}")
   }

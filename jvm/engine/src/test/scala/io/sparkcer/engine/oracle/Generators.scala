@@ -269,7 +269,14 @@ object Generators {
       /** `cel AND cel`. */
       conjunction: Boolean = false,
       /** Patterns related by equalities only (`a.x = b.g`), the shapes a PCEA evaluates and some it cannot. */
-      equalities: Boolean = false)
+      equalities: Boolean = false,
+      /** One AS variable bound in several places (`A AS v ; B AS v`: v binds the events of both). */
+      sharedVariables: Boolean = false,
+      /**
+       * Order comparisons between a repeating variable and other events (`(A AS a)+ ; C AS c FILTER a.x <= c.x + 1`),
+       * the shapes whose registers keep the hardest event and whose unselected takes a skip dominates (issue 22).
+       */
+      orderComparisons: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -458,7 +465,20 @@ object Generators {
       Option.when(cs.exists(c => c.slots.isEmpty && c.variables.size == 1))("one event"),
       Option.when(cs.exists(_.aggregates.nonEmpty))("aggregates"),
       Option.when(cs.exists(_.prevVariables.nonEmpty))("prev"),
-      Option.when(containsAnd(q.pattern))("conjunction")).flatten
+      Option.when(containsAnd(q.pattern))("conjunction"),
+      Option.when(nestsAnd(q.pattern, inside = false))("AND inside ; : +"),
+      Option.when(asVars(q.pattern).distinct.size < asVars(q.pattern).size)("shared variable")).flatten
+  }
+
+  /** Whether an AND stands inside `;`, `:` or `+` (`inside`: under one already). */
+  def nestsAnd(c: Cel, inside: Boolean): Boolean = c match {
+    case _: Cel.Atom | _: Cel.Not => false
+    case Cel.And(a, b, _) => inside || nestsAnd(a, inside) || nestsAnd(b, inside)
+    case Cel.Sequence(a, b, _, _) => nestsAnd(a, inside = true) || nestsAnd(b, inside = true)
+    case Cel.Iteration(b, _, _) => nestsAnd(b, inside = true)
+    case Cel.Or(a, b, _) => nestsAnd(a, inside) || nestsAnd(b, inside)
+    case Cel.Bind(b, _, _) => nestsAnd(b, inside)
+    case Cel.Filtered(b, _, _) => nestsAnd(b, inside)
   }
 
   def containsAnd(c: Cel): Boolean = c match {
@@ -521,18 +541,18 @@ object Generators {
           conjunctionOfLeaves(x))
       case Cel.Bind(b, _, _) => ok(b) && alwaysMarks(b)
       case Cel.Sequence(a, b, _, _) =>
-        ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty && !containsAnd(a) && !containsAnd(b)
+        ok(a) && ok(b)
       case Cel.Or(a, b, _) => ok(a) && ok(b)
       // AND is the pattern (under FILTER, AS and OR only), and its operands hold no NOT.
       case Cel.And(a, b, _) =>
-        ok(a) && ok(b) && (asVars(a).toSet & asVars(b).toSet).isEmpty && !containsNot(a) && !containsNot(b)
-      case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b) && !containsAnd(b)
+        ok(a) && ok(b) && !containsNot(a) && !containsNot(b)
+      case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b)
       case Cel.Filtered(b, f, _) =>
         ok(b) && filterVars(f).subsetOf(definedVars(b)) && conditions(f).forall(validCondition(b, _))
     }
     val vars = asVars(q.pattern)
     val selectable = definedVars(q.pattern)
-    ok(q.pattern) && vars.distinct.size == vars.size && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
+    ok(q.pattern) && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
       (q.within.isDefined || !needsWindow(q.pattern)) &&
       (!relatesEvents(q.pattern) || Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(q.strategy)) &&
       (q.selection match {
@@ -559,7 +579,10 @@ object Generators {
 
   final class FormulaGen(rnd: Random, features: Features) {
     private var nextVar = 0
-    private def fresh(): String = { nextVar += 1; s"v$nextVar" }
+    /** A new variable, or with [[Features.sharedVariables]] sometimes one already bound elsewhere in the pattern. */
+    private def fresh(): String =
+      if (features.sharedVariables && nextVar > 0 && rnd.nextInt(3) == 0) s"v${1 + rnd.nextInt(nextVar)}"
+      else { nextVar += 1; s"v$nextVar" }
 
     private def eventType(): String = {
       val r = rnd.nextInt(20)
@@ -692,15 +715,18 @@ object Generators {
           val (left, right) = (l.reduceLeft(_.seq(_)), r.reduceLeft(_.seq(_)))
           // Sometimes an operand has equalities of its own.
           def maybeFiltered(o: Cel) = {
-            val vs = asVars(o)
+            val vs = asVars(o).distinct
             if (vs.size > 1 && rnd.nextInt(3) == 0) o.filter(equality(vs)) else o
           }
           maybeFiltered(left).and(maybeFiltered(right))
         } else parts.reduceLeft(_.seq(_))
-      val vars = asVars(body)
-      val tests = Seq.fill(1 + rnd.nextInt(3))(equality(vars)) ++
-        (if (rnd.nextInt(4) == 0) Seq(on(vars(rnd.nextInt(vars.size)))(predicate(rnd))) else Nil)
-      body.filter(tests.reduceLeft(_ and _))
+      val vars = asVars(body).distinct
+      if (vars.size < 2) body // every part bound to one shared variable: nothing to relate
+      else {
+        val tests = Seq.fill(1 + rnd.nextInt(3))(equality(vars)) ++
+          (if (rnd.nextInt(4) == 0) Seq(on(vars(rnd.nextInt(vars.size)))(predicate(rnd))) else Nil)
+        body.filter(tests.reduceLeft(_ and _))
+      }
     }
 
     private def equality(vars: Seq[String]): Filter = {
@@ -710,6 +736,54 @@ object Generators {
       val (l, r) = if (rnd.nextInt(10) < 7) { val c = pick(rnd, "x", "x", "y", "g", "h"); (c, c) }
         else pick(rnd, ("x", "g"), ("y", "h"), ("x", "z"), ("g", "h"), ("x", "y"))
       rel(attr(a, l) === attr(b, r))
+    }
+
+    /**
+     * A pattern shaped for order comparisons over a repeating variable r (issue 22): r's iteration (`(A AS r)+`,
+     * `(A AS r):+`, or r forced by another event, `(A AS r ; B)+`) in sequence with events bound to other variables,
+     * before, after or around it (so that r's first event is the match's first, or not), sometimes a second
+     * repeating variable; filtered by one or two conditions that compare a side reading r alone with one reading
+     * others (`r.x <= o.x + 1`, `o.z > r.x`, strings, NULLs, Doubles against Longs), sometimes in a shape that keeps
+     * r's every event instead (`r.x - o.x <= 1`, `=`, NOT). Which variables are selected is [[query]]'s choice.
+     */
+    def ordered(): Cel = {
+      def t() = pick(rnd, "A", "A", "B", "B", "C")
+      val r = fresh()
+      val repeating = rnd.nextInt(8) match {
+        case 0 | 1 | 2 | 3 => atom(t()).as(r).plus
+        case 4 => atom(t()).as(r).cplus
+        case 5 => (atom(t()).as(r) seq atom(t())).plus
+        case _ => atom(t()).plus.as(r)
+      }
+      val (o, p) = (fresh(), fresh())
+      val other = if (rnd.nextInt(5) == 0) atom(t()).as(o).plus else atom(t()).as(o)
+      val parts = rnd.nextInt(8) match {
+        case 0 | 1 | 2 | 3 => Seq(repeating, other)
+        case 4 | 5 => Seq(other, repeating)
+        case 6 => Seq(atom(t()).as(p), repeating, other)
+        case _ => Seq(repeating, other, atom(t()).as(p))
+      }
+      val body = parts.reduceLeft((a, b) => if (rnd.nextInt(6) == 0) a.next(b) else a.seq(b))
+      val others = definedVars(body).toSeq.sorted.filter(v => v != r && asVars(body).contains(v))
+      def comparison(): Filter = {
+        val P = Position.Unknown
+        val (c, k) = (pick(rnd, "x", "x", "y", "z"), rnd.nextInt(3))
+        val mine = pick(rnd, attr(r, c), attr(r, c), arith(ArithmeticOp.Add, attr(r, c), k), Expr.Negate(attr(r, c), P))
+        val v = pick(rnd, others: _*)
+        val theirs = pick(rnd, attr(v, pick(rnd, "x", "y", "z")), arith(ArithmeticOp.Subtract, attr(v, "x"), k))
+        val f = rnd.nextInt(10) match {
+          case 0 => rel(Expr.Comparison(cmpOp(), attr(r, "s"), attr(pick(rnd, others: _*), "s"), P))
+          case 1 => rel(cmp(arith(ArithmeticOp.Subtract, attr(r, "x"), attr(pick(rnd, others: _*), "x")), k - 1))
+          case 2 => rel(Expr.Comparison(pick(rnd, ComparisonOp.Eq, ComparisonOp.NotEq), mine, theirs, P))
+          case _ =>
+            val op = pick(rnd, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
+            rel(if (rnd.nextBoolean()) Expr.Comparison(op, mine, theirs, P) else Expr.Comparison(op, theirs, mine, P))
+        }
+        if (features.filterNot && rnd.nextInt(8) == 0) fnot(f) else f
+      }
+      val conditions = if (rnd.nextInt(4) == 0) comparison() and comparison() else comparison()
+      val filtered = body.filter(conditions)
+      if (rnd.nextInt(8) == 0) atom(t()).seq(filtered) else filtered
     }
 
     /** A formula of about `size` nodes. */
@@ -750,6 +824,7 @@ object Generators {
       val gen = new FormulaGen(rnd, features)
       val pattern =
         if (features.equalities) gen.equational(1 + rnd.nextInt(features.maxSize))
+        else if (features.orderComparisons) gen.ordered()
         else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
       val strategy0 =
@@ -784,9 +859,12 @@ object Generators {
           case 1 => Some(span(pick(rnd, 500L, 750L, 1000L, 1500L, 2250L), "ts"))
           case _ => Some(millis(pick(rnd, 1000L, 2000L, 3000L, 60000L)))
         }
-      // A condition relating each event of a repeating variable to others needs a window.
+      // A condition relating each event of a repeating variable to others needs a window; order comparisons get wide
+      // ones, for matches that take several of the variable's events.
       val within =
-        if (within0.isEmpty && needsWindow(pattern))
+        if (within0.isEmpty && features.orderComparisons)
+          Some(pick(rnd, events(5L + rnd.nextInt(6)), span(pick(rnd, 3000L, 6000L), "ts"), millis(5000L)))
+        else if (within0.isEmpty && needsWindow(pattern))
           Some(pick(rnd, events(3L + rnd.nextInt(5)), span(pick(rnd, 1000L, 2250L), "ts"), millis(3000L)))
         else within0
       val consumeBy =

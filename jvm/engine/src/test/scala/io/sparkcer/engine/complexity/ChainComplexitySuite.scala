@@ -1,0 +1,100 @@
+package io.sparkcer.engine.complexity
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.engine.EngineOptions
+
+/**
+ * A chain with conditions runs on the lazy chain or on registers, whichever costs less ([[io.sparkcer.engine.chain.ChainCost]]):
+ * counted in work ([[io.sparkcer.engine.eval.Work]]), never timed, the path chosen must stay within a constant factor of
+ * the cheaper of the two at windows T, 10T and 100T, whichever of them that is. Each workload below makes one of
+ * them the cheaper by a factor that grows with the window, so a fixed preference for either fails somewhere.
+ */
+class ChainComplexitySuite extends AnyFunSuite {
+  import WorkProbe._
+
+  /** The most the chosen path may cost over the cheaper one: a race costs at most 1 + ChainCost.Factor (2) times it. */
+  private val Bound = 3.0
+
+  private val Lazy = EngineOptions(chainsByCost = false)
+  private val Eager = EngineOptions(lazyChains = false)
+  private val Chosen = EngineOptions()
+
+  private def steps(m: Measure): Long = m.metrics.work.update + m.metrics.work.enumerationSteps
+
+  private final class Paths(val window: Int, val lazyChain: Measure, val registers: Measure, val chosen: Measure) {
+    def cheaper: Long = math.min(steps(lazyChain), steps(registers))
+    def ratio: Double = steps(chosen).toDouble / cheaper
+    override def toString: String =
+      f"window $window: lazy chain ${steps(lazyChain)}, registers ${steps(registers)}, chosen ${steps(chosen)} " +
+        f"(${ratio}%.2fx the cheaper); ${chosen.metrics.chainDecisions.describe}"
+  }
+
+  private val T = 5
+  private val events = 5000
+
+  /**
+   * Each path and the chosen one at windows T, 10T, 100T; the same rows from all three, the chosen within Bound.
+   *
+   * @param matches whether the workload matches (else it has the paths search in vain)
+   */
+  private def within(query: Int => String, stream: => Iterator[Array[Any]], matches: Boolean = true): Seq[Paths] = {
+    val all = Seq(T, 10 * T, 100 * T).map { w =>
+      new Paths(w, measure(query(w), stream, Lazy), measure(query(w), stream, Eager), measure(query(w), stream, Chosen))
+    }
+    info(all.mkString("\n"))
+    for (p <- all) {
+      assert(p.lazyChain.rows == p.registers.rows && p.chosen.rows == p.registers.rows, s"different rows at $p")
+      assert(p.ratio <= Bound, s"the chosen path costs more than ${Bound}x the cheaper one at $p")
+    }
+    assert((all.last.chosen.rows > 0) == matches, s"the workload should ${if (matches) "" else "not "}match")
+    all
+  }
+
+  private def uniform = stream(events, types = Seq("A", "B", "C", "D"))
+
+  test("the issue's case: a condition between the first two events only; the lazy chain keeps each B's predecessors") {
+    val paths = within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v WITHIN $w [ts]", uniform)
+    // It searched every pair of A and B again at each C: 17 times the registers' work at 100T. Now the lazy chain
+    // itself stays within the bound.
+    for (p <- paths) assert(steps(p.lazyChain) <= Bound * steps(p.registers), s"the lazy chain blows up again: $p")
+  }
+
+  test("a condition across the chain: the lazy chain searches the pairs of A and B again at each C, the registers do not") {
+    val paths = within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v AND a.v < c.v WITHIN $w [ts]",
+      uniform)
+    val last = paths.last
+    assert(steps(last.lazyChain) > 10 * steps(last.registers), s"the workload should make the lazy chain lose: $last")
+  }
+
+  test("the converse: conditions on the last event, where the registers keep every pair of a and b and the lazy chain prunes at each C") {
+    val paths = within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < c.v AND b.v < c.v WITHIN $w [ts]",
+      uniform)
+    val last = paths.last
+    assert(steps(last.registers) > 10 * steps(last.lazyChain), s"the workload should make the registers lose: $last")
+  }
+
+  test("conditions that never hold together, the registers keeping a partial match per pair of a and b") {
+    within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v < c.v AND a.v > c.v WITHIN $w [ts]",
+      uniform, matches = false)
+  }
+
+  test("AND: three events in any order") {
+    within(w => s"SELECT * FROM S WHERE A AS a AND B AS b AND C AS c FILTER a.v + 95 < b.v AND b.v < c.v WITHIN $w [ts]",
+      uniform)
+  }
+
+  test("skewed frequencies: the event that ends a match is rare") {
+    within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v WITHIN $w [ts]",
+      stream(events, types = Seq.fill(6)("A") ++ Seq.fill(6)("B") :+ "C"))
+  }
+
+  test("skewed frequencies: the first event is rare") {
+    within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v < c.v WITHIN $w [ts]",
+      stream(events, types = "A" +: (Seq.fill(6)("B") ++ Seq.fill(6)("C"))))
+  }
+
+  test("two events, an unselective condition: both paths alike") {
+    within(w => s"SELECT * FROM S WHERE A AS a ; B AS b FILTER a.v < b.v WITHIN $w [ts]", uniform)
+  }
+}

@@ -1,0 +1,158 @@
+package io.sparkcer.engine.complexity
+
+import java.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.engine.LocalEngine
+import io.sparkcer.engine.ceql.{Position, Query}
+import io.sparkcer.engine.eval.{MatchBound, TooManyMatchesException}
+import io.sparkcer.engine.oracle.{BruteForce, Generators, Printer}
+import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr}
+
+/**
+ * The register path (RMA) within the papers' bounds (issue 22), checked by counting work
+ * ([[io.sparkcer.engine.eval.Work]]), never by timing. `SELECT c ... (A AS a)+ ; C AS c FILTER a.v <= c.v + 10` kept a
+ * list of a's events per run, so runs split per subset of the a's in the window (update work doubling every four
+ * events of window) and repeated the row of their first a, each repetition enumerated and dropped. Now a register
+ * keeps a's hardest event, and the later a's of an unselected a are skipped rather than taken: runs are one per
+ * start, the update work per event grows linearly with the window, and nothing is enumerated to be dropped.
+ *
+ * Windows grow 10x and 100x over a base T = 10 at which runs are saturated (every state the automaton reaches is
+ * active); a path whose work grows quadratically grows 100x per 10x of window and fails, an exponential one does not
+ * finish within the bounds.
+ */
+class RegisterComplexitySuite extends AnyFunSuite {
+  import WorkProbe._
+
+  private val T = 10
+  private val random = () => stream(5000)
+
+  /** How much more the update work per event may grow than the window does: a constant, not the window. */
+  private val Slack = 2.0
+
+  /**
+   * Runs `query(w)` for w in `windows`; checks that the update work per event grows at most as the window to the
+   * power `degree` (times [[Slack]]), that nothing is dropped, and that enumeration is linear in the output.
+   */
+  private def overWindows(query: Int => String, windows: Seq[Int], degree: Int = 1): Seq[Measure] = {
+    val measures = windows.map(w => measure(query(w), random()))
+    info(windows.zip(measures).map { case (w, m) => s"window $w: $m" }.mkString("\n"))
+    assert(measures.last.rows > measures.head.rows, "the workload should match more in a wider window, or it tests nothing")
+    for (((w0, m0), (w1, m1)) <- windows.zip(measures).zip(windows.zip(measures).tail)) {
+      val allowed = Slack * math.pow(w1.toDouble / w0, degree)
+      assert(m1.updatePerEvent <= allowed * m0.updatePerEvent,
+        f"update work per event grew from ${m0.updatePerEvent}%.2f at window $w0 to ${m1.updatePerEvent}%.2f at $w1")
+    }
+    for ((w, m) <- windows.zip(measures)) {
+      assert(m.metrics.work.dropped == 0, s"${m.metrics.work.dropped} complex events enumerated to be dropped at window $w")
+      assert(m.enumerationPerOutput <= 2.0, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at window $w")
+    }
+    measures
+  }
+
+  private val issue = (w: Int) => s"SELECT c FROM S WHERE (A AS a)+ ; C AS c FILTER a.v <= c.v + 10 WITHIN $w [ts]"
+
+  test("the issue's example: update work linear in the window, nothing dropped, enumeration linear in the output") {
+    overWindows(issue, Seq(T, 10 * T, 100 * T))
+  }
+
+  // Its relatives: the other comparisons, either side, a second condition, PARTITION BY, and a condition whose a
+  // side does not stand alone (every a kept, but an unselected a's later events are skipped all the same).
+  for (condition <- Seq(
+      "a.v < c.v + 10",
+      "c.v + 10 >= a.v",
+      "a.v > c.v - 10",
+      "c.v - 10 < a.v",
+      "a.v <= c.v + 10 AND a.k >= c.k",
+      "a.v - c.v <= 10",
+      "a.v <= c.v + 10 PARTITION BY k"))
+    test(s"the issue's relatives, a unselected: $condition") {
+      overWindows(w => s"SELECT c FROM S WHERE (A AS a)+ ; C AS c FILTER $condition WITHIN $w [ts]", Seq(T, 10 * T, 100 * T))
+    }
+
+  test("a selected: a run per hardest event, each subset of a's events in one run, nothing dropped") {
+    // The rows are the subsets of the qualifying a's, each once; a run per hardest a holds those of every start
+    // before it, so the work is quadratic in the window, where a list of a's events made it exponential.
+    for (op <- Seq("<", ">=")) {
+      val condition = if (op == "<") "a.v < c.v - 80" else "a.v - 80 >= c.v"
+      overWindows(w => s"SELECT a, c FROM S WHERE (A AS a)+ ; C AS c FILTER $condition WITHIN $w [ts]",
+        Seq(T, 10 * T), degree = 2)
+    }
+  }
+
+  test("EXPLAIN says how the runs grow, and where rows still repeat") {
+    def explain(query: String) = LocalEngine.compile(query, columns).pattern.describe
+    val linear = explain(issue(100))
+    assert(linear.contains("registers (RMA), runs polynomial in the window, each register holding one of its events " +
+      "or values"), linear)
+    assert(!linear.contains("dropped"), linear)
+    // An unselected a taken after b, not as the match's first event: a run per a it may take, each with b's rows.
+    val repeating = explain("SELECT c FROM S WHERE B AS b ; (A AS a)+ ; C AS c FILTER a.v <= c.v + 10 WITHIN 100 [ts]")
+    assert(repeating.contains("rows repeated by runs that unselected events or an OR of conditions keep apart " +
+      "dropped (counted)"), repeating)
+    val m = measure("SELECT c FROM S WHERE B AS b ; (A AS a)+ ; C AS c FILTER a.v <= c.v + 10 WITHIN 20 [ts]", random())
+    assert(m.rows > 0 && m.metrics.work.dropped > 0, m.toString)
+  }
+
+  test("a sum over a repeating variable: exponential runs, said by EXPLAIN, stopped at the bound naming the cause") {
+    val query = "SELECT * FROM S WHERE (A AS a)+ FILTER sum(a.v) < 0 WITHIN 40 [ts]"
+    val explained = LocalEngine.compile(query, columns).pattern.describe
+    assert(explained.contains("runs up to 2^n over the window's n events, as 'sum(a.v) < 0' keeps a sum per subset " +
+      "of a's events"), explained)
+    // Sums of subsets of distinct powers of two are all distinct: 2^k runs after k events.
+    val powers = Iterator.tabulate(2000)(i => Array[Any]("A", Long.box(0), Long.box(1L << (i % 40)), Long.box(i)))
+    val bound = MatchBound(MatchBound.DefaultPerEvent, "--matches", nodes = 100000, nodesSetting = "--nodes")
+    val error = intercept[TooManyMatchesException](measure(query, powers, bound = bound))
+    for (part <- Seq("hold more than 100000 tECS nodes", "'sum(a.v) < 0' keeps a sum per subset of a's events",
+        "max, min or count rather than sum or avg", "raise --nodes"))
+      assert(error.getMessage.contains(part), s"'$part' in: ${error.getMessage}")
+  }
+
+  test("a condition that keeps every event of a selected repeating variable: said by EXPLAIN, stopped at the bound") {
+    val query = "SELECT * FROM S WHERE (A AS a)+ ; C AS c FILTER a.v - c.v <= 10 WITHIN 1000 [ts]"
+    val explained = LocalEngine.compile(query, columns).pattern.describe
+    assert(explained.contains("runs up to 2^n over the window's n events, as 'a.v - c.v <= 10' keeps every event " +
+      "of a"), explained)
+    val error = intercept[TooManyMatchesException](measure(query, random(), bound = MatchBound(1000, "--max")))
+    for (part <- Seq("leaves more than 1000 partial matches", "'a.v - c.v <= 10' keeps every event of a",
+        "b.price < s.price rather than b.price - s.price < 0", "raise --max"))
+      assert(error.getMessage.contains(part), s"'$part' in: ${error.getMessage}")
+  }
+
+  /**
+   * The issue's family on short random streams, against the brute-force oracle, dropping nothing: `(A AS a)+ ; C AS c`
+   * filtered by an order comparison (either side, any of <, <=, >, >=, Doubles, NULLs), sometimes a second one, with
+   * a selected or not, sometimes PARTITION BY.
+   */
+  test("the issue's family matches the oracle on random streams and drops nothing") {
+    import io.sparkcer.engine.oracle.Dsl._
+    val P = Position.Unknown
+    val ops = Seq(ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
+    def pick[A](rnd: Random, xs: A*): A = xs(rnd.nextInt(xs.length))
+    def comparison(rnd: Random) = {
+      val (a, c) = (attr("a", pick(rnd, "x", "y", "z")), attr("c", pick(rnd, "x", "y", "z")))
+      val shifted = Expr.Arithmetic(pick(rnd, ArithmeticOp.Add, ArithmeticOp.Subtract), c, lit(rnd.nextInt(3)), P)
+      val op = pick(rnd, ops: _*)
+      rel(if (rnd.nextBoolean()) Expr.Comparison(op, a, shifted, P) else Expr.Comparison(op, shifted, a, P))
+    }
+    var matched = 0
+    for (seed <- 0 until 600) {
+      val rnd = new Random(seed)
+      val conditions = if (rnd.nextInt(3) == 0) comparison(rnd) and comparison(rnd) else comparison(rnd)
+      val q: Query = query(atom("A").as("a").plus.seq(atom("C").as("c")).filter(conditions),
+        selection = pick(rnd, select("c"), select("c"), select("a", "c"), select("a")),
+        partitionBy = if (rnd.nextInt(4) == 0) Seq(Seq("g")) else Nil,
+        within = Some(pick(rnd, events(6), span(4000, "ts"))))
+      val rows = Generators.stream(rnd, 4 + rnd.nextInt(7))
+      val engine = LocalEngine.compile(Printer.query(q), Generators.Columns)
+      val got = engine.run(rows.iterator.map(_.clone())).map(BruteForce.Row.of).toVector
+      val oracle = new BruteForce.Oracle(q, Generators.Columns)
+      oracle.check(rows, got).foreach(problem => fail(s"seed $seed:\n${Printer.query(q)}\n$problem"))
+      assert(engine.metrics.work.dropped == 0, s"seed $seed: ${Printer.query(q)}: ${engine.metrics.work.describe}")
+      if (got.nonEmpty) matched += 1
+    }
+    info(s"600 cases, $matched with matches")
+    assert(matched > 100, "the family should match often, or it tests little")
+  }
+}
