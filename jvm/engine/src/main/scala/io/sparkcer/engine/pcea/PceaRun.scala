@@ -2,8 +2,6 @@ package io.sparkcer.engine.pcea
 
 import java.io.{DataInput, DataOutput}
 
-import scala.collection.mutable
-
 import io.sparkcer.engine.eval.Work
 
 /**
@@ -309,17 +307,15 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   }
 
   /**
-   * Writes the arena and the index's live trees (each with its join). Keys are not written: [[load]] reads them
-   * again off the events, which the caller keeps (every event of a live run is inside the window).
+   * Writes the arena and the index's entries (purged first, so only live ones). Keys are not written: [[load]] reads
+   * them again off the events, which the caller keeps (every event of a live run is inside the window).
    */
   def save(out: DataOutput): Unit = {
     expire(threshold)
     out.writeLong(threshold)
     nodes.write(out)
-    val live = mutable.ArrayBuffer.empty[(Int, Long)]
-    for (j <- index.indices) index(j).foreachTree { tree => if (nodes.live(tree, threshold)) live += ((j, tree)) }
-    out.writeInt(live.length)
-    for ((j, tree) <- live) { out.writeInt(j); out.writeLong(tree) }
+    out.writeInt(indexSize)
+    for (j <- index.indices) index(j).foreachTree { tree => out.writeInt(j); out.writeLong(tree) }
   }
 
   /** Makes this fresh run the one [[save]] wrote; `eventAt` gives the event at a position of a live run. */
