@@ -32,8 +32,9 @@ import io.sparkcer.engine.ceql.{Cel, Strategy}
  *
  * **Self-joins.** The paper's unifier atoms let one tuple witness several atoms of one relation: a CQ's
  * t-homomorphisms need not be injective. CEQL's are: AND reads disjoint events, and a sequence strictly later ones.
- * So no unifier is built; instead the evaluation drops the valuations of AND whose operands took one event twice
- * ([[PceaPlan.disjoint]]), which a run tree allows only in two different subtrees.
+ * So no unifier is built; instead the atoms of different operands that one event may pass (of one type) are the
+ * automaton's shared events ([[SharedEvents]]), which its runs carry so that a join never pairs two runs that read
+ * one event: a run tree could read it twice only in two different subtrees.
  */
 object PceaCompiler {
 
@@ -64,7 +65,8 @@ object PceaCompiler {
       classes <- EqualityClasses.of(nfa, equalities, name)
       _ <- checkedChains(classes)
       tree <- qTree(classes)
-    } yield build(classes, tree)
+      plan <- build(classes, tree)
+    } yield plan
 
     private def supported: Either[String, Unit] = check(Iterator(
       Option.when(nfa.conditions.isEmpty)("no condition relates events"),
@@ -136,7 +138,14 @@ object PceaCompiler {
       check(missing).flatMap(_ => QTree.of(operands.length, relating, classes.describe(_, name), operandName))
     }
 
-    private def build(classes: EqualityClasses, tree: QTree): PceaPlan = {
+    /** Whether one event may pass atoms `a` and `b` of two operands of AND: they have one type and may read one stream. */
+    private def coincide(a: Int, b: Int): Boolean = {
+      val (ga, gb) = (nfa.guards(atoms(a - 1).guard), nfa.guards(atoms(b - 1).guard))
+      operandOf(a) != operandOf(b) && ga.eventType.equalsIgnoreCase(gb.eventType) &&
+        (ga.stream.isEmpty || gb.stream.isEmpty || ga.stream == gb.stream)
+    }
+
+    private def build(classes: EqualityClasses, tree: QTree): Either[String, PceaPlan] = {
       val k = operands.length
       // States: atom a is a - 1 (a run of its chain has just read it); q-tree node l (operand or class node) is n + l.
       val built = mutable.ArrayBuffer.empty[(IndexedSeq[Int], IndexedSeq[Seq[Int]], Int, Int)] // children, keys, atom, target
@@ -179,8 +188,12 @@ object PceaCompiler {
         if (k > 1) s"q-tree ${tree.describe(operandName, classes.describe(_, name))}"
         else if (classes.count == 0) "no key"
         else s"keys ${(0 until classes.count).map(classes.describe(_, name)).mkString(", ")} along the sequence"
-      PceaPlan(pcea, extractors.keys.toIndexedSeq, labels, disjoint = k > 1, rowsTellRunsApart,
-        s"equality correlation by PCEA (${pcea.describe}), $shape")
+      SharedEvents.of(pcea, coincide, name).map { shared =>
+        val apart = if (shared.isEmpty) "" else
+          s", events of ${shared.labels.toSeq.sorted.map(name).mkString(", ")} kept apart by their positions"
+        PceaPlan(pcea, extractors.keys.toIndexedSeq, labels, shared, rowsTellRunsApart,
+          s"equality correlation by PCEA (${pcea.describe}), $shape$apart")
+      }
     }
   }
 

@@ -10,15 +10,15 @@ import io.sparkcer.engine.eval.EventReader
  *                          of its key, in class order: the key is the values of those equality sides on the event
  * @param labels            per atom (a PCEA label, from 1), the output label of its events (an index of
  *                          [[io.sparkcer.engine.automaton.Nfa.labels]])
- * @param disjoint          whether a valuation that reads one event twice is dropped: under AND, one event may pass
- *                          atoms of two operands, and a run tree may use it in both subtrees (the paper's simple runs
- *                          only keep one event from taking one label twice), while CEQL's AND reads disjoint events
+ * @param shared            where a run tree may read one event in two subtrees: under AND, one event may pass atoms
+ *                          of two operands (the paper's simple runs only keep one event from taking one label twice),
+ *                          while CEQL's AND reads disjoint events, so the evaluation keeps them apart
  * @param rowsTellRunsApart whether a row (the selected variables' events) names one run: every atom binds selected
  *                          variables, and no two the same ones. Otherwise rows are de-duplicated
  * @param describe          the construction, for EXPLAIN
  */
 final case class PceaPlan(pcea: Pcea, extractors: IndexedSeq[IndexedSeq[(Int, Int)]], labels: IndexedSeq[Int],
-    disjoint: Boolean, rowsTellRunsApart: Boolean, describe: String) {
+    shared: SharedEvents, rowsTellRunsApart: Boolean, describe: String) {
 
   private val parts = extractors.map(_.toArray).toArray
 

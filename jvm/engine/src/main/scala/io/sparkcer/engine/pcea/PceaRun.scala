@@ -20,10 +20,18 @@ import io.sparkcer.engine.eval.Work
  * purged as new keys come ([[KeyIndex.purge]]); both at a constant cost per node or entry, amortised, without a walk
  * over the live runs.
  *
- * Work ([[Work]]): each transition whose guard an event passes, each lookup and insertion in the index, and each node
- * the enumeration visits (live or not) is counted.
+ * Shared events ([[SharedEvents]]): where two subtrees of a run may read one event, the runs carry witnesses of the
+ * positions they read such events at ([[Witnesses]]), a transition makes a node only if some choice of its children's
+ * runs reads distinct events, and the enumeration enters a union subtree only if some valuation in it does, and
+ * chooses a node only if some valuation through it does: no valuation is enumerated to be dropped. (A node whose own
+ * runs all read an event twice, under one whose subtree has others, is a step without output; PceaComplexitySuite
+ * counts the steps per output.)
+ *
+ * Work ([[Work]]): each transition whose guard an event passes, each lookup and insertion in the index, each node a
+ * union copies, and each node the enumeration visits (live or not) is counted.
  */
-final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work) {
+final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
+    shared: SharedEvents = SharedEvents.none) {
   private val transitions = pcea.transitions.toArray
   private val arity = transitions.map(_.children.length)
   private val finals = pcea.finals.toArray.sorted
@@ -34,7 +42,18 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work)
   private val joins = for ((t, e) <- transitions.zipWithIndex; slot <- t.children.indices) yield (e, slot)
   /** Per state, the joins of its consumers, in the order of [[Pcea.consumers]]. */
   private val consumerJoins = consumers.map(_.map { case (e, slot) => firstJoin(e) + slot })
-  private val nodes = new RunNodes(arity.maxOption.getOrElse(0))
+  private val witnesses = if (shared.isEmpty) null else new Witnesses(pcea, shared)
+  private val nodes = new RunNodes(arity.maxOption.getOrElse(0), witnesses, work)
+  /** Per transition, whether its runs' events must be checked distinct: it makes or joins runs that carry witnesses. */
+  private val weighed = transitions.map(t => witnesses != null &&
+    (witnesses.tracks(t.target) || t.children.exists(witnesses.tracks)))
+  /** Per label, whether its events may be read twice in a run: the positions an enumeration rules out. */
+  private val sharedLabel: Array[Boolean] = {
+    val labels = shared.labels
+    Array.tabulate((labels ++ transitions.flatMap(_.labels)).maxOption.fold(0)(_ + 1))(labels)
+  }
+  /** A new node's product witnesses, made before the node (a transition whose runs all read an event twice makes none). */
+  private val family = if (witnesses == null) null else new Array[Long](witnesses.length)
   /** H, as one table per join (transition, child slot) from the key to the union tree of the runs indexed there. */
   private val index = Array.fill(joins.length)(new KeyIndex)
   /**
@@ -70,6 +89,9 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work)
   /** H[transition, slot, key], or [[RunNodes.Nil]]: for the tests that follow Algorithm 1's trace. */
   private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long = index(firstJoin(transition) + slot).get(key)
   private[pcea] def arena: RunNodes = nodes
+
+  /** The most nodes one union has copied: for the tests of the union's cost. */
+  private[pcea] def longestUnion: Int = nodes.longestUnion
 
   /**
    * Reads the event at `position`, whose window value is `start`; `threshold` is the window's (see the class comment),
@@ -129,13 +151,23 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work)
           s >= 0
         }) slot += 1
         if (slot == arity(e)) {
-          if (made == created.length) created = java.util.Arrays.copyOf(created, made * 2)
-          created(made) = nodes.extend(e, position, maxStart, joined, arity(e))
-          made += 1
+          if (!weighed(e)) keep(nodes.extend(e, position, maxStart, joined, arity(e)))
+          else {
+            val latest = witnesses.product(e, position, start, joined, arity(e), nodes, family, 0)
+            if (latest > threshold)
+              keep(nodes.extend(e, position, latest, joined, arity(e), if (witnesses.tracks(t.target)) family else null))
+          }
         }
       }
       e += 1
     }
+  }
+
+  /** Adds a node made at the event to N. */
+  private def keep(node: Long): Unit = {
+    if (made == created.length) created = java.util.Arrays.copyOf(created, made * 2)
+    created(made) = node
+    made += 1
   }
 
   /** Extractor `extractor`'s key on the event being read. */
@@ -175,6 +207,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work)
    *
    * A frame chooses one live node of a union tree at a time (in heap order, from its own stack of subtrees), then
    * the frames above it choose one of each tree still `pending`: the product children of the nodes chosen below.
+   * Where runs carry witnesses, a node (and its union subtree) is live only if some valuation through it reads
+   * distinct events, given the events chosen so far and the trees still pending ([[completes]]).
    */
   private def enumerate(node: Long, emit: (Int, Array[Long], Array[Int]) => Boolean): Int = {
     var emitted = 0
@@ -237,16 +271,41 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work)
         size -= 1
         work.enumerationSteps += 1
         val n = union(size)
-        if (nodes.live(n, threshold)) {
+        if (nodes.live(n, threshold) && (witnesses == null || completes(n, product = false, this))) {
           if (size + 2 > union.length) union = java.util.Arrays.copyOf(union, union.length * 2)
           union(size) = nodes.right(n)
           union(size + 1) = nodes.left(n)
           size += 2
-          return n
+          if (witnesses == null || completes(n, product = true, this)) return n
         }
       }
       RunNodes.Nil
     }
+  }
+
+  /** The positions of the valuation's events whose labels may be read twice, for [[completes]]. */
+  private var held = new Array[Long](16)
+
+  /**
+   * Whether a run of node `n`'s product (or of its union subtree), with a run of each tree the frame still has
+   * pending, reads events distinct from each other and from those the valuation holds before the frame.
+   */
+  private def completes(n: Long, product: Boolean, frame: Frame): Boolean = {
+    var count = 0
+    var k = 0
+    while (k < frame.mark) {
+      if (sharedLabel(valuation.labels(k))) {
+        if (count == held.length) held = java.util.Arrays.copyOf(held, 2 * count)
+        held(count) = valuation.positions(k)
+        count += 1
+      }
+      k += 1
+    }
+    witnesses.check(held, count)
+    witnesses.choose(nodes, n, product)
+    var pending = frame.rest
+    while (pending != null) { witnesses.choose(nodes, pending.tree, product = false); pending = pending.next }
+    witnesses.viable(threshold)
   }
 
   /**

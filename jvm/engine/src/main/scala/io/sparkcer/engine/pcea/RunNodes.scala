@@ -1,5 +1,7 @@
 package io.sparkcer.engine.pcea
 
+import io.sparkcer.engine.eval.Work
+
 /**
  * The nodes of the paper's data structure DS_w (§5), and its operations `extend` and `union`. A node stands for a
  * set of run trees, in two parts:
@@ -12,34 +14,53 @@ package io.sparkcer.engine.pcea
  * value here, such as the order column of a time window). A run of a node's product is in the window iff the node
  * is live (`maxStart > threshold`), and by the heap order, if a node is out of the window, so is everything under it.
  *
- * **An arena, not objects.** Nodes are rows of flat arrays, addressed by an id that grows by one with each node made
- * (a reference is an id; [[RunNodes.Nil]] is none). That is the "GC-friendly representation" digest B7.9 asks for:
- * union copies a path per call, and with one object per node a window's worth of them would be traced, copied and
- * promoted by the JVM's collector at every collection, a cost that grows with the window. Here the collector sees a
- * few primitive arrays, and the arena frees nodes itself, oldest first, while the oldest is dead ([[reclaim]]). A
- * node's max-start is at most the window value of the event it was made at, so the oldest node dies at the latest
- * when the threshold passes that value: the arena holds the nodes made in about the last window, reachable or not,
- * and freeing them needs no walk over the live ones.
+ * **Unions.** The union trees are persistent leftist heaps. A node's rank is the length of its right spine, and no
+ * node's left child has a smaller rank than its right one, so a right spine is at most log2 of the tree's nodes long.
+ * A union walks the right spine down to the first node the new run outranks (or an empty or dead subtree), puts the
+ * run there with that node's subtree as its left child, and copies the path back up, swapping a node's children where
+ * the new right one outranks the left one by rank: its cost is that path (the paper's Prop. 5.3: O(log w) per call,
+ * here of the nodes a window leaves in a tree), which [[Work.unionCopies]] counts. A run that outranks the root, as a
+ * run that starts at the event always does, becomes the root above the old tree, whose root it need not even read:
+ * one copy. Such runs, newest first, stack up along the left side as deep as the window, but nothing walks a left
+ * side: a union walks right spines, and the enumeration visits only nodes in the window, each an output. (Steering
+ * the walk by per-node direction bits instead, as the proof's sketch does, lets runs that alternate between the root
+ * and below set every bit along that left side towards it, and a later union then walks all of it, as many nodes as
+ * the window holds; a Braun heap, which sends every run to the bottom, copies a logarithmic path at every union, the
+ * root's too: five times slower on a chain at 8T over 10,000 accounts.)
+ *
+ * **Shared events.** Where two subtrees of a run may read one event ([[SharedEvents]]), a node also holds the
+ * witnesses of its product and of its union subtree ([[Witnesses]]), and a node's max-start is that of its product's
+ * runs whose events are distinct.
+ *
+ * **An arena, not objects.** Nodes are rows of one flat array, addressed by an id that grows by one with each node
+ * made (a reference is an id; [[RunNodes.Nil]] is none), a row holding all of a node, so that following a reference
+ * reads one cache line or two. That is the "GC-friendly representation" digest B7.9 asks for: union copies a path per
+ * call, and with one object per node a window's worth of them would be traced, copied and promoted by the JVM's
+ * collector at every collection, a cost that grows with the window. Here the collector sees one primitive array,
+ * and the arena frees nodes itself, oldest first, while the oldest is dead ([[reclaim]]). A node's max-start is at
+ * most the window value of the event it was made at, so the oldest node dies at the latest when the threshold passes
+ * that value: the arena holds the nodes made in about the last window, reachable or not, and freeing them needs no
+ * walk over the live ones.
  *
  * A freed id is never read: every reference is followed only through [[live]], which answers false for an id below
  * the oldest kept (a live node is never freed, since the arena frees dead nodes only), and a live node's product
  * children are live (its max-start is at most theirs). Nodes are never changed once made: union copies the path it
  * changes, so every node stays what it stood for.
  *
- * @param width the most children a node's product has (the automaton's largest child set)
+ * @param width     the most children a node's product has (the automaton's largest child set)
+ * @param witnesses the witnesses' layout, or null where no two subtrees of a run may read one event
  */
-final class RunNodes(width: Int) {
+final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new Work) {
+  import RunNodes._
+
+  /** Longs per node: the header, the product's children, and the two families of witnesses. */
+  private val stride = Header + width + (if (witnesses == null) 0 else 2 * witnesses.length)
+  private val families = Header + width
   // Small at first: with PARTITION BY, each key has an arena of its own.
   private var capacity = 4
   private var mask = capacity - 1
-  private var transitions = new Array[Int](capacity)
-  private var positions = new Array[Long](capacity)
-  private var maxStarts = new Array[Long](capacity)
-  private var lefts = new Array[Long](capacity)
-  private var rights = new Array[Long](capacity)
-  private var leftNexts = new Array[Boolean](capacity)
-  /** Node n's product children at [slot(n) * width, + width), Nil past its transition's arity. */
-  private var products = new Array[Long](capacity * math.max(width, 1))
+  /** Node n's row at [base(n), + stride): its header, children (Nil past its arity), witnesses. */
+  private[pcea] var rows = new Array[Long](capacity * stride)
   /** The oldest node kept, and the next id to make. */
   private var first = 0L
   private var next = 0L
@@ -47,56 +68,79 @@ final class RunNodes(width: Int) {
   /** Nodes kept (made and not yet freed, whether reachable or not): the arena's memory. */
   def size: Int = (next - first).toInt
 
-  def transition(n: Long): Int = transitions(slot(n))
-  def position(n: Long): Long = positions(slot(n))
-  def maxStart(n: Long): Long = maxStarts(slot(n))
-  def left(n: Long): Long = lefts(slot(n))
-  def right(n: Long): Long = rights(slot(n))
+  def transition(n: Long): Int = (rows(base(n) + Meta) >>> 8).toInt
+  def position(n: Long): Long = rows(base(n) + Position)
+  def maxStart(n: Long): Long = rows(base(n) + MaxStart)
+  def left(n: Long): Long = rows(base(n) + Left)
+  def right(n: Long): Long = rows(base(n) + Right)
   /** The product's k-th child (k below the transition's arity). */
-  def child(n: Long, k: Int): Long = products(slot(n) * width + k)
+  def child(n: Long, k: Int): Long = rows(base(n) + Header + k)
+  /** The length of the node's right spine in its union tree (the leftist heap's rank). */
+  private def rank(n: Long): Int = (rows(base(n) + Meta) & 0xFFL).toInt
+
+  /** The state a node's runs are in. */
+  def stateOf(n: Long): Int = witnesses.stateOf(transition(n))
+  /** Where the witnesses of a node's product, and of its union subtree, are in [[rows]] (with witnesses only). */
+  def productFamily(n: Long): Int = base(n) + families
+  def subtreeFamily(n: Long): Int = base(n) + families + witnesses.length
 
   /** Whether `n` is a node some run of which starts after `threshold`. */
-  def live(n: Long, threshold: Long): Boolean = n >= first && maxStarts(slot(n)) > threshold
+  def live(n: Long, threshold: Long): Boolean = n >= first && maxStart(n) > threshold
 
   /**
    * `extend(L, i, N)`: the event at `position` read by `transition` (whose labels are L), above one run of each of the
    * first `arity` nodes of `children`, all live and made earlier. `maxStart` is the least of the event's window value
    * and the children's max-starts: the caller has them from the index, which keeps each tree's beside it, so that
-   * making a node reads none of its children (in a wide window, each would be a cache miss).
+   * making a node reads none of its children (in a wide window, each would be a cache miss). In a state with tracked
+   * labels, `family` holds the product's witnesses (at 0), and `maxStart` is their latest start.
    */
-  def extend(transition: Int, position: Long, maxStart: Long, children: Array[Long], arity: Int): Long = {
-    val n = make(transition, position, maxStart, RunNodes.Nil, RunNodes.Nil, leftNext = true)
-    System.arraycopy(children, 0, products, slot(n) * width, arity)
+  def extend(transition: Int, position: Long, maxStart: Long, children: Array[Long], arity: Int,
+      family: Array[Long] = null): Long = {
+    val n = make(transition, position, maxStart, Nil, Nil, rank = 1)
+    val b = base(n)
+    System.arraycopy(children, 0, rows, b + Header, arity)
+    if (family != null) {
+      val length = 1 + family(0).toInt * witnesses.width(witnesses.stateOf(transition))
+      System.arraycopy(family, 0, rows, b + families, length)
+      System.arraycopy(family, 0, rows, b + families + witnesses.length, length)
+    }
     n
   }
 
   /**
    * `union(tree, fresh)`: a node for the runs of both, in the window that starts after `threshold`. It is fully
    * persistent: `tree` still stands for what it did. `fresh` was just made by [[extend]] and has no union children.
-   * If `tree` is out of the window, the union is `fresh`. Otherwise the greater of the two roots, by max-start, stays
-   * the root, and `fresh` goes down one side, the sides alternating to keep the heap balanced; the path down is
-   * copied, bottom up (a loop, not a recursion: a heap of one window's runs may be deep).
+   * If `tree` is out of the window, the union is `fresh`. Otherwise `fresh` goes down the right spine to the first node
+   * it outranks (or an empty or dead subtree), which becomes its left child, and the path is copied bottom up (a loop,
+   * not a recursion), each node's children ordered by rank; a dead left child met on the way is dropped.
    *
    * `treeMaxStart` is the tree's max-start, which the index keeps beside it: when `fresh` starts later (a run that
    * starts at the event always does), it becomes the root above `tree` without a read of `tree`.
    */
   def union(tree: Long, treeMaxStart: Long, fresh: Long, threshold: Long): Long = {
     if (treeMaxStart <= threshold) return fresh
-    if (maxStart(fresh) > treeMaxStart) return copy(fresh, tree, RunNodes.Nil, leftNext = false)
+    if (maxStart(fresh) > treeMaxStart) {
+      longestUnion = math.max(longestUnion, 1)
+      return copy(fresh, tree, Nil, rank = 1, threshold)
+    }
     var depth = 0
     var n = tree
     while (live(n, threshold) && !outranks(fresh, n)) {
       if (depth == path.length) path = java.util.Arrays.copyOf(path, depth * 2)
       path(depth) = n
       depth += 1
-      n = if (leftNexts(slot(n))) lefts(slot(n)) else rights(slot(n))
+      n = right(n)
     }
-    var result = if (live(n, threshold)) copy(fresh, n, RunNodes.Nil, leftNext = false) else fresh
+    longestUnion = math.max(longestUnion, depth + 1)
+    var result = if (live(n, threshold)) copy(fresh, n, Nil, rank = 1, threshold) else fresh
     while (depth > 0) {
       depth -= 1
       val p = path(depth)
-      result = if (leftNexts(slot(p))) copy(p, result, rights(slot(p)), leftNext = false)
-        else copy(p, lefts(slot(p)), result, leftNext = true)
+      val l = left(p)
+      val leftRank = if (live(l, threshold)) rank(l) else 0
+      result =
+        if (leftRank >= rank(result)) copy(p, l, result, rank(result) + 1, threshold)
+        else copy(p, result, if (leftRank == 0) Nil else l, leftRank + 1, threshold)
     }
     result
   }
@@ -104,88 +148,75 @@ final class RunNodes(width: Int) {
   /** Union's path down, reused. */
   private var path = new Array[Long](16)
 
+  /** The most nodes one union has copied: for the tests of the union's cost. */
+  private[pcea] var longestUnion = 0
+
   /** Frees the oldest nodes while they are dead: `threshold` never decreases. */
-  def reclaim(threshold: Long): Unit = while (first < next && maxStarts(slot(first)) <= threshold) first += 1
+  def reclaim(threshold: Long): Unit = while (first < next && maxStart(first) <= threshold) first += 1
 
   /** Frees every node. */
   def clear(): Unit = first = next
 
   /** The heap's order: by max-start, then by position. */
   private def outranks(a: Long, b: Long): Boolean = {
-    val (sa, sb) = (maxStarts(slot(a)), maxStarts(slot(b)))
-    sa > sb || (sa == sb && positions(slot(a)) > positions(slot(b)))
+    val (sa, sb) = (maxStart(a), maxStart(b))
+    sa > sb || (sa == sb && position(a) > position(b))
   }
 
-  /** Node `n` with other union children. */
-  private def copy(n: Long, left: Long, right: Long, leftNext: Boolean): Long = {
-    val made = make(transitions(slot(n)), positions(slot(n)), maxStarts(slot(n)), left, right, leftNext)
-    System.arraycopy(products, slot(n) * width, products, slot(made) * width, width)
+  /** Node `n`'s product with the union children `left` and `right` (its union subtree's witnesses made anew). */
+  private def copy(n: Long, left: Long, right: Long, rank: Int, threshold: Long): Long = {
+    work.unionCopies += 1
+    val made = make(transition(n), position(n), maxStart(n), left, right, rank)
+    System.arraycopy(rows, base(n) + Header, rows, base(made) + Header, width)
+    if (witnesses != null && witnesses.tracks(stateOf(n))) {
+      val q = stateOf(n)
+      val product = productFamily(made)
+      System.arraycopy(rows, productFamily(n), rows, product, 1 + rows(productFamily(n)).toInt * witnesses.width(q))
+      def subtree(c: Long) = if (live(c, threshold)) subtreeFamily(c) else -1
+      witnesses.union(q, rows, product, subtree(left), subtree(right), subtreeFamily(made))
+    }
     made
   }
 
-  private def make(transition: Int, position: Long, maxStart: Long, left: Long, right: Long, leftNext: Boolean): Long = {
+  private def make(transition: Int, position: Long, maxStart: Long, left: Long, right: Long, rank: Int): Long = {
     if (next - first == capacity) grow()
     val n = next
-    val s = slot(n)
-    transitions(s) = transition
-    positions(s) = position
-    maxStarts(s) = maxStart
-    lefts(s) = left
-    rights(s) = right
-    leftNexts(s) = leftNext
-    java.util.Arrays.fill(products, s * width, s * width + width, RunNodes.Nil)
+    val b = base(n)
+    rows(b + Meta) = (transition.toLong << 8) | rank
+    rows(b + Position) = position
+    rows(b + MaxStart) = maxStart
+    rows(b + Left) = left
+    rows(b + Right) = right
+    java.util.Arrays.fill(rows, b + Header, b + Header + width, Nil)
     next += 1
     n
   }
 
-  private def slot(n: Long): Int = (n & mask).toInt
+  private def base(n: Long): Int = (n & mask).toInt * stride
 
   /** Doubles the arena, each kept node moving to its slot under the new mask. */
   private def grow(): Unit = {
-    val (oldMask, oldTransitions, oldPositions, oldMaxStarts, oldLefts, oldRights, oldLeftNexts, oldProducts) =
-      (mask, transitions, positions, maxStarts, lefts, rights, leftNexts, products)
+    val (oldMask, oldRows) = (mask, rows)
     capacity *= 2
     mask = capacity - 1
-    allocate()
+    rows = new Array[Long](capacity * stride)
     var n = first
     while (n < next) {
-      val (from, to) = ((n & oldMask).toInt, slot(n))
-      transitions(to) = oldTransitions(from)
-      positions(to) = oldPositions(from)
-      maxStarts(to) = oldMaxStarts(from)
-      lefts(to) = oldLefts(from)
-      rights(to) = oldRights(from)
-      leftNexts(to) = oldLeftNexts(from)
-      System.arraycopy(oldProducts, from * width, products, to * width, width)
+      System.arraycopy(oldRows, (n & oldMask).toInt * stride, rows, base(n), stride)
       n += 1
     }
-  }
-
-  private def allocate(): Unit = {
-    transitions = new Array[Int](capacity)
-    positions = new Array[Long](capacity)
-    maxStarts = new Array[Long](capacity)
-    lefts = new Array[Long](capacity)
-    rights = new Array[Long](capacity)
-    leftNexts = new Array[Boolean](capacity)
-    products = new Array[Long](capacity * math.max(width, 1))
   }
 
   /** Writes the kept nodes (their ids relative to the oldest), for [[read]] in another process. */
   def write(out: java.io.DataOutput): Unit = {
     out.writeLong(first)
     out.writeInt(size)
+    out.writeInt(stride)
     var n = first
     while (n < next) {
-      val s = slot(n)
-      out.writeInt(transitions(s))
-      out.writeLong(positions(s))
-      out.writeLong(maxStarts(s))
-      out.writeLong(lefts(s))
-      out.writeLong(rights(s))
-      out.writeBoolean(leftNexts(s))
+      val b = base(n)
       var k = 0
-      while (k < width) { out.writeLong(products(s * width + k)); k += 1 }
+      while (k < stride) { out.writeLong(rows(b + k)); k += 1 }
       n += 1
     }
   }
@@ -196,12 +227,15 @@ final class RunNodes(width: Int) {
     first = in.readLong()
     next = first
     val count = in.readInt()
+    require(in.readInt() == stride, "the saved nodes are of another automaton")
     while (capacity < count) capacity *= 2
     mask = capacity - 1
-    allocate()
+    rows = new Array[Long](capacity * stride)
     for (_ <- 0 until count) {
-      val n = make(in.readInt(), in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readBoolean())
-      for (k <- 0 until width) products(slot(n) * width + k) = in.readLong()
+      val b = base(next)
+      var k = 0
+      while (k < stride) { rows(b + k) = in.readLong(); k += 1 }
+      next += 1
     }
   }
 }
@@ -209,4 +243,12 @@ final class RunNodes(width: Int) {
 object RunNodes {
   /** No node. */
   val Nil: Long = -1L
+
+  // A row's header: the transition and the rank (its low 8 bits; a rank is at most log2 of the nodes), then the rest.
+  private val Meta = 0
+  private val Position = 1
+  private val MaxStart = 2
+  private val Left = 3
+  private val Right = 4
+  private val Header = 5
 }

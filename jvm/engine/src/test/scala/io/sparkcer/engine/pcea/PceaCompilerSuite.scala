@@ -71,7 +71,8 @@ class PceaCompilerSuite extends AnyFunSuite {
       ("B", 2, null, null))
     val (plan, matches) = both("SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; B AS d) " +
       "FILTER b.acct = d.acct WITHIN 100 EVENTS ORDER BY ts", rows)
-    assert(plan.contains("q-tree {b.acct = d.acct}[(a b), (c d)]"), plan)
+    // b and d end the operands, so the later one is read last, never in a subtree: only a and c can share an event.
+    assert(plan.contains("q-tree {b.acct = d.acct}[(a b), (c d)], events of a, c kept apart by their positions"), plan)
     assert(matches == Set(Seq(Seq(1L), Seq(2L), Seq(3L), Seq(4L)), Seq(Seq(3L), Seq(4L), Seq(1L), Seq(2L))))
   }
 
@@ -101,5 +102,9 @@ class PceaCompilerSuite extends AnyFunSuite {
     assert(reason("SELECT * FROM S WHERE A AS a ; (B AS b ; C AS c FILTER b.acct = c.acct)+ WITHIN 9 EVENTS ORDER BY ts")
       .contains("inside an iteration"))
     assert(reason("SELECT * FROM S WHERE A AS a : B AS b FILTER a.acct = b.src ORDER BY ts").contains("':' and ':+'"))
+    assert(reason("SELECT * FROM S WHERE ((A AS a)+ ; B AS b) AND (A AS c ; D AS d) FILTER b.acct = d.acct " +
+      "WITHIN 9 EVENTS ORDER BY ts").contains("a and c can read the same event, and a repeats"))
+    assert(reason("SELECT * FROM S WHERE (A AS a ; A AS b ; A AS c ; B AS x) AND (A AS d ; A AS e ; A AS f ; D AS y) " +
+      "FILTER x.acct = y.acct WITHIN 9 EVENTS ORDER BY ts").contains("more places than a PCEA keeps apart"))
   }
 }
