@@ -68,6 +68,14 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     assert(plan.contains("CEA with"), plan)
     assert(plan.contains("window 10 on ts"), plan)
     assert(plan.contains("Exchange hashpartitioning(name"), plan)
+    // The path's bound: CORE's here, CEL's for a strategy, PCEA's for equalities it keys.
+    assert(plan.contains("per event a constant number of steps, matches enumerated with output-linear delay (CORE)"), plan)
+    def explained(query: String) = sql(s"EXPLAIN $query").collect().head.getString(0)
+    assert(explained("SELECT LAST * FROM stocks PATTERN SELL ; BUY ORDER BY ts WITHIN 10 [ts]")
+      .contains("at most one match (CEL, Algorithms 5 and 6)"))
+    val pcea = explained("SELECT * FROM stocks PATTERN SELL AS s ; BUY AS b ; SELL AS t FILTER s.name = b.name AND " +
+      "b.price = t.price ORDER BY ts WITHIN 10 [ts]")
+    assert(pcea.contains("an insertion in a union tree (logarithmic in the runs of a key)"), pcea)
   }
 
   test("NULL keys are left out and counted in the operator's metrics, never a crash") {

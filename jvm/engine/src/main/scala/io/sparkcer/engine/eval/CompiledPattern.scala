@@ -162,7 +162,20 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
         case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"
-      })
+      }) + guarantee
+
+  /** What the path bounds, for EXPLAIN (the README's table of guarantees says the same). */
+  private def guarantee: String =
+    if (pcea.isDefined) "; per event a hash lookup per equality and an insertion in a union tree (logarithmic in the " +
+      "runs of a key), matches enumerated with output-linear delay (PCEA)"
+    else if (chain.isDefined || registers.isDefined) ""
+    else strategy match {
+      case Strategy.Next | Strategy.Last => "; per event a constant number of steps, at most one match (CEL, Algorithms " +
+        "5 and 6)"
+      case Strategy.Max => "; per event a constant number of steps over the subset automaton (CEL, Algorithm 7), " +
+        "matches enumerated with output-linear delay"
+      case _ => "; per event a constant number of steps, matches enumerated with output-linear delay (CORE)"
+    }
 
   private def describe(registers: RegisterProgram): String =
     s"${nfa.conditions.length} conditions relating events checked on ${registers.checks.length} transitions with " +
