@@ -13,8 +13,8 @@ import io.sparkcer.engine.ceql._
  * This reading is exact only where partitioning changes nothing else, so it applies when:
  *  - the equalities are conjuncts of a FILTER on the whole pattern (not inside an OR, a NOT or an iteration);
  *  - through them, every atom of the pattern binds a variable of one class of equal attributes;
- *  - nothing counts the events in between, which a partition would leave out: no `:`, `:+`, NOT(...), STRICT,
- *    WITHIN n EVENTS, nor CONSUME BY PARTITION (whose partition it would narrow).
+ *  - nothing counts the events in between, which a partition would leave out: no `:`, `:+`, NOT(...), NONE(...),
+ *    STRICT, WITHIN n EVENTS, nor CONSUME BY PARTITION (whose partition it would narrow).
  */
 object EqualityPartition {
 
@@ -55,7 +55,7 @@ object EqualityPartition {
   private def eligible(query: Query): Boolean = {
     def counts(cel: Cel): Boolean = cel match {
       case _: Cel.Not => true
-      case Cel.Sequence(a, b, contiguous, _) => contiguous || counts(a) || counts(b)
+      case Cel.Sequence(a, b, contiguous, _, gap) => contiguous || gap.nonEmpty || counts(a) || counts(b)
       case Cel.Iteration(b, contiguous, _) => contiguous || counts(b)
       case Cel.Or(a, b, _) => counts(a) || counts(b)
       case Cel.And(a, b, _) => counts(a) || counts(b)
@@ -91,7 +91,7 @@ object EqualityPartition {
     case Cel.Atom(_, t, _) => Seq((t.value :: around).toSet)
     case _: Cel.Not => Nil
     case Cel.Bind(b, v, _) => atomVariables(b, v.value :: around)
-    case Cel.Sequence(a, b, _, _) => atomVariables(a, around) ++ atomVariables(b, around)
+    case Cel.Sequence(a, b, _, _, _) => atomVariables(a, around) ++ atomVariables(b, around)
     case Cel.Or(a, b, _) => atomVariables(a, around) ++ atomVariables(b, around)
     case Cel.And(a, b, _) => atomVariables(a, around) ++ atomVariables(b, around)
     case Cel.Iteration(b, _, _) => atomVariables(b, around)

@@ -1,7 +1,7 @@
 package io.sparkcer.engine.chain
 
 import io.sparkcer.engine.analysis.AnalyzedQuery
-import io.sparkcer.engine.automaton.{AtomSpec, Nfa}
+import io.sparkcer.engine.automaton.{AtomSpec, Gap, Nfa}
 import io.sparkcer.engine.ceql.{Cel, Consumption, Strategy}
 
 /**
@@ -10,16 +10,24 @@ import io.sparkcer.engine.ceql.{Cel, Consumption, Strategy}
  * chain NFA paper (Kolchinsky and Schuster, §4.1 and §4.2) that CEQL writes `A AS a ; B AS b ; C AS c` and
  * `A AS a AND B AS b`.
  *
+ * A sequence may hold NONE(...) between two atoms (the paper's negation, §4.3: `SEQ(A a, !(B b), C c)`), whose
+ * events are buffered too and judged once the match's events around them are chosen ([[ChainGap]]).
+ *
  * @param atoms      the atoms, in the pattern's order
  * @param ordered    SEQ (the events come in the atoms' order) rather than AND (in any order)
- * @param conditions per condition of the automaton, the atom of each of its variables
+ * @param conditions per condition of the automaton, the atom of each of its variables (-1: a NONE's event)
+ * @param gaps       the NONEs, in the order of the atoms they follow
  */
-final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, conditions: IndexedSeq[IndexedSeq[Int]]) {
+final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, conditions: IndexedSeq[IndexedSeq[Int]],
+    gaps: IndexedSeq[ChainGap] = IndexedSeq.empty) {
   def describe: String = {
-    val names = atoms.map(a => a.variables.lastOption.getOrElse("?"))
+    val names = atoms.indices.map { i =>
+      atoms(i).variables.lastOption.getOrElse("?") +
+        gaps.filter(_.atom == i).map(g => s" ; NONE(${g.variable})").mkString
+    }
     val shape = if (ordered) names.mkString(" ; ") else names.mkString(" AND ")
-    s"lazy chain over $shape: events buffered per atom, and at each event that can end a match the buffers are " +
-      "searched rarest first (lazy chain NFA)"
+    s"lazy chain over $shape: events buffered per atom${if (gaps.isEmpty) "" else " and per NONE"}, and at each " +
+      "event that can end a match the buffers are searched rarest first (lazy chain NFA)"
   }
 
   /**
@@ -29,6 +37,12 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
   def labelledAs(from: Nfa, to: Nfa): ChainPlan =
     copy(atoms = atoms.map(a => a.copy(label = to.labels.indexOf(from.labels(a.label)))))
 }
+
+/**
+ * A NONE(...) between atoms `atom` and `atom + 1` of a sequence: no event between theirs passes one of `guards` and
+ * satisfies each of `conditions` (indices in [[ChainPlan.conditions]]), where the NONE's event is `variable`.
+ */
+final case class ChainGap(atom: Int, guards: Seq[Int], conditions: IndexedSeq[Int], variable: String)
 
 object ChainPlan {
 
@@ -46,19 +60,33 @@ object ChainPlan {
       val single = atoms.length == count && atoms.forall(a => !a.negated)
       // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match,
       // and the condition compares single events (a variable of two atoms, `A AS v ; B AS v`, is aggregated instead).
-      val conditions = nfa.conditions.map(_.variables.map(v => atoms.indices.filter(atoms(_).variables.contains(v))))
-      if (single && nfa.conditions.forall(_.slots.isEmpty) && conditions.forall(_.forall(_.size == 1)))
-        Some(ChainPlan(atoms, ordered, conditions.map(_.map(_.head).toIndexedSeq)))
+      // A NONE's event stands for itself (-1).
+      val candidates = nfa.gaps.flatMap(g => g.conditions.map(_ -> g.variable)).toMap
+      val conditions = nfa.conditions.indices.map { c =>
+        nfa.conditions(c).variables.map { v =>
+          if (candidates.get(c).contains(v)) IndexedSeq(-1) else atoms.indices.filter(atoms(_).variables.contains(v))
+        }
+      }
+      val gaps = nfa.gaps.map(gap)
+      if (single && nfa.conditions.forall(_.slots.isEmpty) && conditions.forall(_.forall(_.size == 1)) &&
+        gaps.forall(_.isDefined))
+        Some(ChainPlan(atoms, ordered, conditions.map(_.map(_.head).toIndexedSeq), gaps.flatten.sortBy(_.atom)))
       else None
     }
   }
+
+  /** A NONE between two neighbouring atoms (numbered from 1 in the automaton, from 0 in the chain). */
+  private def gap(g: Gap): Option[ChainGap] =
+    if (g.before.size == 1 && g.after == Set(g.before.head + 1))
+      Some(ChainGap(g.before.head - 1, g.guards, g.conditions.toIndexedSeq, g.variable))
+    else None
 
   /** (ordered, number of atoms) of a SEQ or an AND of atoms, with FILTER and AS anywhere; None for any other shape. */
   private def shape(cel: Cel): Option[(Boolean, Int)] = cel match {
     case _: Cel.Atom => Some((true, 1))
     case Cel.Filtered(b, _, _) => shape(b)
     case Cel.Bind(b, _, _) => shape(b)
-    case Cel.Sequence(a, b, false, _) => both(a, b, ordered = true)
+    case Cel.Sequence(a, b, false, _, _) => both(a, b, ordered = true)
     case Cel.And(a, b, _) => both(a, b, ordered = false)
     case _ => None
   }

@@ -14,7 +14,7 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     case Cel.Atom(stream, t, _) => stream.fold("")(_.value + ">") + t.value
     case Cel.Not(a, f, _) => s"NOT(${show(a)}${f.fold("")(x => " FILTER " + show(x))})"
     case Cel.Bind(b, v, _) => s"(${show(b)} AS $v)"
-    case Cel.Sequence(a, b, contiguous, _) => s"(${show(a)} ${if (contiguous) ":" else ";"} ${show(b)})"
+    case Cel.Sequence(a, b, contiguous, _, _) => s"(${show(a)} ${if (contiguous) ":" else ";"} ${show(b)})"
     case Cel.Or(a, b, _) => s"(${show(a)} OR ${show(b)})"
     case Cel.Iteration(b, contiguous, _) => show(b) + (if (contiguous) ":+" else "+")
     case Cel.Filtered(b, f, _) => s"(${show(b)} FILTER ${show(f)})"
@@ -174,7 +174,7 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("node positions are where the node's text starts") {
     inside(parse("SELECT *\nWHERE A AS x ; NOT(B)\nFILTER x[v > 1]").pattern) {
-      case Cel.Filtered(Cel.Sequence(bind @ Cel.Bind(_, x, _), not: Cel.Not, _, seqPos), filter, filteredPos) =>
+      case Cel.Filtered(Cel.Sequence(bind @ Cel.Bind(_, x, _), not: Cel.Not, _, seqPos, _), filter, filteredPos) =>
         assert(Seq(bind.pos, seqPos, filteredPos).forall(_ == Position(2, 7, 15)))
         assert(x.pos == Position(2, 12, 20))
         assert(not.pos == Position(2, 16, 24) && not.atom.pos == Position(2, 20, 28))
