@@ -10,8 +10,9 @@ import io.sparkcer.engine.ceql._
  *  - `x[...]` in f tests the candidate only, and a condition names the candidate and the variables bound in φ or ψ
  *    (what the match has bound around the gap), with no aggregate nor `prev`: one candidate at a time is judged
  *    against the match's events;
- *  - the candidate's name is its own: an AS name bound elsewhere in the pattern, or a type name the pattern binds
- *    that f names, would make f ambiguous; NONE of several types needs an AS name for f to call its event by.
+ *  - the candidate's name is its own: an AS name bound elsewhere in the pattern, or a type name the pattern binds in a
+ *    condition that relates it to other events, would make f ambiguous (a test of it alone, `B[x > 1]` or `B.x > 1`,
+ *    tests the candidate); NONE of several types needs an AS name for f to call its event by.
  * That v binds nothing in the match (`SELECT v`, a FILTER outside the NONE naming v) is refused by [[Analyzer]],
  * which names the NONE ([[candidateAt]]); NONE inside an operand of AND by its check of conjunctions.
  */
@@ -66,7 +67,7 @@ object Exclusions {
             fail(s"the condition '${c.text}' names no event: write each column with its variable, e.g. $v.price > 100",
               pos, c.text.length)
           c.references.map(_.variable).foreach { n =>
-            if (n.value == v && e.variable.isEmpty && bound.contains(v))
+            if (n.value == v && e.variable.isEmpty && bound.contains(v) && c.variables.exists(_ != v))
               fail(s"'$v' names both NONE's event and an event the pattern binds: name NONE's event, e.g. " +
                 s"NONE($v AS no_$v FILTER no_$v...)", n.pos, n.value.length)
             if (n.value != v && !around.contains(n.value))
