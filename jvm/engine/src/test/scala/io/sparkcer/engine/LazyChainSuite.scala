@@ -120,6 +120,12 @@ class LazyChainSuite extends AnyFunSuite {
     assert(out == Vector("4:{1}{4}", "7:{6}{7}"))
     assert(q.pattern.chain.isDefined && q.pattern.registers.isEmpty, "only the lazy chain judges such a NONE")
     assert(q.pattern.describe.contains("lazy chain over a ; NONE(b) ; c: events buffered per atom and per NONE"))
+    // With a window on ts, nothing counts the events between: x is a partition (every event of the match has a's),
+    // the NONE then tests its event alone, and the pattern runs on the automaton, each x on its own.
+    val (byAccount, partitioned) = run(query.replace("WITHIN 10 EVENTS", "WITHIN 10 [ts]"), data, ByCost)
+    assert(byAccount == out)
+    assert(partitioned.pattern.chain.isEmpty && partitioned.pattern.registers.isEmpty)
+    assert(partitioned.pattern.describe.contains("partitioned by x (from c.x = a.x AND b.x = a.x: equal across every event)"))
     // NONE(B) of any account: every B breaks the gap. It runs on the automaton, alone or with the condition.
     val anyB = "SELECT * FROM S WHERE A AS a ; NONE(B) ; C AS c %s WITHIN 10 EVENTS ORDER BY ts"
     for (options <- Seq(Lazy, Eager, ByCost)) {
@@ -187,13 +193,17 @@ class LazyChainSuite extends AnyFunSuite {
   }
 
   test("by cost: a saved state carries the race on; the matches of one uninterrupted pass") {
-    for ((query, seed) <- changing.zipWithIndex) {
+    // The last runs on the lazy chain alone, its NONE's events saved with the atoms' own.
+    val withNone = changing :+ ("SELECT * FROM S WHERE A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c ; NONE(D) ; " +
+      "B AS b FILTER a.y < c.y WITHIN 40 [ts]")
+    for ((query, seed) <- withNone.zipWithIndex) {
       val data = regimes(seed).zipWithIndex.map { case (row, i) => new Event(i, row) }
       val q = LocalEngine.compile(query, columns, ByCost)
       def evaluator() = new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound)
       def found(evaluator: PatternEvaluator[Event], events: Seq[Event]) =
         evaluator.matches(events.iterator).map(m => (m.end.seq, m.bindings.map(_.map(_.seq)))).toVector
       val expected = found(evaluator(), data)
+      assert(expected.nonEmpty, query)
       val random = new Random(seed)
       val cuts = Iterator.iterate(0)(_ + 1 + random.nextInt(400)).takeWhile(_ < data.length).toVector :+ data.length
       var saved = Array.emptyByteArray

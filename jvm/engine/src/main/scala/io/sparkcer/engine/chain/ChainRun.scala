@@ -39,8 +39,9 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     extends Run {
   private val n = plan.atoms.length
   private val buffers = Array.fill(n)(new PositionBuffer)
-  /** Per NONE, the events it may exclude. */
+  /** Per NONE, the events it may exclude, and the guards they pass. */
   private val excluded = Array.fill(plan.gaps.length)(new PositionBuffer)
+  private val excludedGuards = plan.gaps.map(_.guards.toArray).toArray
   private val ofGaps = plan.gaps.flatMap(_.conditions).toSet
   /** Per atom, the conditions that name it (those of NONEs apart). */
   private val conditionsOf = Array.tabulate(n)(i =>
@@ -97,7 +98,10 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     while (i < n) { if (passes(plan.atoms(i).guard, bits)) { buffers(i).append(position, key); work.transitions += 1 }; i += 1 }
     var g = 0
     while (g < excluded.length) {
-      if (plan.gaps(g).guards.exists(passes(_, bits))) { excluded(g).append(position, key); work.transitions += 1 }
+      val guards = excludedGuards(g)
+      var k = 0
+      while (k < guards.length && !passes(guards(k), bits)) k += 1
+      if (k < guards.length) { excluded(g).append(position, key); work.transitions += 1 }
       g += 1
     }
     found

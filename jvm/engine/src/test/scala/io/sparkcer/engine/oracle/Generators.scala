@@ -862,15 +862,22 @@ object Generators {
         case 5 => rel(cmp(attr(n, "x"), attr(before, "x"))) and on(n)(predicate(rnd))
         case _ => oneEvent(n)
       }
+      // Sometimes every event of the match has one x (a partition) and each NONE looks only at events of that x.
+      val partitioned = rnd.nextInt(3) == 0
       val body = atoms.indices.tail.foldLeft(atoms.head) { (left, i) =>
         if (rnd.nextInt(3) == 0) left.seq(atoms(i))
         else {
           val n = s"n$i"
-          val gap = none(Seq(pick(rnd, "A", "B", "B", "C")), Some(n), Some(relating(n, vars(i - 1), vars(i))))
+          val test =
+            if (!partitioned) relating(n, vars(i - 1), vars(i))
+            else if (rnd.nextBoolean()) rel(attr(n, "x") === attr(pick(rnd, vars(i - 1), vars(i)), "x"))
+            else rel(attr(pick(rnd, vars(i - 1), vars(i)), "x") === attr(n, "x")) and on(n)(predicate(rnd))
+          val gap = none(Seq(pick(rnd, "A", "B", "B", "C")), Some(n), Some(test))
           if (rnd.nextInt(6) == 0) left.seqWithout(gap, exclusionOfOne())(atoms(i)) else left.seqWithout(gap)(atoms(i))
         }
       }
-      if (rnd.nextInt(3) == 0) {
+      if (partitioned) body.filter(vars.zip(vars.tail).map { case (a, b) => rel(attr(a, "x") === attr(b, "x")) }.reduceLeft(_ and _))
+      else if (rnd.nextInt(3) == 0) {
         val (a, b) = (pick(rnd, vars: _*), pick(rnd, vars: _*))
         body.filter(rel(cmp(attr(a, "x"), attr(b, "y"))))
       } else body
