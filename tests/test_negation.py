@@ -27,17 +27,24 @@ def pairs(rows) -> list:
     return sorted((r.a.ts, r.c.ts) for r in rows)
 
 
-def test_no_b_of_the_account_between_a_and_c(spark, transfers) -> None:
+# A count window runs the NONE on the lazy chain; a window on ts lets acct be a partition (nothing counts the events
+# between), where the NONE tests its event alone, and an unpartitioned query is cut into ranges of ts.
+WINDOWS = ["10 EVENTS", "10 [ts]"]
+
+
+@pytest.mark.parametrize("window", WINDOWS)
+def test_no_b_of_the_account_between_a_and_c(spark, transfers, window: str) -> None:
     rows = spark.sql(
         "SELECT * FROM transfers PATTERN A AS a ; NONE(B AS b FILTER b.acct = a.acct) ; C AS c "
-        "FILTER c.acct = a.acct ORDER BY ts WITHIN 10 EVENTS"
+        f"FILTER c.acct = a.acct ORDER BY ts WITHIN {window}"
     ).collect()
     assert pairs(rows) == [(1, 4), (6, 7)]
     assert [(r.match_start, r.match_end) for r in sorted(rows)] == [(1, 4), (6, 7)]
 
 
-def test_none_excludes_every_such_event_not_reads_one(spark, transfers) -> None:
-    query = "SELECT * FROM transfers PATTERN A AS a ; {} ; C AS c ORDER BY ts WITHIN 10 EVENTS"
+@pytest.mark.parametrize("window", WINDOWS)
+def test_none_excludes_every_such_event_not_reads_one(spark, transfers, window: str) -> None:
+    query = "SELECT * FROM transfers PATTERN A AS a ; {} ; C AS c ORDER BY ts WITHIN " + window
     # No B at all between: only A@6 and C@7.
     assert pairs(spark.sql(query.format("NONE(B)")).collect()) == [(6, 7)]
     # Some event between that is not a B.
