@@ -18,9 +18,10 @@ import io.sparkcer.engine.runner.CsvSource
  * several passes after a warm-up pass, all taken in one JVM so that ratios compare like with like.
  *
  * {{{
- * make bench-engine    # or: build/sbt "bench/run <stocks.csv[.gz]> [passes] [chains | equality]"
+ * make bench-engine    # or: build/sbt "bench/run <stocks.csv[.gz]> [passes] [chains | strategies | equality | windows]"
  * }}}
- * With `chains` (or `equality`), only the chains' (or the PCEA's) tables and ratios are measured, printed and not
+ * With `chains`, `strategies`, `equality` or `windows`, only the chains' tables, the selection strategies against ALL,
+ * the PCEA's tables, or issue 22's cases at windows T, 10T, 100T ([[WindowGrowth]]) are measured, printed and not
  * written to the report: `make bench-engine ARGS="5 equality"`.
  */
 object EngineBenchmark {
@@ -28,20 +29,21 @@ object EngineBenchmark {
    * One workload's best pass: events per second of wall time, and per second of the evaluating thread's CPU time, which
    * other processes on a shared machine disturb less (the collector's threads are left out of it).
    */
-  private final case class Result(name: String, matches: Long, eventsPerSecond: Double, eventsPerCpuSecond: Double,
+  private[bench] final case class Result(name: String, matches: Long, eventsPerSecond: Double, eventsPerCpuSecond: Double,
       peakNodes: Int, outputDepth: Int)
 
   def main(args: Array[String]): Unit = {
     val data = new File(args.headOption.getOrElse("data/stocks.csv.gz"))
     val passes = args.lift(1).map(_.toInt).getOrElse(5)
     val only = args.lift(2)
-    only.filterNot(Set("chains", "equality")).foreach { part =>
-      sys.error(s"unknown part $part: write chains or equality to measure that part alone, or nothing for all")
+    only.filterNot(Set("chains", "strategies", "equality", "windows")).foreach { part =>
+      sys.error(s"unknown part $part: write chains, strategies, equality or windows to measure that part alone, or " +
+        "nothing for all")
     }
-    if (only.contains("equality")) {
+    if (only.contains("equality") || only.contains("windows")) {
       println(s"best of $passes passes after a warm-up, one JVM (${System.getProperty("java.vm.name")} " +
         s"${System.getProperty("java.version")}, ${Runtime.getRuntime.availableProcessors} cores)")
-      println(equality(passes))
+      println(if (only.contains("equality")) equality(passes) else WindowGrowth.report(passes))
       return
     }
     val onlyChains = only.contains("chains")
@@ -86,6 +88,24 @@ object EngineBenchmark {
       println(chainReport(floor, chains, issue))
       return
     }
+    // The selection strategies on CORE's sequences, each against ALL on the same pattern.
+    val strategies = for (file <- Seq("s3", "s6", "s3_none"); s <- Seq("ALL", "NEXT", "LAST", "MAX")) yield {
+      val text = new String(Files.readAllBytes(Paths.get("sql/stocks", s"$file.ceql")), StandardCharsets.UTF_8)
+      require(text.contains("SELECT *"), s"$file.ceql should select *")
+      file -> run(s"$file $s", text.replace("SELECT *", s"SELECT $s *"), columns, rows, EngineOptions())
+    }
+    val strategyReport = EngineBenchmark.table(floor, "Selection strategies on CORE's sequences (S3, S6, S3'), each against ALL",
+      strategies.map(_._2), "peak tECS nodes | max output depth") + "\n### Strategies over ALL (same run)\n\n" +
+      strategies.grouped(4).map { group =>
+        val all = group.head._2
+        s"- ${group.head._1}: " + group.tail.map { case (_, r) =>
+          f"${r.name.split(' ').last} ${r.eventsPerSecond / all.eventsPerSecond}%.2f (CPU ${r.eventsPerCpuSecond / all.eventsPerCpuSecond}%.2f)"
+        }.mkString(", ") + " (goal >= 1)\n"
+      }.mkString
+    if (only.contains("strategies")) {
+      println(strategyReport)
+      return
+    }
     val withOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s$n.ceql"))
     val noOutput = Seq(3, 6, 9, 12, 24).map(n => query(s"s${n}_none.ceql"))
     val windows = noOutput.head +: Seq(2, 3, 4).map(k => query(s"s3_none_x$k.ceql"))
@@ -109,6 +129,8 @@ object EngineBenchmark {
     report ++= f"- throughput at 4T over T (S3'): ${windows(3).eventsPerSecond / windows(0).eventsPerSecond}%.3f (goal >= 0.8)\n"
     report ++= f"- length 24 over length 3 (no output): ${noOutput(4).eventsPerSecond / noOutput(0).eventsPerSecond}%.3f\n"
     report ++= f"- S3' over the floor: ${noOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f; S3 over the floor: ${withOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f\n"
+    report ++= strategyReport
+    report ++= WindowGrowth.report(passes)
     report ++= equality(passes)
     println(report)
     val out = Paths.get("bench/results/engine.md")
@@ -148,7 +170,7 @@ object EngineBenchmark {
   }
 
   /** The issue's stream: uniform types A, B, C, D, a value in [0, 100), ts the position (a fixed seed). */
-  private object IssueStream {
+  private[bench] object IssueStream {
     val Events = 20000
     val Columns: IndexedSeq[String] = IndexedSeq("event_type", "v", "ts")
     lazy val rows: IndexedSeq[Array[Any]] = {
@@ -219,7 +241,7 @@ object EngineBenchmark {
 
   private val PceaCounts = "peak run nodes kept | peak index entries"
 
-  private def measure(name: String, passes: Int, events: Int)(pass: => (Long, Int, Int)): Result = {
+  private[bench] def measure(name: String, passes: Int, events: Int)(pass: => (Long, Int, Int)): Result = {
     val cpu = java.lang.management.ManagementFactory.getThreadMXBean
     pass // warm-up: JIT and the lazily built automaton
     var (best, bestCpu) = (Double.MaxValue, Double.MaxValue)

@@ -55,8 +55,7 @@ class LazyChainSuite extends AnyFunSuite {
       val query = s"SELECT * FROM S WHERE ${atoms.mkString(s" $op ")} FILTER ${chosen.mkString(" AND ")} $window"
       val data = rows(round, 12 + random.nextInt(12), Seq("A", "B", "C", "D"))
       val (chain, compiled) = run(query, data, Lazy)
-      // A FILTER's OR makes the pattern an OR of two chains: that one runs eagerly.
-      assert(compiled.pattern.chain.isDefined != chosen.exists(_.contains(" OR ")), query)
+      assert(compiled.pattern.chain.isDefined, query)
       val (eager, other) = run(query, data, Eager)
       assert(other.pattern.chain.isEmpty && other.pattern.registers.isDefined, query)
       assert(chain == eager, s"$query\non ${data.map(_.mkString(",")).mkString(" | ")}")
@@ -64,6 +63,41 @@ class LazyChainSuite extends AnyFunSuite {
       compared += chain.size
     }
     assert(compared > 300, s"only $compared matches compared")
+  }
+
+  test("an OR of chains: the matches of the eager run, each once, none enumerated to be dropped") {
+    val random = new Random(17)
+    // Alternatives that bind the same variables (in another order, or under AND), that share none, that one FILTER
+    // covers or only one does; and FILTERs whose OR splits one chain into two alike.
+    val shapes = Seq(
+      "(A AS a ; B AS b) OR (B AS b ; A AS a) FILTER %s",
+      "(A AS a ; B AS b) OR (A AS a AND B AS b) FILTER %s",
+      "(A AS a ; B AS b ; C AS c) OR (C AS c ; A AS a ; B AS b) FILTER %s",
+      "((A AS a ; B AS b) FILTER %s) OR (C AS c ; D AS d)",
+      "(A AS a ; B AS b) OR (C AS c ; A AS a ; B AS b) FILTER %s",
+      "A AS a ; B AS b ; C AS c FILTER %s OR b.y > c.y",
+      "(A AS a ; B AS b) OR (A AS a ; C AS b) FILTER %s")
+    val usable = Seq("a.x < b.x", "a.y <> b.y", "a.x + b.y > 3", "b.x - a.y >= 1")
+    var compared = 0
+    for (round <- 0 until 140) {
+      val shape = shapes(round % shapes.length)
+      val conditions = random.shuffle(usable).take(1 + random.nextInt(2)).mkString(" AND ")
+      val window = s"WITHIN ${3 + random.nextInt(8)} EVENTS ORDER BY ts"
+      val query = s"SELECT * FROM S WHERE ${shape.format(conditions)} $window"
+      val data = rows(2000 + round, 20 + random.nextInt(40), Seq("A", "B", "C", "D"))
+      val (chain, compiled) = run(query, data, Lazy)
+      assert(compiled.pattern.chain.exists(_.alternatives.length > 1), s"$query: ${compiled.pattern.describe}")
+      assert(chain == run(query, data, Eager)._1, s"$query\non ${data.map(_.mkString(",")).mkString(" | ")}")
+      assert(chain.distinct == chain, s"$query reports a match twice")
+      assert(compiled.metrics.work.dropped == 0, s"$query dropped ${compiled.metrics.work.dropped}")
+      assert(run(query, data, ByCost)._1 == chain, s"by cost: $query")
+      compared += chain.size
+    }
+    assert(compared > 1000, s"only $compared matches compared")
+    val explained = LocalEngine.compile("SELECT * FROM S WHERE (A AS a ; B AS b) OR (B AS b ; A AS a) FILTER a.x < b.x " +
+      "WITHIN 5 EVENTS ORDER BY ts", columns, Lazy).pattern.describe
+    info(explained)
+    assert(explained.contains("an OR of 2 lazy chains (a ; b, b ; a), each match reported once"), explained)
   }
 
   test("a sequence whose conditions relate adjacent events, assembled backwards: the matches of the eager run, with the predecessors kept as the window slides") {
@@ -119,7 +153,8 @@ class LazyChainSuite extends AnyFunSuite {
     val (out, q) = run(query, data, ByCost)
     assert(out == Vector("4:{1}{4}", "7:{6}{7}"))
     assert(q.pattern.chain.isDefined && q.pattern.registers.isEmpty, "only the lazy chain judges such a NONE")
-    assert(q.pattern.describe.contains("lazy chain over a ; NONE(b) ; c: events buffered per atom and per NONE"))
+    assert(q.pattern.describe.contains("lazy chain over a ; NONE(b) ; c: events buffered per atom") &&
+      q.pattern.describe.contains("each NONE's events buffered too"))
     // With a window on ts, nothing counts the events between: x is a partition (every event of the match has a's),
     // the NONE then tests its event alone, and the pattern runs on the automaton, each x on its own.
     val (byAccount, partitioned) = run(query.replace("WITHIN 10 EVENTS", "WITHIN 10 [ts]"), data, ByCost)
@@ -135,7 +170,7 @@ class LazyChainSuite extends AnyFunSuite {
     assert(LocalEngine.compile(anyB.format(""), columns).pattern.nfa.toString.contains("TRUE but B/∘"))
   }
 
-  test("NONE in the chain against the eager run: a NONE of its event alone, with conditions relating the atoms") {
+  test("NONE in the chain against the eager run: a NONE of its event alone, with conditions relating the atoms, in an OR of chains too") {
     val random = new Random(17)
     var compared = 0
     for (round <- 0 until 60) {
@@ -146,6 +181,13 @@ class LazyChainSuite extends AnyFunSuite {
       val (chain, compiled) = run(query, data, Lazy)
       assert(compiled.pattern.chain.isDefined, query)
       assert(chain == run(query, data, Eager)._1, query)
+      // In an OR of chains a later alternative reports a match the earlier does not have: with a NONE's event between,
+      // the earlier does not have it.
+      val or = s"SELECT * FROM S WHERE (A AS a ; $none ; B AS b) OR (A AS a ; B AS b) FILTER a.x < b.x " +
+        s"WITHIN ${5 + random.nextInt(30)} EVENTS ORDER BY ts"
+      val (alternatives, orCompiled) = run(or, data, Lazy)
+      assert(orCompiled.pattern.chain.isDefined, or)
+      assert(alternatives == run(or, data, Eager)._1, or)
       compared += chain.size
     }
     assert(compared > 1000, s"only $compared matches compared")

@@ -43,9 +43,13 @@ case class CerExec(
     "bufferVisits" -> SQLMetrics.createMetric(sparkContext, "buffered events visited"),
     "enumerationSteps" -> SQLMetrics.createMetric(sparkContext, "enumeration steps"),
     "droppedMatches" -> SQLMetrics.createMetric(sparkContext, "complex events enumerated and dropped"),
-    // Where a chain may run lazily or with registers: the races each path won on the partitions (ChainCost).
+    // Where a chain may run lazily or with registers: the races each path won on the partitions (ChainCost), and what
+    // the cost model measured to choose (each path's work over the events the races spanned): its estimate.
     "lazyChainWins" -> SQLMetrics.createMetric(sparkContext, "chain races won by the lazy chain"),
-    "registerWins" -> SQLMetrics.createMetric(sparkContext, "chain races won by registers"))
+    "registerWins" -> SQLMetrics.createMetric(sparkContext, "chain races won by registers"),
+    "raceEvents" -> SQLMetrics.createMetric(sparkContext, "chain races: events read by both paths"),
+    "lazyChainRaceWork" -> SQLMetrics.createMetric(sparkContext, "chain races: the lazy chain's work"),
+    "registerRaceWork" -> SQLMetrics.createMetric(sparkContext, "chain races: the registers' work"))
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
@@ -105,6 +109,9 @@ case class CerExec(
         longMetric("droppedMatches") += m.work.dropped
         longMetric("lazyChainWins") += m.chainDecisions.won(ChainPath.Lazy.index)
         longMetric("registerWins") += m.chainDecisions.won(ChainPath.Registers.index)
+        longMetric("raceEvents") += m.chainDecisions.events
+        longMetric("lazyChainRaceWork") += m.chainDecisions.work(ChainPath.Lazy.index)
+        longMetric("registerRaceWork") += m.chainDecisions.work(ChainPath.Registers.index)
       }
       opened.matches(task.inRanges(opened.evaluator, ordered))
     }

@@ -101,6 +101,9 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     assert(df.collect().nonEmpty)
     val metrics = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get.metrics
     assert(metrics("lazyChainWins").value + metrics("registerWins").value > 0, metrics)
+    // The estimate the choice was made on: both paths' work over the events they both read.
+    assert(metrics("raceEvents").value > 0, metrics)
+    assert(metrics("lazyChainRaceWork").value > 0 && metrics("registerRaceWork").value > 0, metrics)
   }
 
   test("rows no atom accepts are filtered out before the shuffle, unless the pattern reads them") {

@@ -80,6 +80,29 @@ object NfaCompiler {
     }
   }
 
+  /**
+   * `φ FILTER (f OR g)` is `(φ FILTER f) OR (φ FILTER g)`, `φ FILTER (f AND g)` is `(φ FILTER f) FILTER g`, and
+   * NOT is pushed down to the leaves: the filters that remain each have one [[Leaf]].
+   */
+  def expandFilters(cel: Cel): Cel = cel match {
+    case Cel.Filtered(body, filter, pos) =>
+      def apply(target: Cel, f: Filter, negated: Boolean): Cel = f match {
+        case Filter.And(l, r, _) if !negated => apply(apply(target, l, negated), r, negated)
+        case Filter.Or(l, r, _) if negated => apply(apply(target, l, negated), r, negated)
+        case Filter.And(l, r, p) => Cel.Or(apply(target, l, negated), apply(target, r, negated), p)
+        case Filter.Or(l, r, p) => Cel.Or(apply(target, l, negated), apply(target, r, negated), p)
+        case Filter.Not(o, _) => apply(target, o, !negated)
+        case leaf => Cel.Filtered(target, Leaf(leaf, negated), pos)
+      }
+      apply(expandFilters(body), filter, negated = false)
+    case Cel.Bind(body, v, pos) => Cel.Bind(expandFilters(body), v, pos)
+    case s @ Cel.Sequence(a, b, _, _, _) => s.copy(first = expandFilters(a), second = expandFilters(b))
+    case Cel.Or(a, b, pos) => Cel.Or(expandFilters(a), expandFilters(b), pos)
+    case Cel.And(a, b, pos) => Cel.And(expandFilters(a), expandFilters(b), pos)
+    case Cel.Iteration(body, c, pos) => Cel.Iteration(expandFilters(body), c, pos)
+    case atom @ (_: Cel.Atom | _: Cel.Not) => atom
+  }
+
   private final class Builder(outputs: IndexedSeq[String], strict: Boolean, query: String) {
     private val outputIndex = outputs.zipWithIndex.toMap
     private val atoms = mutable.ArrayBuffer.empty[AtomInfo]
@@ -95,7 +118,7 @@ object NfaCompiler {
     private val labels = mutable.LinkedHashMap[Seq[Int], Int](Seq.empty[Int] -> 0)
 
     def build(pattern: Cel): Nfa = {
-      val fragment = visit(expandFilters(pattern), bindings = Nil, filters = Nil)
+      val fragment = visit(NfaCompiler.expandFilters(pattern), bindings = Nil, filters = Nil)
       fragment.last.map(a => atoms(a - 1)).find(_.negated).foreach { a =>
         throw new CeqlException(
           "a match cannot end with NOT(...): the event that completes a match must be part of it; " +
@@ -106,29 +129,6 @@ object NfaCompiler {
         case f: Fragment => automaton(f)
         case other => nfa(operand(other, withDone = false))
       }
-    }
-
-    /**
-     * `φ FILTER (f OR g)` is `(φ FILTER f) OR (φ FILTER g)`, `φ FILTER (f AND g)` is `(φ FILTER f) FILTER g`, and
-     * NOT is pushed down to the leaves: the filters that remain each have one [[Leaf]].
-     */
-    private def expandFilters(cel: Cel): Cel = cel match {
-      case Cel.Filtered(body, filter, pos) =>
-        def apply(target: Cel, f: Filter, negated: Boolean): Cel = f match {
-          case Filter.And(l, r, _) if !negated => apply(apply(target, l, negated), r, negated)
-          case Filter.Or(l, r, _) if negated => apply(apply(target, l, negated), r, negated)
-          case Filter.And(l, r, p) => Cel.Or(apply(target, l, negated), apply(target, r, negated), p)
-          case Filter.Or(l, r, p) => Cel.Or(apply(target, l, negated), apply(target, r, negated), p)
-          case Filter.Not(o, _) => apply(target, o, !negated)
-          case leaf => Cel.Filtered(target, Leaf(leaf, negated), pos)
-        }
-        apply(expandFilters(body), filter, negated = false)
-      case Cel.Bind(body, v, pos) => Cel.Bind(expandFilters(body), v, pos)
-      case s @ Cel.Sequence(a, b, _, _, _) => s.copy(first = expandFilters(a), second = expandFilters(b))
-      case Cel.Or(a, b, pos) => Cel.Or(expandFilters(a), expandFilters(b), pos)
-      case Cel.And(a, b, pos) => Cel.And(expandFilters(a), expandFilters(b), pos)
-      case Cel.Iteration(body, c, pos) => Cel.Iteration(expandFilters(body), c, pos)
-      case atom @ (_: Cel.Atom | _: Cel.Not) => atom
     }
 
     /** A condition over one event (`s.volume > 5`) is the guard `s[volume > 5]`: its `s.` qualifiers dropped for Spark. */

@@ -45,7 +45,7 @@ object ChainCost {
   /** How many times the races may double their distance while the same path keeps winning. */
   val Doublings = 3
 
-  def describe(chain: ChainPlan, registers: String): String =
+  def describe(chain: Chains, registers: String): String =
     s"${chain.describe}, or $registers, whichever does less work on each partition: both read its first two " +
       s"windows counting their work, a path past ${Factor}x the other's is dropped, and the race is run again after " +
       s"${RacesApart}x its length (up to ${RacesApart << Doublings}x while the same path wins)"

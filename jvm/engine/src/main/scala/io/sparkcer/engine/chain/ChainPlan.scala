@@ -1,8 +1,7 @@
 package io.sparkcer.engine.chain
 
-import io.sparkcer.engine.analysis.AnalyzedQuery
 import io.sparkcer.engine.automaton.{AtomSpec, Gap, Nfa}
-import io.sparkcer.engine.ceql.{Cel, Consumption, Strategy}
+import io.sparkcer.engine.ceql.Cel
 
 /**
  * A pattern the lazy chain evaluates ([[ChainRun]]): a sequence (SEQ) or a conjunction (AND) of single events, each
@@ -15,19 +14,21 @@ import io.sparkcer.engine.ceql.{Cel, Consumption, Strategy}
  *
  * @param atoms      the atoms, in the pattern's order
  * @param ordered    SEQ (the events come in the atoms' order) rather than AND (in any order)
- * @param conditions per condition of the automaton, the atom of each of its variables (-1: a NONE's event)
+ * @param conditions per condition of the automaton, the atom of each of its variables (-1: a NONE's event); none where
+ *                   the condition does not apply to this chain (an alternative of an OR that the condition's FILTER does
+ *                   not cover, or that binds none of the events of one of its variables: it then holds vacuously)
  * @param gaps       the NONEs, in the order of the atoms they follow
  */
 final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, conditions: IndexedSeq[IndexedSeq[Int]],
     gaps: IndexedSeq[ChainGap] = IndexedSeq.empty) {
-  def describe: String = {
-    val names = atoms.indices.map { i =>
-      atoms(i).variables.lastOption.getOrElse("?") +
-        gaps.filter(_.atom == i).map(g => s" ; NONE(${g.variable})").mkString
-    }
-    val shape = if (ordered) names.mkString(" ; ") else names.mkString(" AND ")
-    s"lazy chain over $shape: events buffered per atom${if (gaps.isEmpty) "" else " and per NONE"}, and at each " +
-      "event that can end a match the buffers are searched rarest first (lazy chain NFA)"
+  def describe: String = s"lazy chain over $written: ${ChainPlan.Method}" +
+    (if (gaps.isEmpty) "" else "; each NONE's events buffered too, a combination with one between its neighbours' rejected")
+
+  /** The chain as CEQL writes it, by its variables: `a ; NONE(n) ; b ; c`. */
+  def written: String = {
+    val names = atoms.indices.map(i =>
+      atoms(i).variables.lastOption.getOrElse("?") + gaps.filter(_.atom == i).map(g => s" ; NONE(${g.variable})").mkString)
+    if (ordered) names.mkString(" ; ") else names.mkString(" AND ")
   }
 
   /**
@@ -45,40 +46,46 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
 final case class ChainGap(atom: Int, guards: Seq[Int], conditions: IndexedSeq[Int], variable: String)
 
 object ChainPlan {
+  /** How a chain is evaluated, for EXPLAIN. */
+  val Method = "events buffered per atom, and at each event that can end a match the buffers are searched rarest " +
+    "first (lazy chain NFA)"
 
   /**
-   * The chain of a pattern with conditions relating events, where it has that shape and its clauses allow it: SELECT
-   * ALL without LIMIT (every combination is reported, as the paper's skip-till-any-match), no CONSUME BY, and a window
-   * (the buffers keep the events inside it).
+   * The chain of one alternative of a pattern with conditions relating events: `body`, whose atoms are the automaton's
+   * `atoms` from index `from` on, where it is a sequence or conjunction of single events none of which is negated, and
+   * each condition that applies to it (a scope of it holds one of its atoms) names variables each bound by exactly one
+   * of its atoms. A condition naming a variable the alternative does not bind holds vacuously there (no combination of
+   * events to check, as in CEL's semantics of an OR's FILTER), so it is left out.
    */
-  def of(analyzed: AnalyzedQuery, nfa: Nfa): Option[ChainPlan] = {
-    val query = analyzed.query
-    if (nfa.conditions.isEmpty || query.strategy != Strategy.All || query.limit.isDefined ||
-      query.consumeBy != Consumption.Nothing || analyzed.window.isEmpty) return None
-    shape(query.pattern).flatMap { case (ordered, count) =>
-      val atoms = nfa.atoms
-      val single = atoms.length == count && atoms.forall(a => !a.negated)
+  private[chain] def alternative(body: Cel, from: Int, nfa: Nfa): Option[ChainPlan] =
+    shape(body).flatMap { case (ordered, count) =>
+      val atoms = nfa.atoms.slice(from, from + count)
+      val numbers = (from + 1 to from + count).toSet // the scopes number atoms from 1
+      def applies(c: Int) = nfa.scopes.exists(s => s.condition == c && (s.atoms & numbers).nonEmpty)
       // Each variable of a condition must be bound by exactly one atom: then it stands for one event of the match,
       // and the condition compares single events (a variable of two atoms, `A AS v ; B AS v`, is aggregated instead).
-      // A NONE's event stands for itself (-1).
-      val candidates = nfa.gaps.flatMap(g => g.conditions.map(_ -> g.variable)).toMap
-      val conditions = nfa.conditions.indices.map { c =>
-        nfa.conditions(c).variables.map { v =>
-          if (candidates.get(c).contains(v)) IndexedSeq(-1) else atoms.indices.filter(atoms(_).variables.contains(v))
-        }
+      // A NONE's event stands for itself (-1) in the conditions of this alternative's NONEs.
+      val gaps = nfa.gaps.filter(_.before.subsetOf(numbers))
+      val candidates = gaps.flatMap(g => g.conditions.map(_ -> g.variable)).toMap
+      val bindings = nfa.conditions.indices.map { c =>
+        def atomsOf(v: String) = atoms.indices.filter(atoms(_).variables.contains(v))
+        if (candidates.contains(c)) nfa.conditions(c).variables.map(v => if (v == candidates(c)) IndexedSeq(-1) else atomsOf(v))
+        else if (applies(c)) nfa.conditions(c).variables.map(atomsOf)
+        else Nil
       }
-      val gaps = nfa.gaps.map(gap)
-      if (single && nfa.conditions.forall(_.slots.isEmpty) && conditions.forall(_.forall(_.size == 1)) &&
-        gaps.forall(_.isDefined))
-        Some(ChainPlan(atoms, ordered, conditions.map(_.map(_.head).toIndexedSeq), gaps.flatten.sortBy(_.atom)))
+      val chained = gaps.map(gap(_, from))
+      val single = atoms.length == count && atoms.forall(a => !a.negated)
+      if (single && nfa.conditions.forall(_.slots.isEmpty) && bindings.forall(_.forall(_.size <= 1)) &&
+        chained.forall(_.isDefined))
+        Some(ChainPlan(atoms, ordered, bindings.map(b => if (b.forall(_.size == 1)) b.map(_.head).toIndexedSeq else IndexedSeq.empty),
+          chained.flatten.sortBy(_.atom)))
       else None
     }
-  }
 
-  /** A NONE between two neighbouring atoms (numbered from 1 in the automaton, from 0 in the chain). */
-  private def gap(g: Gap): Option[ChainGap] =
+  /** A NONE between two neighbouring atoms (numbered from 1 in the automaton, from 0 in the chain after `from`). */
+  private def gap(g: Gap, from: Int): Option[ChainGap] =
     if (g.before.size == 1 && g.after == Set(g.before.head + 1))
-      Some(ChainGap(g.before.head - 1, g.guards, g.conditions.toIndexedSeq, g.variable))
+      Some(ChainGap(g.before.head - 1 - from, g.guards, g.conditions.toIndexedSeq, g.variable))
     else None
 
   /** (ordered, number of atoms) of a SEQ or an AND of atoms, with FILTER and AS anywhere; None for any other shape. */

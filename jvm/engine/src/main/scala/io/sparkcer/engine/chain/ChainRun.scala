@@ -34,9 +34,12 @@ import io.sparkcer.engine.tecs.MatchSink
  * candidate visited is one of [[Work.bufferVisits]], each condition evaluated one of [[Work.conditionChecks]]. The
  * search is not within a constant factor of the registers' work on every stream (the paper proves no bound either):
  * [[AdaptiveChainRun]] races the two.
+ *
+ * @param reportedBefore whether another chain has already reported a match, given its event per atom of this chain
+ *                       (an earlier alternative of the same OR, [[Chains]]): then this chain does not report it again
  */
-final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], events: EventRing[E], work: Work)
-    extends Run {
+final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], events: EventRing[E], work: Work,
+    reportedBefore: Array[Long] => Boolean = ChainRun.Unshared) extends Run {
   private val n = plan.atoms.length
   private val buffers = Array.fill(n)(new PositionBuffer)
   /** Per NONE, the events it may exclude, and the guards they pass. */
@@ -344,8 +347,34 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     true
   }
 
+  /**
+   * Whether this chain has the match that binds each atom i to the event at `byAtom(i)` (of another chain whose atoms
+   * bind the same variables, [[Chains]]): the events come in the atoms' order under SEQ, each is in its atom's buffer
+   * (so it passed the atom's guard inside the window), every condition holds, and no NONE's event lies between its
+   * neighbours'. Called between this chain's reads, when no search of its own is under way.
+   */
+  def has(byAtom: Array[Long]): Boolean = {
+    var i = 0
+    while (i < n) {
+      if (plan.ordered && i > 0 && byAtom(i) <= byAtom(i - 1)) { java.util.Arrays.fill(isBound, false); return false }
+      val buffer = buffers(i)
+      val k = buffer.firstAtOrAfter(byAtom(i))
+      work.bufferVisits += 1
+      if (k == buffer.size || buffer.position(k) != byAtom(i)) { java.util.Arrays.fill(isBound, false); return false }
+      bind(i, byAtom(i))
+      i += 1
+    }
+    var c = 0
+    var holds = true
+    while (holds && c < atomsOf.length) { holds = atomsOf(c).isEmpty || ofGaps(c) || this.holds(c, null); c += 1 }
+    var g = 0
+    while (holds && g < excluded.length) { holds = clear(g); g += 1 }
+    java.util.Arrays.fill(isBound, false)
+    holds
+  }
+
   /** One complete binding to the sink, its events latest first as the enumeration gives them. */
-  private def report(sink: MatchSink): Unit = {
+  private def report(sink: MatchSink): Unit = if (!reportedBefore(bound)) {
     // Under SEQ the atoms' order is the events' order; under AND it is found.
     val order = if (plan.ordered) reversed else (0 until n).sortBy(a => -bound(a)).toArray
     var k = 0
@@ -362,6 +391,11 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
 
   def save(out: DataOutput): Unit = (buffers ++ excluded).foreach(_.save(out))
   def load(in: DataInput): Unit = (buffers ++ excluded).foreach(_.load(in))
+}
+
+object ChainRun {
+  /** A chain whose matches no other chain reports. */
+  val Unshared: Array[Long] => Boolean = _ => false
 }
 
 /** The positions (and window keys) of one atom's events inside the window, in stream order. */

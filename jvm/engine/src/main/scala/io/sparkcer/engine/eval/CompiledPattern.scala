@@ -2,7 +2,7 @@ package io.sparkcer.engine.eval
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Relations, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
-import io.sparkcer.engine.chain.{ChainCost, ChainPlan}
+import io.sparkcer.engine.chain.{ChainCost, Chains}
 import io.sparkcer.engine.ceql.{CeqlException, Consumption, Strategy}
 import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
@@ -13,7 +13,7 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  * allow an evaluator and its caller to do without changing a match. Every such rule is stated here, once.
  *
  * Conditions relating events choose the evaluator: equalities that a PCEA can key ([[PceaCompiler]]) run on one,
- * other chains of single events lazily ([[ChainPlan]]) or with registers, whichever costs less on each partition
+ * other chains of single events (or an OR of them) lazily ([[Chains]]) or with registers, whichever costs less on each partition
  * ([[ChainCost]]), anything else with registers on the automaton (RMA).
  *
  * A NONE(...) that tests its event alone is part of the automaton (its skips exclude such events), so every evaluator
@@ -39,7 +39,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     if (equalityPcea) PceaCompiler.compile(analyzed, compiled) else Left("PCEA is turned off")
   /** Equalities keyed by a PCEA (Pinto and Riveros): hash joins of each event with the runs it extends. */
   val pcea: Option[PceaPlan] = pceaOrReason.toOption
-  private val chainShape = if (lazyChains && pcea.isEmpty) ChainPlan.of(analyzed, compiled) else None
+  private val chainShape = if (lazyChains && pcea.isEmpty) Chains.of(analyzed, compiled) else None
   /** NONEs whose conditions relate their event to the match's events: only the lazy chain judges them. */
   private val judged = compiled.gaps.filterNot(_.onAutomaton)
   judged.headOption.filter(_ => chainShape.isEmpty).foreach { g =>
@@ -64,8 +64,11 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    * a [[chain]] too, the partitions choose between them.
    */
   val registers: Option[RegisterProgram] = placed.map(_.program)
-  /** A sequence or conjunction of single events with conditions: evaluated lazily, from buffered events (lazy chain NFA). */
-  val chain: Option[ChainPlan] = chainShape.map(_.labelledAs(compiled, nfa))
+  /**
+   * A sequence or conjunction of single events with conditions, or an OR of them: evaluated lazily, from buffered
+   * events (lazy chain NFA).
+   */
+  val chain: Option[Chains] = chainShape.map(_.labelledAs(compiled, nfa))
   val consumption: Consumption = analyzed.query.consumeBy
 
   // ---- What the strategy, the consumption and the window allow ----------------------------------------------
@@ -76,11 +79,13 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   /**
    * Whether to de-duplicate the rows of one event: different runs can project onto the same row only under MAX,
    * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row); with
-   * registers, unless [[rowsTellRunsApart]]; in a lazy chain with an event no selected variable binds; and in a
+   * registers, unless [[rowsTellRunsApart]]; in a lazy chain with an event no selected variable binds, or an OR of chains
+   * whose matches no atom-to-atom check tells apart ([[Chains.mayRepeatRows]]); and in a
    * PCEA, whose runs are labelled by atoms, unless [[PceaPlan.rowsTellRunsApart]].
    */
   val deduplicate: Boolean = strategy == Strategy.Max || (registers.isDefined && !rowsTellRunsApart) ||
-    chain.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || pcea.exists(!_.rowsTellRunsApart)
+    chain.exists(c => c.alternatives.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || c.mayRepeatRows) ||
+    pcea.exists(!_.rowsTellRunsApart)
 
   /**
    * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected

@@ -4,7 +4,7 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
-import io.sparkcer.engine.chain.{AdaptiveChainRun, ChainPath, ChainRun}
+import io.sparkcer.engine.chain.{AdaptiveChainRun, ChainPath}
 import io.sparkcer.engine.pcea.PceaPartitionRun
 import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
 import io.sparkcer.engine.tecs.{Enumerator, Tecs}
@@ -59,7 +59,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
   }
 
-  private def lazyChain(events: EventRing[E]): Run = new ChainRun(pattern.chain.get, reader, events, metrics.work)
+  private def lazyChain(events: EventRing[E]): Run = pattern.chain.get.newRun(reader, events, metrics.work)
   private def withRegisters(events: EventRing[E]): Run = new RegisterRun(registers.get, events, enumerator, metrics.work)
 
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)
