@@ -189,6 +189,19 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("order comparisons over repeating variables with ANY/STRICT, partitions, CONSUME BY, LIMIT", 600,
     Features(filterNot = true, orderComparisons = true), maxLength = 10, minLength = 4)
 
+  // NONE(...) between the operands of `;` (issue 22): testing its event alone, it is part of the automaton, so every
+  // evaluator and clause takes it; relating its event to the events around it, the lazy chain judges it.
+  property("NONE(...) testing its event alone, wherever ; stands (inside + and OR), with every clause", 1000,
+    Features(exclusions = true), maxLength = 12)
+
+  property("NONE(...) testing its event alone, with conditions relating events (registers and the lazy chain)", 600,
+    Features(exclusions = true, relations = true, strategies = false, consumption = false, limits = false),
+    maxLength = 12, minLength = 4)
+
+  property("NONE(...) relating its event to the events around it: the lazy chain, streams of dozens of events", 400,
+    Features(judgedExclusions = true, strategies = false, consumption = false, limits = false), maxLength = 60,
+    minLength = 20)
+
   // Minimal cases found by the properties above, pinned with their expected output (checked by hand against
   // DESIGN §3: MAX keeps V unless another valuation with the same last event marks a strict superset of D(V)).
   private val regressions: Seq[(String, Query, String, Seq[BruteForce.Row])] = {

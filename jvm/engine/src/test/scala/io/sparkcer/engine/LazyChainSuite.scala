@@ -143,6 +143,56 @@ class LazyChainSuite extends AnyFunSuite {
     assert(plan("SELECT * FROM S WHERE A AS a : B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
   }
 
+  test("issue 22's example: no B of the account between A and C (the paper's SEQ(A a, !(B b), C c))") {
+    // x is the account: A@0 and C@3 have B@2 of theirs between; A@1 and C@4 only B@2 of another; A@1 and C@7 have
+    // B@5 of theirs between; A@6 and C@7 nothing.
+    val accounts = Seq("A" -> 1, "A" -> 2, "B" -> 1, "C" -> 1, "C" -> 2, "B" -> 2, "A" -> 2, "C" -> 2)
+    val data = accounts.zipWithIndex.map { case ((t, x), i) => Array[Any](t, L(x), L(0), L(i)) }.toIndexedSeq
+    val query = "SELECT * FROM S WHERE A AS a ; NONE(B AS b FILTER b.x = a.x) ; C AS c FILTER c.x = a.x " +
+      "WITHIN 10 EVENTS ORDER BY ts"
+    val (out, q) = run(query, data, ByCost)
+    assert(out == Vector("4:{1}{4}", "7:{6}{7}"))
+    assert(q.pattern.chain.isDefined && q.pattern.registers.isEmpty, "only the lazy chain judges such a NONE")
+    assert(q.pattern.describe.contains("lazy chain over a ; NONE(b) ; c: events buffered per atom") &&
+      q.pattern.describe.contains("each NONE's events buffered too"))
+    // With a window on ts, nothing counts the events between: x is a partition (every event of the match has a's),
+    // the NONE then tests its event alone, and the pattern runs on the automaton, each x on its own.
+    val (byAccount, partitioned) = run(query.replace("WITHIN 10 EVENTS", "WITHIN 10 [ts]"), data, ByCost)
+    assert(byAccount == out)
+    assert(partitioned.pattern.chain.isEmpty && partitioned.pattern.registers.isEmpty)
+    assert(partitioned.pattern.describe.contains("partitioned by x (from c.x = a.x AND b.x = a.x: equal across every event)"))
+    // NONE(B) of any account: every B breaks the gap. It runs on the automaton, alone or with the condition.
+    val anyB = "SELECT * FROM S WHERE A AS a ; NONE(B) ; C AS c %s WITHIN 10 EVENTS ORDER BY ts"
+    for (options <- Seq(Lazy, Eager, ByCost)) {
+      assert(run(anyB.format(""), data, options)._1 == Vector("7:{6}{7}"))
+      assert(run(anyB.format("FILTER c.x = a.x"), data, options)._1 == Vector("7:{6}{7}"))
+    }
+    assert(LocalEngine.compile(anyB.format(""), columns).pattern.nfa.toString.contains("TRUE but B/∘"))
+  }
+
+  test("NONE in the chain against the eager run: a NONE of its event alone, with conditions relating the atoms, in an OR of chains too") {
+    val random = new Random(17)
+    var compared = 0
+    for (round <- 0 until 60) {
+      val none = random.shuffle(Seq("NONE(D)", "NONE(D FILTER D[x > 1])", "NONE(B OR D)", "NONE(D) ; NONE(B FILTER B.y = 0)")).head
+      val query = s"SELECT * FROM S WHERE A AS a ; $none ; B AS b ; C AS c FILTER a.x < c.x AND b.y <> c.y " +
+        s"WITHIN ${5 + random.nextInt(30)} EVENTS ORDER BY ts"
+      val data = rows(2000 + round, 300, Seq("A", "B", "C", "D"))
+      val (chain, compiled) = run(query, data, Lazy)
+      assert(compiled.pattern.chain.isDefined, query)
+      assert(chain == run(query, data, Eager)._1, query)
+      // In an OR of chains a later alternative reports a match the earlier does not have: with a NONE's event between,
+      // the earlier does not have it.
+      val or = s"SELECT * FROM S WHERE (A AS a ; $none ; B AS b) OR (A AS a ; B AS b) FILTER a.x < b.x " +
+        s"WITHIN ${5 + random.nextInt(30)} EVENTS ORDER BY ts"
+      val (alternatives, orCompiled) = run(or, data, Lazy)
+      assert(orCompiled.pattern.chain.isDefined, or)
+      assert(alternatives == run(or, data, Eager)._1, or)
+      compared += chain.size
+    }
+    assert(compared > 1000, s"only $compared matches compared")
+  }
+
   test("the chain's buffers keep only the events inside the window") {
     val data = (0 until 20000).map(i => Array[Any](if (i % 3 == 2) "B" else "A", L(i % 7), L(i % 5), L(i)))
     val (out, q) = run("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 30 [ts]", data, Lazy)
@@ -185,13 +235,17 @@ class LazyChainSuite extends AnyFunSuite {
   }
 
   test("by cost: a saved state carries the race on; the matches of one uninterrupted pass") {
-    for ((query, seed) <- changing.zipWithIndex) {
+    // The last runs on the lazy chain alone, its NONE's events saved with the atoms' own.
+    val withNone = changing :+ ("SELECT * FROM S WHERE A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c ; NONE(D) ; " +
+      "B AS b FILTER a.y < c.y WITHIN 40 [ts]")
+    for ((query, seed) <- withNone.zipWithIndex) {
       val data = regimes(seed).zipWithIndex.map { case (row, i) => new Event(i, row) }
       val q = LocalEngine.compile(query, columns, ByCost)
       def evaluator() = new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound)
       def found(evaluator: PatternEvaluator[Event], events: Seq[Event]) =
         evaluator.matches(events.iterator).map(m => (m.end.seq, m.bindings.map(_.map(_.seq)))).toVector
       val expected = found(evaluator(), data)
+      assert(expected.nonEmpty, query)
       val random = new Random(seed)
       val cuts = Iterator.iterate(0)(_ + 1 + random.nextInt(400)).takeWhile(_ < data.length).toVector :+ data.length
       var saved = Array.emptyByteArray

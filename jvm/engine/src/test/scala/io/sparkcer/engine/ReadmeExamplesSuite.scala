@@ -33,8 +33,9 @@ class ReadmeExamplesSuite extends AnyFunSuite {
     }
   }
 
-  test("the README shows four condition examples") {
-    assert(examples.length == 4, examples.mkString("\n"))
+  test("the README shows five condition examples, the last with NONE(...)") {
+    assert(examples.length == 5, examples.mkString("\n"))
+    assert(examples.last.contains("NONE(SELL AS o FILTER o.name = s.name)"))
   }
 
   for ((example, i) <- examples.zipWithIndex)

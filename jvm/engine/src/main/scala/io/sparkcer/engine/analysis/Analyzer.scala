@@ -61,12 +61,12 @@ object Analyzer {
     i
   }
 
-  /** Every variable a formula binds: its event types and its AS names (NOT binds nothing). */
+  /** Every variable a formula binds: its event types and its AS names (NOT and NONE bind nothing). */
   def boundVariables(cel: Cel): Seq[String] = cel match {
     case Cel.Atom(_, t, _) => Seq(t.value)
     case _: Cel.Not => Nil
     case Cel.Bind(body, v, _) => (boundVariables(body) :+ v.value).distinct
-    case Cel.Sequence(a, b, _, _) => (boundVariables(a) ++ boundVariables(b)).distinct
+    case Cel.Sequence(a, b, _, _, _) => (boundVariables(a) ++ boundVariables(b)).distinct
     case Cel.Or(a, b, _) => (boundVariables(a) ++ boundVariables(b)).distinct
     case Cel.And(a, b, _) => (boundVariables(a) ++ boundVariables(b)).distinct
     case Cel.Iteration(body, _, _) => boundVariables(body)
@@ -77,7 +77,7 @@ object Analyzer {
   def asVariables(cel: Cel): Seq[String] = cel match {
     case _: Cel.Atom | _: Cel.Not => Nil
     case Cel.Bind(body, v, _) => (asVariables(body) :+ v.value).distinct
-    case Cel.Sequence(a, b, _, _) => (asVariables(a) ++ asVariables(b)).distinct
+    case Cel.Sequence(a, b, _, _, _) => (asVariables(a) ++ asVariables(b)).distinct
     case Cel.Or(a, b, _) => (asVariables(a) ++ asVariables(b)).distinct
     case Cel.And(a, b, _) => (asVariables(a) ++ asVariables(b)).distinct
     case Cel.Iteration(body, _, _) => asVariables(body)
@@ -100,6 +100,7 @@ object Analyzer {
     def run(): AnalyzedQuery = {
       checkStreams(query.pattern)
       checkWellFormed(query.pattern)
+      Exclusions.check(query.pattern, text)
       checkConjunctions(query.pattern)
       Relations.check(query, text)
       val outputs = outputVariables()
@@ -123,7 +124,7 @@ object Analyzer {
 
     private def checkStreams(cel: Cel): Unit = {
       val streams = query.streams.map(_.value)
-      atoms(cel).flatMap(_.stream).foreach { s =>
+      (atoms(cel) ++ Cel.exclusions(cel).flatMap(_.types)).flatMap(_.stream).foreach { s =>
         if (streams.nonEmpty && !streams.contains(s.value))
           fail(s"unknown stream '${s.value}' in '${s.value}>...'; FROM names: ${streams.mkString(", ")}", s.pos, s.value.length)
       }
@@ -154,7 +155,10 @@ object Analyzer {
               if (boundVariables(query.pattern).contains(v.value))
                 s"'${v.value}' is bound elsewhere in the pattern: move this FILTER outward, onto a part " +
                   s"of the pattern that contains where '${v.value}' is bound, e.g. (... AS ${v.value} ; ...) FILTER ${v.value}[...]"
-              else s"bind it with AS (e.g. BUY AS ${v.value}) or filter one of: ${bound.mkString(", ")}"
+              else Exclusions.candidateAt(query.pattern, v.value).fold(
+                s"bind it with AS (e.g. BUY AS ${v.value}) or filter one of: ${bound.mkString(", ")}")(e =>
+                s"'${v.value}' is the event of NONE(...) at ${e.pos}, which binds nothing in the match: test it inside " +
+                  s"the NONE, NONE(... FILTER ${v.value}...)")
             fail(s"variable '${v.value}' is not bound in the pattern this FILTER applies to; $hint", v.pos, v.value.length)
           }
         }
@@ -169,19 +173,27 @@ object Analyzer {
           case _ =>
         }
       case Cel.Bind(b, _, _) => checkWellFormed(b)
-      case Cel.Sequence(a, b, _, _) => checkWellFormed(a); checkWellFormed(b)
+      case Cel.Sequence(a, b, _, _, _) => checkWellFormed(a); checkWellFormed(b)
       case Cel.Or(a, b, _) => checkWellFormed(a); checkWellFormed(b)
       case Cel.And(a, b, _) => checkWellFormed(a); checkWellFormed(b)
       case Cel.Iteration(b, _, _) => checkWellFormed(b)
       case _: Cel.Atom => ()
     }
 
-    /** AND runs its operands side by side, each reading every event: a NOT in one may fall on the other's event. */
+    /**
+     * AND runs its operands side by side, each reading every event: a NOT in one may fall on the other's event, and an
+     * event between two of one operand's events may be the other's, which a NONE there would have to tell apart.
+     */
     private def checkConjunctions(cel: Cel): Unit = cel match {
       case Cel.And(a, b, _) =>
         Seq(a, b).flatMap(Cel.leaves).collectFirst { case n: Cel.Not => n }.foreach { n =>
           fail("NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +
             "there may fall on the other operand's event; write the operand without NOT, or its orders with OR", n.pos)
+        }
+        Seq(a, b).flatMap(Cel.exclusions).headOption.foreach { e =>
+          fail("NONE(...) is not supported inside an operand of AND: each operand reads every event, so an event " +
+            "between two of one operand's may be the other operand's; write the NONE outside the AND, or the " +
+            "operands' orders with OR", e.pos, 4)
         }
         checkConjunctions(a); checkConjunctions(b)
       case s: Cel.Sequence => checkConjunctions(s.first); checkConjunctions(s.second)
@@ -207,9 +219,12 @@ object Analyzer {
           names.map(variable(_, Nil)).toIndexedSeq
         case Selection.Variables(items) =>
           items.foreach { i =>
-            if (!known.contains(i.variable.value))
-              fail(s"unknown variable '${i.variable.value}' in SELECT; the pattern binds: ${known.mkString(", ")}",
+            if (!known.contains(i.variable.value)) {
+              val none = Exclusions.candidateAt(pattern, i.variable.value).fold("")(e =>
+                s" ('${i.variable.value}' is the event of NONE(...) at ${e.pos}, which binds nothing in the match)")
+              fail(s"unknown variable '${i.variable.value}' in SELECT$none; the pattern binds: ${known.mkString(", ")}",
                 i.variable.pos, i.variable.value.length)
+            }
           }
           items.map(i => variable(i.variable.value, i.attributes)).toIndexedSeq
       }

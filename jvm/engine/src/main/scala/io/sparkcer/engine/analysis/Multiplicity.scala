@@ -16,7 +16,7 @@ object Multiplicity {
     case Cel.Atom(_, t, _) => t.value == variable
     case _: Cel.Not => false
     case Cel.Bind(body, v, _) => v.value == variable || always(body, variable)
-    case Cel.Sequence(a, b, _, _) => always(a, variable) || always(b, variable)
+    case Cel.Sequence(a, b, _, _, _) => always(a, variable) || always(b, variable)
     case Cel.And(a, b, _) => always(a, variable) || always(b, variable)
     case Cel.Or(a, b, _) => always(a, variable) && always(b, variable)
     case Cel.Iteration(body, _, _) => always(body, variable)
@@ -34,7 +34,7 @@ object Multiplicity {
     case Cel.Atom(_, t, _) => if (variable.forall(_ == t.value)) 1 else 0
     case _: Cel.Not => 0
     case Cel.Bind(body, v, _) => most(body, if (variable.contains(v.value)) None else variable)
-    case Cel.Sequence(a, b, _, _) => saturatingAdd(most(a, variable), most(b, variable))
+    case Cel.Sequence(a, b, _, _, _) => saturatingAdd(most(a, variable), most(b, variable))
     case Cel.And(a, b, _) => saturatingAdd(most(a, variable), most(b, variable))
     case Cel.Or(a, b, _) => math.max(most(a, variable), most(b, variable))
     case Cel.Iteration(body, _, _) => if (most(body, variable) == 0) 0 else Int.MaxValue
@@ -53,7 +53,7 @@ object Multiplicity {
     case Cel.Atom(_, t, _) => Exactly(if (variable.forall(_ == t.value)) 1 else 0)
     case _: Cel.Not => Exactly(0)
     case Cel.Bind(body, v, _) => count(body, if (variable.contains(v.value)) None else variable)
-    case Cel.Sequence(a, b, _, _) => sum(count(a, variable), count(b, variable))
+    case Cel.Sequence(a, b, _, _, _) => sum(count(a, variable), count(b, variable))
     case Cel.And(a, b, _) => sum(count(a, variable), count(b, variable))
     case Cel.Or(a, b, _) =>
       // Each operand once: evaluated again per OR, a chain of n alternatives would cost 2^n.

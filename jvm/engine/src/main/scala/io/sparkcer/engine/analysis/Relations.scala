@@ -20,7 +20,7 @@ object Relations {
   private def scopes(cel: Cel): Seq[(Cel, Filter)] = cel match {
     case Cel.Filtered(body, f, _) => (body -> f) +: scopes(body)
     case Cel.Bind(b, _, _) => scopes(b)
-    case Cel.Sequence(a, b, _, _) => scopes(a) ++ scopes(b)
+    case Cel.Sequence(a, b, _, _, _) => scopes(a) ++ scopes(b)
     case Cel.Or(a, b, _) => scopes(a) ++ scopes(b)
     case Cel.And(a, b, _) => scopes(a) ++ scopes(b)
     case Cel.Iteration(b, _, _) => scopes(b)

@@ -1,6 +1,6 @@
 package io.sparkcer.engine.automaton
 
-import io.sparkcer.engine.ceql.{Cel, Condition, Filter}
+import io.sparkcer.engine.ceql.{Cel, Condition, Exclusion, Filter}
 
 /**
  * A predicate a guard asks of an event: a `var[predicate]` (or a condition over one event, `s.volume > 5`, read as
@@ -29,15 +29,19 @@ final case class Guard(stream: Option[String], eventType: String, predicates: Se
  * that must all be set (a condition placed on this transition held); `resets`, the register scopes the transition
  * enters afresh (a new iteration of a filtered sub-pattern); and `from`, the atom a transition that reads an event
  * into an atom leaves (-1: none, the match begins), which under AND is not the atom of its source state.
+ *
+ * `excludes` are guards the event must fail: a skip between the two operands of `φ ; NONE(...) ; ψ` passes by any
+ * event but those the NONE excludes ([[Gap]]), so that a run waiting there dies on one.
  */
 final case class Transition(guard: Int, negated: Boolean, label: Int, target: Int, checks: Seq[Int] = Nil,
-    resets: Seq[Int] = Nil, from: Int = -1) {
+    resets: Seq[Int] = Nil, from: Int = -1, excludes: Seq[Int] = Nil) {
   /** Whether the transition reads the event into an atom (marking it, or as a NOT), rather than skipping it. */
   def reads: Boolean = marks || negated
   def marks: Boolean = label >= 0
   def enabledBy(symbol: Array[Long]): Boolean =
     (guard < 0 || ((((symbol(guard >>> 6) >>> (guard & 63)) & 1L) != 0L) != negated)) &&
-      checks.forall(c => ((symbol(c >>> 6) >>> (c & 63)) & 1L) != 0L)
+      checks.forall(c => ((symbol(c >>> 6) >>> (c & 63)) & 1L) != 0L) &&
+      excludes.forall(g => ((symbol(g >>> 6) >>> (g & 63)) & 1L) == 0L)
 }
 
 /**
@@ -59,6 +63,18 @@ final case class Scope(condition: Int, body: Cel, atoms: Set[Int], bindings: Map
     repeats: Boolean)
 
 /**
+ * A `NONE(...)` of the pattern: between an event read into one of the atoms `before` and the next one read into one of
+ * `after`, no event may pass one of `guards` (its types, with the tests of that event alone) and satisfy each of
+ * `conditions` (those relating it, as `variable`, to the match's events: indices in [[Nfa.conditions]]). Without
+ * conditions the automaton's skips between the two atoms exclude such events themselves (`excludes`); with them the
+ * events can only be judged against the match, which the lazy chain does ([[io.sparkcer.engine.chain.ChainPlan]]).
+ */
+final case class Gap(before: Set[Int], after: Set[Int], guards: Seq[Int], conditions: Seq[Int], variable: String,
+    exclusion: Exclusion) {
+  def onAutomaton: Boolean = conditions.isEmpty
+}
+
+/**
  * A non-deterministic complex event automaton with labelled marks (CORE §3). State 0 is the initial state; its
  * only incoming transition is its own any-event loop, which stands for "no match has started yet".
  * `labels(l)` lists the output variables that an event marked with label l is bound to.
@@ -71,7 +87,8 @@ final class Nfa(
     val conditions: IndexedSeq[Condition] = IndexedSeq.empty,
     val scopes: IndexedSeq[Scope] = IndexedSeq.empty,
     val atomOf: IndexedSeq[Int] = IndexedSeq.empty,
-    val atoms: IndexedSeq[AtomSpec] = IndexedSeq.empty) {
+    val atoms: IndexedSeq[AtomSpec] = IndexedSeq.empty,
+    val gaps: IndexedSeq[Gap] = IndexedSeq.empty) {
   def stateCount: Int = transitions.length
   def symbolWords: Int = math.max(1, (guards.length + 63) >>> 6)
   /** Whether conditions relate events: the pattern then runs with registers ([[io.sparkcer.engine.rma]]). */
@@ -80,15 +97,16 @@ final class Nfa(
   /**
    * Whether an event that satisfies no guard leaves every run as it is: each state either reads nothing more
    * (a final state at the end of the pattern) or only skips such an event, into a waiting state that reads the
-   * same events as itself. Dropping such events from the stream then changes no run. Not so with `:`, `:+`,
-   * NOT or STRICT, which forbid or read the events in between.
+   * same events as itself (a NONE's skip passes them too). Dropping such events from the stream then changes no run.
+   * Not so with `:`, `:+`, NOT or STRICT, which forbid or read the events in between.
    */
   def skipsUnguardedEvents: Boolean = {
     def guarded(q: Int) = transitions(q).filter(_.guard >= 0).toSet
     !transitions.exists(_.exists(_.negated)) && transitions.indices.forall { q =>
       transitions(q).isEmpty || (transitions(q).filter(_.guard < 0) match {
-        case Seq(Transition(_, _, -1, w, _, _, _)) =>
-          guarded(w) == guarded(q) && transitions(w).filter(_.guard < 0) == Seq(Transition(-1, negated = false, -1, w))
+        case Seq(Transition(_, _, -1, w, _, _, _, excludes)) =>
+          guarded(w) == guarded(q) &&
+            transitions(w).filter(_.guard < 0) == Seq(Transition(-1, negated = false, -1, w, excludes = excludes))
         case _ => false
       })
     }
@@ -100,7 +118,7 @@ final class Nfa(
       t <- ts
     } yield {
       val read = (if (t.guard < 0) "TRUE" else (if (t.negated) "NOT " else "") + guards(t.guard)) +
-        t.checks.map(c => s" ✓$c").mkString
+        t.checks.map(c => s" ✓$c").mkString + t.excludes.map(g => s" but ${guards(g)}").mkString
       val mark = if (t.marks) s"•${labels(t.label).mkString("{", ",", "}")}" else "∘"
       s"  q$from --$read/$mark--> q${t.target}${if (finals(t.target)) " (final)" else ""}"
     }

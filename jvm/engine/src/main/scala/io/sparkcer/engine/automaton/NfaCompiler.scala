@@ -3,7 +3,7 @@ package io.sparkcer.engine.automaton
 import scala.collection.mutable
 
 import io.sparkcer.engine.analysis.Relations
-import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Filter, Position, Predicate}
+import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Exclusion, Filter, Position, Predicate}
 
 /**
  * Compiles a CEL formula into a complex event automaton without ε-transitions, in the manner of Glushkov's
@@ -47,8 +47,11 @@ object NfaCompiler {
     def first: Seq[Int] = left.first ++ right.first
     def last: Seq[Int] = left.last ++ right.last
   }
-  /** `φ ; ψ` or `φ : ψ` where one of them holds a conjunction: ψ's automaton entered from where φ's ends. */
-  private final case class Chain(before: Shape, after: Shape, contiguous: Boolean) extends Shape {
+  /**
+   * `φ ; ψ` or `φ : ψ` where one of them holds a conjunction: ψ's automaton entered from where φ's ends, after a gap
+   * whose skips pass by no event that fails `excludes`' guards.
+   */
+  private final case class Chain(before: Shape, after: Shape, contiguous: Boolean, excludes: Seq[Int]) extends Shape {
     def first: Seq[Int] = before.first
     def last: Seq[Int] = after.last
   }
@@ -93,7 +96,7 @@ object NfaCompiler {
       }
       apply(expandFilters(body), filter, negated = false)
     case Cel.Bind(body, v, pos) => Cel.Bind(expandFilters(body), v, pos)
-    case Cel.Sequence(a, b, c, pos) => Cel.Sequence(expandFilters(a), expandFilters(b), c, pos)
+    case s @ Cel.Sequence(a, b, _, _, _) => s.copy(first = expandFilters(a), second = expandFilters(b))
     case Cel.Or(a, b, pos) => Cel.Or(expandFilters(a), expandFilters(b), pos)
     case Cel.And(a, b, pos) => Cel.And(expandFilters(a), expandFilters(b), pos)
     case Cel.Iteration(body, c, pos) => Cel.Iteration(expandFilters(body), c, pos)
@@ -103,9 +106,11 @@ object NfaCompiler {
   private final class Builder(outputs: IndexedSeq[String], strict: Boolean, query: String) {
     private val outputIndex = outputs.zipWithIndex.toMap
     private val atoms = mutable.ArrayBuffer.empty[AtomInfo]
-    // follow(a)((b, resets)) = true when b may only come right after a (`:`), false when a gap is allowed;
-    // `resets` are the scopes the link enters from outside.
-    private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[(Int, Seq[Int]), Boolean]]
+    // follow(a)((b, resets, excludes)) = true when b may only come right after a (`:`), false when a gap is allowed;
+    // `resets` are the scopes the link enters from outside, `excludes` the guards of the events a NONE keeps out of
+    // the gap (each distinct set waits in a state of its own).
+    private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[(Int, Seq[Int], Seq[Int]), Boolean]]
+    private val gaps = mutable.ArrayBuffer.empty[Gap]
     private val conditions = mutable.LinkedHashMap.empty[Condition, Int]
     private var iterations = 0 // how many iterations are around the node being visited
     private val scopes = mutable.ArrayBuffer.empty[Scope]
@@ -169,12 +174,16 @@ object NfaCompiler {
         fragment
       case Cel.Filtered(_, other, _) =>
         throw new IllegalStateException(s"filter not expanded: $other")
-      case Cel.Sequence(first, second, contiguous, _) =>
+      case Cel.Sequence(first, second, contiguous, _, exclusions) =>
         (visit(first, bindings, filters), visit(second, bindings, filters)) match {
-          case (a: Fragment, b: Fragment) =>
-            link(a.last, b.first, contiguous)
-            Fragment(a.first, b.last)
-          case (a, b) => Chain(a, b, contiguous)
+          case (a, b) =>
+            val excludes = exclusions.map(gap(_, a, b)).filter(_.onAutomaton).flatMap(_.guards).distinct.sorted
+            (a, b) match {
+              case (a: Fragment, b: Fragment) =>
+                link(a.last, b.first, contiguous, excludes)
+                Fragment(a.first, b.last)
+              case _ => Chain(a, b, contiguous, excludes)
+            }
         }
       case Cel.Or(left, right, _) =>
         (visit(left, bindings, filters), visit(right, bindings, filters)) match {
@@ -187,10 +196,33 @@ object NfaCompiler {
         iterations += 1
         try visit(body, bindings, filters) match {
           case a: Fragment =>
-            link(a.last, a.first, contiguous)
+            link(a.last, a.first, contiguous, excludes = Nil)
             a
           case other => Repeat(other, contiguous)
         } finally iterations -= 1
+    }
+
+    /**
+     * The [[Gap]] of a NONE between the shapes `before` and `after`: its types, with the tests of its event alone, are
+     * guards; the conditions relating its event to others are conditions of the automaton, which no scope places.
+     */
+    private def gap(e: Exclusion, before: Shape, after: Shape): Gap = {
+      val candidate = e.candidate
+      val (alone, relating) = e.filter.toSeq.flatMap(conjuncts).partition {
+        case _: Filter.OnVariable => true
+        case Filter.Relation(c, _) => c.variables == Seq(candidate)
+        case _ => false
+      }
+      val predicates = alone.map {
+        case f: Filter.OnVariable => EventPredicate(f, negated = false)
+        case Filter.Relation(c, _) => EventPredicate(asEventPredicate(c), negated = false)
+        case other => throw new IllegalStateException(s"not a test of one event: $other")
+      }
+      val related = relating.collect { case Filter.Relation(c, _) => conditions.getOrElseUpdate(c, conditions.size) }
+      val made = Gap(before.last.toSet, after.first.toSet, e.types.map(guardOf(_, predicates)).distinct, related,
+        candidate, e)
+      gaps += made
+      made
     }
 
     /** The filter of NOT(type FILTER ...): a conjunction of predicates over that one event. */
@@ -223,10 +255,11 @@ object NfaCompiler {
      * link (it was built inside an operand of this node); inside an iteration that may be its second time, so the
      * link resets that scope's registers (the first time, a run's registers are empty anyway).
      */
-    private def link(from: Seq[Int], to: Seq[Int], contiguous: Boolean): Unit =
+    private def link(from: Seq[Int], to: Seq[Int], contiguous: Boolean, excludes: Seq[Int]): Unit =
       for (a <- from; b <- to) {
         val edges = follow(a - 1)
-        val edge = (b, scopes.indices.filter(s => scopes(s).repeats && scopes(s).first.contains(b)))
+        val edge = (b, scopes.indices.filter(s => scopes(s).repeats && scopes(s).first.contains(b)),
+          if (contiguous) Nil else excludes)
         edges(edge) = edges.getOrElse(edge, true) && contiguous // a gap-allowing edge subsumes a contiguous one
       }
 
@@ -238,6 +271,9 @@ object NfaCompiler {
     }
 
     private def labelOf(variables: Seq[Int]): Int = labels.getOrElseUpdate(variables, labels.size)
+
+    /** A move into waiting state `w` that passes by any event but those passing a guard of `excludes`. */
+    private def skip(w: Int, excludes: Seq[Int]): Transition = Transition(-1, negated = false, -1, w, excludes = excludes)
 
     /** CORE's automaton of the whole pattern: the component of every atom, which ends where the pattern does. */
     private def automaton(pattern: Fragment): Nfa = nfa(component(pattern, 1 to atoms.length, withDone = false))
@@ -265,8 +301,9 @@ object NfaCompiler {
         product(operand(c.left, withDone = true, Some(whole)), operand(c.right, withDone = true, Some(whole)), withDone,
           whole)
       case Union(l, r) => union(operand(l, withDone, conjunction), operand(r, withDone, conjunction))
-      case Chain(before, after, contiguous) =>
-        sequence(operand(before, withDone = false, conjunction), operand(after, withDone, conjunction), contiguous)
+      case Chain(before, after, contiguous, excludes) =>
+        sequence(operand(before, withDone = false, conjunction), operand(after, withDone, conjunction), contiguous,
+          excludes)
       case Repeat(body, contiguous) => repeat(operand(body, withDone, conjunction), contiguous)
     }
 
@@ -276,25 +313,27 @@ object NfaCompiler {
      * with a gap allowed, also a waiting state per such end, whose any-event loop skips the events in between. The
      * moves keep the atom they leave (`from`) and reset the scopes they enter afresh, as [[link]] does.
      */
-    private def sequence(x: Component, y: Component, contiguous: Boolean): Component = {
+    private def sequence(x: Component, y: Component, contiguous: Boolean, excludes: Seq[Int]): Component = {
       val offset = x.transitions.length - 1 // y's state s > 0 becomes s + offset; y's initial state is x's
       val shifted = (1 until y.transitions.length).map(s => y.transitions(s).map(t => t.copy(target = t.target + offset)))
       val entries = y.transitions(Nfa.Initial).filter(_.reads).map(t => t.copy(target = t.target + offset))
       val atomOf = x.atomOf ++ y.atomOf.tail
-      continued(x.transitions ++ shifted, x.last, entries, atomOf, contiguous, y.last.map(_ + offset),
+      continued(x.transitions ++ shifted, x.last, entries, atomOf, contiguous, excludes, y.last.map(_ + offset),
         if (y.done < 0) -1 else y.done + offset)
     }
 
     /** `x+` (or `x:+`): from each state where x ends, x's first moves again, as in [[sequence]] with x after itself. */
     private def repeat(x: Component, contiguous: Boolean): Component =
-      continued(x.transitions, x.last, x.transitions(Nfa.Initial).filter(_.reads), x.atomOf, contiguous, x.last, x.done)
+      continued(x.transitions, x.last, x.transitions(Nfa.Initial).filter(_.reads), x.atomOf, contiguous, Nil, x.last,
+        x.done)
 
     /**
      * The states `transitions` (whose atoms are `atomOf`), where from each of `ends` the moves `entries` are taken
-     * next (right after it, or, unless `contiguous`, after a gap spent in a waiting state of its own).
+     * next (right after it, or, unless `contiguous`, after a gap spent in a waiting state of its own, which passes by
+     * no event that fails a guard of `excludes`).
      */
     private def continued(transitions: IndexedSeq[Seq[Transition]], ends: Set[Int], entries: Seq[Transition],
-        atomOf: IndexedSeq[Int], contiguous: Boolean, last: Set[Int], done: Int): Component = {
+        atomOf: IndexedSeq[Int], contiguous: Boolean, excludes: Seq[Int], last: Set[Int], done: Int): Component = {
       val from = ends.toSeq.sorted
       val waiting = if (contiguous) Map.empty[Int, Int] else from.zipWithIndex.map { case (q, i) => q -> (transitions.length + i) }.toMap
       def enter(q: Int): Seq[Transition] = entries.map { t =>
@@ -303,10 +342,10 @@ object NfaCompiler {
       }
       val linked = transitions.indices.map { q =>
         if (!ends(q)) transitions(q)
-        else transitions(q) ++ enter(q) ++ waiting.get(q).map(w => Transition(-1, negated = false, -1, w))
+        else transitions(q) ++ enter(q) ++ waiting.get(q).map(skip(_, excludes))
       }
-      val gaps = from.filter(waiting.contains).map(q => Transition(-1, negated = false, -1, waiting(q)) +: enter(q))
-      new Component(linked ++ gaps, last, atomOf ++ from.filter(waiting.contains).map(atomOf), done)
+      val waits = from.filter(waiting.contains).map(q => skip(waiting(q), excludes) +: enter(q))
+      new Component(linked ++ waits, last, atomOf ++ from.filter(waiting.contains).map(atomOf), done)
     }
 
     /** A transition that reads atom b's event, leaving atom `from`; None where STRICT forbids it. */
@@ -329,8 +368,9 @@ object NfaCompiler {
      */
     private def component(pattern: Fragment, over: Seq[Int], withDone: Boolean): Component = {
       val local = over.zipWithIndex.map { case (a, i) => a -> (i + 1) }.toMap
-      val waiting = over.filter(a => !strict && follow(a - 1).exists(!_._2)).zipWithIndex.toMap
-        .map { case (a, i) => a -> (over.length + 1 + i) }
+      // A waiting state per atom and set of events its gap excludes.
+      val waits = if (strict) Nil else over.flatMap(a => follow(a - 1).toSeq.collect { case ((_, _, ex), false) => (a, ex) }.distinct)
+      val waiting = waits.zipWithIndex.map { case (w, i) => w -> (over.length + 1 + i) }.toMap
       val done = if (withDone) over.length + 1 + waiting.size else -1
       val stateCount = over.length + 1 + waiting.size + (if (withDone) 1 else 0)
       val transitions = Array.fill(stateCount)(mutable.ArrayBuffer.empty[Transition])
@@ -338,19 +378,20 @@ object NfaCompiler {
       transitions(Nfa.Initial) += Transition(-1, negated = false, -1, Nfa.Initial)
       transitions(Nfa.Initial) ++= pattern.first.flatMap(enterLocal(-1, _, Nil))
       for (a <- over) {
-        transitions(local(a)) ++= follow(a - 1).keys.flatMap { case (b, resets) => enterLocal(a, b, resets) }
-        waiting.get(a).foreach { w =>
-          val skip = Transition(-1, negated = false, -1, w)
-          transitions(local(a)) += skip
-          transitions(w) += skip
-          transitions(w) ++= follow(a - 1).collect { case ((b, resets), false) => enterLocal(a, b, resets) }.flatten
+        transitions(local(a)) ++= follow(a - 1).keys.map { case (b, resets, _) => (b, resets) }.toSeq.distinct
+          .flatMap { case (b, resets) => enterLocal(a, b, resets) }
+        for (key @ (_, excludes) <- waits if key._1 == a) {
+          val w = waiting(key)
+          transitions(local(a)) += skip(w, excludes)
+          transitions(w) += skip(w, excludes)
+          transitions(w) ++= follow(a - 1).collect { case ((b, resets, `excludes`), false) => enterLocal(a, b, resets) }.flatten
         }
       }
       if (withDone) {
         pattern.last.foreach(a => transitions(local(a)) += Transition(-1, negated = false, -1, done))
         transitions(done) += Transition(-1, negated = false, -1, done)
       }
-      val atomOf = IndexedSeq(-1) ++ over ++ waiting.toSeq.sortBy(_._2).map(_._1) ++ (if (withDone) Seq(-1) else Nil)
+      val atomOf = IndexedSeq(-1) ++ over ++ waits.map(_._1) ++ (if (withDone) Seq(-1) else Nil)
       new Component(transitions.map(_.toSeq).toIndexedSeq, pattern.last.map(local).toSet, atomOf, done)
     }
 
@@ -435,6 +476,7 @@ object NfaCompiler {
       conditions.keys.toIndexedSeq,
       scopes.toIndexedSeq,
       c.atomOf,
-      atoms.map(a => AtomSpec(a.guard, a.negated, a.label, a.variables)).toIndexedSeq)
+      atoms.map(a => AtomSpec(a.guard, a.negated, a.label, a.variables)).toIndexedSeq,
+      gaps.toIndexedSeq)
   }
 }

@@ -96,8 +96,13 @@ object Cel {
   final case class Not(atom: Atom, filter: Option[Filter], pos: Position) extends Cel
   /** `cel AS var`. */
   final case class Bind(body: Cel, variable: Name, pos: Position) extends Cel
-  /** `cel ; cel` (skip till any match) or `cel : cel` (contiguous). */
-  final case class Sequence(first: Cel, second: Cel, contiguous: Boolean, pos: Position) extends Cel
+  /**
+   * `cel ; cel` (skip till any match) or `cel : cel` (contiguous). `gap` holds the `NONE(...)` written between the two
+   * operands of `;` (`A ; NONE(B) ; C`): a match of `first ; second` in which no event strictly between the last event
+   * of `first` and the first event of `second` is one of them ([[Exclusion]]). Empty for `:`, which has no gap.
+   */
+  final case class Sequence(first: Cel, second: Cel, contiguous: Boolean, pos: Position, gap: Seq[Exclusion] = Nil)
+      extends Cel
   /** `cel OR cel`. */
   final case class Or(left: Cel, right: Cel, pos: Position) extends Cel
   /** `cel AND cel`: a match of each, on disjoint events, in any order and interleaved (DESIGN §3a). */
@@ -107,16 +112,38 @@ object Cel {
   /** `cel FILTER filter`. */
   final case class Filtered(body: Cel, filter: Filter, pos: Position) extends Cel
 
-  /** The atoms and NOTs of a formula, left to right. */
+  /** Every `NONE(...)` of a formula, left to right. */
+  def exclusions(cel: Cel): Seq[Exclusion] = cel match {
+    case _: Atom | _: Not => Nil
+    case Bind(b, _, _) => exclusions(b)
+    case Sequence(a, b, _, _, gap) => exclusions(a) ++ gap ++ exclusions(b)
+    case Or(a, b, _) => exclusions(a) ++ exclusions(b)
+    case And(a, b, _) => exclusions(a) ++ exclusions(b)
+    case Iteration(b, _, _) => exclusions(b)
+    case Filtered(b, _, _) => exclusions(b)
+  }
+
+  /** The atoms and NOTs of a formula, left to right (not those of a NONE, which the match does not read). */
   def leaves(cel: Cel): Seq[Cel] = cel match {
     case _: Atom | _: Not => Seq(cel)
     case Bind(b, _, _) => leaves(b)
-    case Sequence(a, b, _, _) => leaves(a) ++ leaves(b)
+    case Sequence(a, b, _, _, _) => leaves(a) ++ leaves(b)
     case Or(a, b, _) => leaves(a) ++ leaves(b)
     case And(a, b, _) => leaves(a) ++ leaves(b)
     case Iteration(b, _, _) => leaves(b)
     case Filtered(b, _, _) => leaves(b)
   }
+}
+
+/**
+ * `NONE(R [AS v] [FILTER f])` between two operands of `;`: no event between them is an `R` (one of `types`) that
+ * satisfies `f`. The filter names the candidate event by `v` (its AS name, else its one type) and may relate it to the
+ * variables bound on either side of the `;`, read with the match's bindings; `v` binds nothing in the match.
+ */
+final case class Exclusion(types: Seq[Cel.Atom], variable: Option[Name], filter: Option[Filter], pos: Position)
+    extends Positioned {
+  /** The name the filter gives the candidate event. */
+  def candidate: String = variable.fold(types.head.eventType.value)(_.value)
 }
 
 /**
@@ -151,12 +178,12 @@ object Filter {
   /** The conditions of a filter, left to right. */
   def relations(f: Filter): Seq[Relation] = leaves(f).collect { case r: Relation => r }
 
-  /** Every filter of a formula (NOT's included), outermost first. */
+  /** Every filter of a formula (NOT's and NONE's included), outermost first. */
   def filters(cel: Cel): Seq[Filter] = cel match {
     case Cel.Filtered(body, f, _) => f +: filters(body)
     case Cel.Not(_, f, _) => f.toSeq
     case Cel.Bind(b, _, _) => filters(b)
-    case Cel.Sequence(a, b, _, _) => filters(a) ++ filters(b)
+    case Cel.Sequence(a, b, _, _, gap) => filters(a) ++ gap.flatMap(_.filter) ++ filters(b)
     case Cel.Or(a, b, _) => filters(a) ++ filters(b)
     case Cel.And(a, b, _) => filters(a) ++ filters(b)
     case Cel.Iteration(b, _, _) => filters(b)

@@ -179,8 +179,19 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
   private def contiguous(): Cel =
     chain(sequence(), symbol(":"))((_, l, r) => Cel.Sequence(l, r, contiguous = true, l.pos))
 
-  private def sequence(): Cel =
-    chain(postfix(), symbol(";"))((_, l, r) => Cel.Sequence(l, r, contiguous = false, l.pos))
+  /** `postfix (';' (NONE(...) ';')* postfix)*`: the NONEs between two operands of `;` are their sequence's gap. */
+  private def sequence(): Cel = {
+    var formula = postfix()
+    while (acceptSym(";")) {
+      val gap = mutable.ListBuffer.empty[Exclusion]
+      while (atExclusion) {
+        gap += exclusion()
+        if (!acceptSym(";")) misplacedExclusion(gap.last, Some(tok), after = true)
+      }
+      formula = Cel.Sequence(formula, postfix(), contiguous = false, formula.pos, gap.toList)
+    }
+    formula
+  }
 
   private def postfix(): Cel = {
     var formula = primary()
@@ -196,6 +207,10 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
 
   private def primary(): Cel =
     if (isSym("(")) { val open = advance(); nested(open)(closedBy(")")(cel())) }
+    else if (atExclusion) {
+      val before = Option.when(tokensRead > 0)(previous)
+      misplacedExclusion(exclusion(), before, after = false)
+    }
     else if (isKw("NOT")) {
       val not = advance()
       expectSym("(")
@@ -207,6 +222,47 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
       expected ++= Seq("an event type", "'('", "NOT")
       atom()
     }
+
+  /**
+   * `NONE(` starts a negation between events; without the parenthesis NONE stays a name (an event type may be called
+   * NONE), and `SELECT NONE` is read before any pattern.
+   */
+  private def atExclusion: Boolean = isKw("NONE") && isSym("(", peek)
+
+  /** `NONE(type [OR type ...] [AS var] [FILTER filter])`: AS names the candidate event, whichever its type. */
+  private def exclusion(): Exclusion = {
+    val none = advance()
+    nested(none) {
+      expectSym("(")
+      val types = mutable.ListBuffer(atom())
+      while (acceptKw("OR")) types += atom()
+      val variable = if (acceptKw("AS")) Some(name("a variable name")) else None
+      val filter = if (acceptKw("FILTER")) Some(this.filter()) else None
+      expectSym(")")
+      Exclusion(types.toList, variable, filter, none.pos)
+    }
+  }
+
+  /**
+   * Refuses a NONE(...) that does not stand between two operands of `;`, just read (so `previous` is its parenthesis),
+   * saying what to write for the place it stands in, from its `neighbour`: the token after it (`after`) or before it
+   * (None: it begins the query).
+   */
+  private def misplacedExclusion(none: Exclusion, neighbour: Option[Token], after: Boolean): Nothing = {
+    val hint = neighbour match {
+      case Some(t) if isSym(":", t) =>
+        "with ':' no event comes between: A : NOT(B) : C already says that the event right after A is not a B"
+      case Some(t) if isKw("OR", t) || isKw("AND", t) =>
+        "it is no operand of OR or AND: write the sequence around it, e.g. (A ; NONE(B) ; C) OR D"
+      case Some(t) if after && (isKw("AS", t) || isSym("+", t)) =>
+        "nothing follows it but ';': name its event inside, NONE(B AS b FILTER ...), and repeat the sequence around " +
+          "it, (A ; NONE(B) ; C)+"
+      case _ if after => "it cannot end a pattern or a parenthesis: follow it with the event it precedes, e.g. A ; NONE(B) ; C"
+      case _ => "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C"
+    }
+    throw new CeqlException(s"NONE(...) stands only between two operands of ';' (A ; NONE(B) ; C: no B between the " +
+      s"A and the C); $hint", none.pos, text, previous.end - none.pos.offset)
+  }
 
   /** `type` or `stream>type`, where the stream may be qualified (`db.t>SELL`). */
   private def atom(): Cel.Atom = {

@@ -22,7 +22,14 @@ import io.sparkcer.engine.tecs.MatchSink
  * the combinations of the events before the last again at every event that ends a match; here each is checked once,
  * as in the paper's chain NFA, whose instances persist.
  *
- * Per event: one append per atom it passes; at an event that ends matches, work proportional to the candidates
+ * A NONE between atoms i and i + 1 (the paper's negation, §4.3) buffers the events it may exclude, and a combination
+ * is rejected as soon as the events of i and i + 1 are chosen (and those its conditions name) with such an event
+ * between them. Without conditions, no candidate is even visited on the wrong side of one: the range an atom's
+ * candidates are taken from ends at the excluded event after its neighbour's, found by binary search, so that the
+ * work stays with the combinations that survive; with conditions, only the buffered events between the two are
+ * judged, each against the match's events.
+ *
+ * Per event: one append per atom and NONE it passes; at an event that ends matches, work proportional to the candidates
  * the search visits, which conditions prune, never to the events of other partitions or outside the window. Each
  * candidate visited is one of [[Work.bufferVisits]], each condition evaluated one of [[Work.conditionChecks]]. The
  * search is not within a constant factor of the registers' work on every stream (the paper proves no bound either):
@@ -35,8 +42,21 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     reportedBefore: Array[Long] => Boolean = ChainRun.Unshared) extends Run {
   private val n = plan.atoms.length
   private val buffers = Array.fill(n)(new PositionBuffer)
-  /** Per atom, the conditions that name it. */
-  private val conditionsOf = Array.tabulate(n)(i => plan.conditions.indices.filter(plan.conditions(_).contains(i)).toArray)
+  /** Per NONE, the events it may exclude, and the guards they pass. */
+  private val excluded = Array.fill(plan.gaps.length)(new PositionBuffer)
+  private val excludedGuards = plan.gaps.map(_.guards.toArray).toArray
+  private val ofGaps = plan.gaps.flatMap(_.conditions).toSet
+  /** Per atom, the conditions that name it (those of NONEs apart). */
+  private val conditionsOf = Array.tabulate(n)(i =>
+    plan.conditions.indices.filter(c => !ofGaps(c) && plan.conditions(c).contains(i)).toArray)
+  /** Per NONE, the atoms whose events it is judged against: the two around it and those its conditions name. */
+  private val gapAtoms = plan.gaps.map(g =>
+    (Seq(g.atom, g.atom + 1) ++ g.conditions.flatMap(plan.conditions(_)).filter(_ >= 0)).distinct.sorted.toArray).toArray
+  /** Per atom, the NONEs that are judged once it is bound, the others they need being bound. */
+  private val gapsOf = Array.tabulate(n)(i => plan.gaps.indices.filter(gapAtoms(_).contains(i)).toArray)
+  /** Per atom i, the NONEs between atoms i and i + 1 without conditions, which bound where candidates lie. */
+  private val plainGapsAfter = Array.tabulate(n)(i =>
+    plan.gaps.indices.filter(g => plan.gaps(g).atom == i && plan.gaps(g).conditions.isEmpty).toArray)
   private val bound = new Array[Long](n)
   private val reversed = Array.range(0, n).reverse
   /** While reading an event: the matches reported, and whether the sink wants more (ANY and LIMIT stop it). */
@@ -51,13 +71,15 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   /** Per condition, the atoms of its variables (as arrays: the search reads them at every step). */
   private val atomsOf = plan.conditions.map(_.toArray).toArray
   /** Whether the matches are assembled backwards, keeping each event's [[Predecessors]]: see above. */
-  private val backwards =
-    plan.ordered && n >= 3 && plan.conditions.forall(atoms => atoms.isEmpty || atoms.max - atoms.min <= 1)
+  private val backwards = plan.ordered && n >= 3 &&
+    (plan.conditions.indices.filterNot(ofGaps).map(plan.conditions(_)) ++ gapAtoms.map(_.toIndexedSeq))
+      .forall(atoms => atoms.isEmpty || atoms.max - atoms.min <= 1)
   private val predecessors = if (backwards) new Predecessors(n) else null
 
   def liveNodes: Int = 0
   def maxOutputDepth: Int = 0
-  def activeStates: Int = buffers.map(_.size).sum + (if (backwards) predecessors.size else 0)
+  def activeStates: Int =
+    buffers.map(_.size).sum + excluded.map(_.size).sum + (if (backwards) predecessors.size else 0)
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     expire(threshold)
@@ -67,7 +89,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       // The event ends a match as the last atom under SEQ, as any atom under AND.
       var last = if (plan.ordered) n - 1 else 0
       while (open && last < n) {
-        if (passes(last, bits)) {
+        if (passes(plan.atoms(last).guard, bits)) {
           java.util.Arrays.fill(isBound, false)
           bind(last, position)
           if (holdsAt(last)) { if (backwards) assemble(sink) else search(n - 1, sink) }
@@ -76,14 +98,20 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       }
     }
     var i = 0
-    while (i < n) { if (passes(i, bits)) { buffers(i).append(position, key); work.transitions += 1 }; i += 1 }
+    while (i < n) { if (passes(plan.atoms(i).guard, bits)) { buffers(i).append(position, key); work.transitions += 1 }; i += 1 }
+    var g = 0
+    while (g < excluded.length) {
+      val guards = excludedGuards(g)
+      var k = 0
+      while (k < guards.length && !passes(guards(k), bits)) k += 1
+      if (k < guards.length) { excluded(g).append(position, key); work.transitions += 1 }
+      g += 1
+    }
     found
   }
 
-  private def passes(atom: Int, bits: Array[Long]): Boolean = {
-    val g = plan.atoms(atom).guard
-    g < 0 || (((bits(g >>> 6) >>> (g & 63)) & 1L) != 0L)
-  }
+  private def passes(guard: Int, bits: Array[Long]): Boolean =
+    guard < 0 || (((bits(guard >>> 6) >>> (guard & 63)) & 1L) != 0L)
 
   private def bind(atom: Int, position: Long): Unit = { bound(atom) = position; isBound(atom) = true }
 
@@ -127,7 +155,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     val oldest = buffers(0).oldest
     val buffer = buffers(n - 2)
     val until = buffer.firstAtOrAfter(end)
-    var k = 0
+    var k = buffer.firstAtOrAfter(lastExcluded(n - 2, end))
     while (open && k < until) {
       val p = buffer.position(k)
       work.bufferVisits += 1
@@ -175,7 +203,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       val found = new Predecessors.Entry
       val buffer = buffers(j - 1)
       val until = buffer.firstAtOrAfter(position)
-      var k = 0
+      var k = buffer.firstAtOrAfter(lastExcluded(j - 1, position))
       while (k < until) {
         val p = buffer.position(k)
         work.bufferVisits += 1
@@ -199,14 +227,53 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     else {
       var after = Long.MinValue
       var before = Long.MaxValue
+      // Next to a bound neighbour, a NONE without conditions between them narrows the range to its side of the
+      // excluded events.
       var j = i - 1
       while (j >= 0 && !isBound(j)) j -= 1
       if (j >= 0) after = bound(j)
+      if (j >= 0 && j == i - 1 && firstExcluded(j, bound(j)) != Long.MaxValue) before = firstExcluded(j, bound(j)) + 1
       j = i + 1
       while (j < n && !isBound(j)) j += 1
-      if (j < n) before = bound(j)
+      if (j < n) before = math.min(before, bound(j))
+      if (j < n && j == i + 1 && lastExcluded(i, bound(j)) != Long.MinValue)
+        after = math.max(after, lastExcluded(i, bound(j)) - 1)
       (buffer.firstAtOrAfter(after + 1), buffer.firstAtOrAfter(before))
     }
+  }
+
+  /**
+   * The last position before `p` (atom i + 1's event) that a NONE without conditions between atoms i and i + 1
+   * excludes, Long.MinValue for none: atom i's event is that event or a later one.
+   */
+  private def lastExcluded(i: Int, p: Long): Long = {
+    var last = Long.MinValue
+    val gaps = plainGapsAfter(i)
+    var g = 0
+    while (g < gaps.length) {
+      val buffer = excluded(gaps(g))
+      val k = buffer.firstAtOrAfter(p)
+      if (k > 0) last = math.max(last, buffer.position(k - 1))
+      g += 1
+    }
+    last
+  }
+
+  /**
+   * The first position after `p` (atom i's event) that a NONE without conditions between atoms i and i + 1 excludes,
+   * Long.MaxValue for none: atom i + 1's event is that event or an earlier one.
+   */
+  private def firstExcluded(i: Int, p: Long): Long = {
+    var first = Long.MaxValue
+    val gaps = plainGapsAfter(i)
+    var g = 0
+    while (g < gaps.length) {
+      val buffer = excluded(gaps(g))
+      val k = buffer.firstAtOrAfter(p + 1)
+      if (k < buffer.size) first = math.min(first, buffer.position(k))
+      g += 1
+    }
+    first
   }
 
   /** Under AND, the event that ends the match: every other event comes before it. */
@@ -223,37 +290,68 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     false
   }
 
-  /** Whether every condition on atom i whose atoms are all bound holds. */
+  /**
+   * Whether every condition on atom i whose atoms are all bound holds, and no NONE judged once i is bound (with the
+   * others it needs) has an event it excludes between its two atoms' events.
+   */
   private def holdsAt(i: Int): Boolean = {
     val cs = conditionsOf(i)
     var k = 0
     while (k < cs.length) {
-      if (allBound(atomsOf(cs(k))) && !checks(cs(k))) return false
+      if (allBound(atomsOf(cs(k))) && !holds(cs(k), null)) return false
+      k += 1
+    }
+    val gs = gapsOf(i)
+    k = 0
+    while (k < gs.length) {
+      if (allBound(gapAtoms(gs(k))) && !clear(gs(k))) return false
       k += 1
     }
     true
   }
 
-  /** Checks condition c on the events bound to its atoms. */
-  private def checks(c: Int): Boolean = {
+  /** Condition c over the bound events, with `candidate` as a NONE's event (atom -1). */
+  private def holds(c: Int, candidate: AnyRef): Boolean = {
     val atoms = atomsOf(c)
     val events = chosen(c)
     var v = 0
-    while (v < atoms.length) { events(v) = this.events(bound(atoms(v))); v += 1 }
+    while (v < atoms.length) { events(v) = if (atoms(v) < 0) candidate else this.events(bound(atoms(v))); v += 1 }
     work.conditionChecks += 1
     reader.holds(c, events, noSlots)
   }
 
+  /**
+   * Whether no event that NONE g excludes lies between the events of its two atoms: without conditions, whether its
+   * buffer holds none there (a binary search); with them, whether none of those it holds there satisfies them all.
+   */
+  private def clear(g: Int): Boolean = {
+    val gap = plan.gaps(g)
+    val buffer = excluded(g)
+    var k = buffer.firstAtOrAfter(bound(gap.atom) + 1)
+    val until = buffer.firstAtOrAfter(bound(gap.atom + 1))
+    var clear = true
+    while (clear && k < until) {
+      work.bufferVisits += 1
+      val candidate = events(buffer.position(k))
+      var c = 0
+      while (c < gap.conditions.length && holds(gap.conditions(c), candidate)) c += 1
+      clear = c < gap.conditions.length
+      k += 1
+    }
+    clear
+  }
+
   private def allBound(atoms: Array[Int]): Boolean = {
     var v = 0
-    while (v < atoms.length) { if (!isBound(atoms(v))) return false; v += 1 }
+    while (v < atoms.length) { if (atoms(v) >= 0 && !isBound(atoms(v))) return false; v += 1 }
     true
   }
 
   /**
    * Whether this chain has the match that binds each atom i to the event at `byAtom(i)` (of another chain whose atoms
    * bind the same variables, [[Chains]]): the events come in the atoms' order under SEQ, each is in its atom's buffer
-   * (so it passed the atom's guard inside the window), and every condition holds. Called between this chain's reads, when no search of its own is under way.
+   * (so it passed the atom's guard inside the window), every condition holds, and no NONE's event lies between its
+   * neighbours'. Called between this chain's reads, when no search of its own is under way.
    */
   def has(byAtom: Array[Long]): Boolean = {
     var i = 0
@@ -268,7 +366,9 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     }
     var c = 0
     var holds = true
-    while (holds && c < atomsOf.length) { holds = atomsOf(c).isEmpty || checks(c); c += 1 }
+    while (holds && c < atomsOf.length) { holds = atomsOf(c).isEmpty || ofGaps(c) || this.holds(c, null); c += 1 }
+    var g = 0
+    while (holds && g < excluded.length) { holds = clear(g); g += 1 }
     java.util.Arrays.fill(isBound, false)
     holds
   }
@@ -285,11 +385,12 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
 
   def expire(threshold: Long): Unit = {
     buffers.foreach(_.expire(threshold))
+    excluded.foreach(_.expire(threshold))
     if (backwards) for (j <- 1 until n - 1) predecessors.forgetBefore(j, buffers(j).oldest, buffers(j).size)
   }
 
-  def save(out: DataOutput): Unit = buffers.foreach(_.save(out))
-  def load(in: DataInput): Unit = buffers.foreach(_.load(in))
+  def save(out: DataOutput): Unit = (buffers ++ excluded).foreach(_.save(out))
+  def load(in: DataInput): Unit = (buffers ++ excluded).foreach(_.load(in))
 }
 
 object ChainRun {

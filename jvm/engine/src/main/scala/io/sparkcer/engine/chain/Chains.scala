@@ -92,7 +92,7 @@ object Chains {
     case Cel.Filtered(b, _, _) => atoms(b)
     case Cel.Bind(b, _, _) => atoms(b)
     case Cel.Iteration(b, _, _) => atoms(b)
-    case Cel.Sequence(a, b, _, _) => atoms(a) + atoms(b)
+    case Cel.Sequence(a, b, _, _, _) => atoms(a) + atoms(b)
     case Cel.Or(a, b, _) => atoms(a) + atoms(b)
     case Cel.And(a, b, _) => atoms(a) + atoms(b)
   }

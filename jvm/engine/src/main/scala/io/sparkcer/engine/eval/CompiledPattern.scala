@@ -3,7 +3,7 @@ package io.sparkcer.engine.eval
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Relations, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
 import io.sparkcer.engine.chain.{ChainCost, Chains}
-import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.ceql.{CeqlException, Consumption, Strategy}
 import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
 
@@ -15,6 +15,13 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  * Conditions relating events choose the evaluator: equalities that a PCEA can key ([[PceaCompiler]]) run on one,
  * other chains of single events (or an OR of them) lazily ([[Chains]]) or with registers, whichever costs less on each partition
  * ([[ChainCost]]), anything else with registers on the automaton (RMA).
+ *
+ * A NONE(...) that tests its event alone is part of the automaton (its skips exclude such events), so every evaluator
+ * takes it. One whose conditions relate its event to the match's is judged by the lazy chain only, once the events
+ * around it are chosen. Registers could judge one that names only variables bound before it, when it comes; but one
+ * that names a later variable cannot be judged when it comes, only kept in a list until that variable is bound, a run
+ * per list content: the lazy chain's buffer holds those events once for every run, and judges them only where a match
+ * is complete around them. So a pattern with such a NONE runs on the lazy chain or is refused, saying what it needs.
  *
  * @param lazyChains   whether a chain of single events with conditions may be evaluated lazily; without, it runs
  *                     with registers on the automaton, as every other pattern with conditions
@@ -33,10 +40,22 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   /** Equalities keyed by a PCEA (Pinto and Riveros): hash joins of each event with the runs it extends. */
   val pcea: Option[PceaPlan] = pceaOrReason.toOption
   private val chainShape = if (lazyChains && pcea.isEmpty) Chains.of(analyzed, compiled) else None
+  /** NONEs whose conditions relate their event to the match's events: only the lazy chain judges them. */
+  private val judged = compiled.gaps.filterNot(_.onAutomaton)
+  judged.headOption.filter(_ => chainShape.isEmpty).foreach { g =>
+    throw new CeqlException(s"NONE(... FILTER ...) relates its event '${g.variable}' to the events of the match " +
+      s"(${g.conditions.map(compiled.conditions(_).text).mkString(" AND ")}), which only the lazy chain judges: it " +
+      s"takes a sequence of single events, each bound to a variable of its own (A AS a ; NONE(B AS b FILTER b.acct = " +
+      "a.acct) ; C AS c), with conditions on no repeating variable, under SELECT ALL (the default) with a WITHIN window " +
+      "and no LIMIT or CONSUME BY" + (if (lazyChains) "" else " (the lazy chain is turned off here)") + "; a NONE " +
+      "that tests its event alone (NONE(B FILTER B.amount > 100)) runs with any pattern", g.exclusion.pos,
+      analyzed.text, 4)
+  }
   // The general evaluators keep the events a condition relates to a repeating variable's until the match ends.
   if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
   private val placed =
-    if (compiled.hasRegisters && pcea.isEmpty && (chainShape.isEmpty || chainsByCost)) Some(Placement.place(compiled))
+    if (compiled.hasRegisters && pcea.isEmpty && judged.isEmpty && (chainShape.isEmpty || chainsByCost))
+      Some(Placement.place(compiled))
     else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
   val nfa: Nfa = placed.fold(compiled)(_.nfa)

@@ -73,6 +73,7 @@ object PceaCompiler {
       Option.when(query.strategy != Strategy.All && query.strategy != Strategy.Any)(
         s"SELECT ${query.strategy.keyword} compares the runs of an event, which a PCEA does not keep apart"),
       Option.when(atoms.exists(_.negated))("NOT(...) reads the events in between, which a PCEA skips"),
+      Option.when(Cel.exclusions(query.pattern).nonEmpty)("NONE(...) looks at the events in between, which a PCEA skips"),
       Option.when(contiguous(query.pattern))("':' and ':+' read the events in between, which a PCEA skips"),
       Option.when(operands.exists(hasAnd))("an AND under OR: a PCEA here evaluates AND over the whole pattern only"),
       Option.when(sizes.sum != n)("a FILTER with OR (or NOT over AND) makes alternatives of the pattern, and a PCEA " +
@@ -209,14 +210,14 @@ object PceaCompiler {
     case _: Cel.And => true
     case Cel.Bind(b, _, _) => hasAnd(b)
     case Cel.Filtered(b, _, _) => hasAnd(b)
-    case Cel.Sequence(a, b, _, _) => hasAnd(a) || hasAnd(b)
+    case Cel.Sequence(a, b, _, _, _) => hasAnd(a) || hasAnd(b)
     case Cel.Or(a, b, _) => hasAnd(a) || hasAnd(b)
     case Cel.Iteration(b, _, _) => hasAnd(b)
     case _ => false
   }
 
   private def contiguous(cel: Cel): Boolean = cel match {
-    case Cel.Sequence(a, b, c, _) => c || contiguous(a) || contiguous(b)
+    case Cel.Sequence(a, b, c, _, _) => c || contiguous(a) || contiguous(b)
     case Cel.Iteration(b, c, _) => c || contiguous(b)
     case Cel.Bind(b, _, _) => contiguous(b)
     case Cel.Filtered(b, _, _) => contiguous(b)

@@ -42,7 +42,7 @@ object DominatedTakes {
    * assumes each pair it is visiting (a cycle of skips, the waiting states' loops, simulates itself).
    */
   private final class Simulation(nfa: Nfa) {
-    private def skip(t: Transition) = !t.reads && t.guard < 0 && t.checks.isEmpty
+    private def skip(t: Transition) = !t.reads && t.guard < 0 && t.checks.isEmpty && t.excludes.isEmpty
     /** Per state, the targets of its skips: transitions that pass any event by. */
     val skips: IndexedSeq[Seq[Int]] = nfa.transitions.map(_.filter(skip).map(_.target))
     /** Per state, its other transitions, as they act whatever state they leave. */

@@ -104,4 +104,70 @@ class AnalyzerSuite extends AnyFunSuite {
     assert(LocalEngine.compile("SELECT a[price, name] FROM S WHERE SELL AS a ORDER BY ts", columns)
       .pattern.analyzed.outputs.head.attributes == IndexedSeq(3, 2))
   }
+
+  // ---- NONE(...) (issue 22) ----------------------------------------------------------------------------------
+
+  private def at(e: CeqlException): (Int, Int, Int) = (e.pos.line, e.pos.column, e.length)
+
+  test("NONE's event binds nothing: SELECT of it and a FILTER outside the NONE naming it say where it is") {
+    val query = "SELECT %s FROM S WHERE SELL AS a ; NONE(BUY AS b FILTER b.name = a.name) ; SELL AS c%s WITHIN 5 EVENTS ORDER BY ts"
+    val select = error(query.format("b", ""))
+    assert(select.problem == "unknown variable 'b' in SELECT ('b' is the event of NONE(...) at line 1, column 35, which " +
+      "binds nothing in the match); the pattern binds: SELL, a, c")
+    assert(at(select) == ((1, 8, 1)))
+    val filter = error(query.format("*", " FILTER b[price > 1]"))
+    assert(filter.problem == "variable 'b' is not bound in the pattern this FILTER applies to; 'b' is the event of " +
+      "NONE(...) at line 1, column 35, which binds nothing in the match: test it inside the NONE, NONE(... FILTER b...)")
+    assert(at(filter) == ((1, 92, 1)))
+    assert(LocalEngine.compile(query.format("a, c", ""), columns).outputVariables == IndexedSeq("a", "c"))
+  }
+
+  test("NONE's filter names its event and the variables of the operands around it, as a conjunction of tests") {
+    def problem(pattern: String): (String, (Int, Int, Int)) = {
+      val e = error(s"SELECT * FROM S WHERE $pattern WITHIN 5 EVENTS ORDER BY ts")
+      (e.problem, at(e))
+    }
+    assert(problem("(SELL AS a ; NONE(BUY AS b FILTER b.price > z.price) ; SELL AS c) ; BUY AS z") == ((
+      "'z' is not bound next to this NONE: its filter may name its event 'b' and the variables of the operands of ';' " +
+        "around it (SELL, a, c)", (1, 67, 1))))
+    assert(problem("SELL AS a ; NONE(BUY AS b FILTER a[price > 1]) ; SELL") == ((
+      "inside NONE(...) a filter a[...] can only test NONE's event, 'b'; relate it to other events with a condition, " +
+        "e.g. b.price > a.price", (1, 56, 1))))
+    assert(problem("SELL AS a ; NONE(BUY AS b FILTER b[price > 1] OR b[price < 0]) ; SELL")._1 ==
+      "OR is not supported inside NONE(...): NONE(B FILTER p OR q) is NONE(B FILTER p) ; NONE(B FILTER q), neither " +
+        "event between")
+    assert(problem("SELL AS a ; NONE(BUY AS b FILTER NOT b[price > 1]) ; SELL")._1 ==
+      "NOT is not supported inside NONE(...); negate the predicate itself, e.g. price <= 5")
+    assert(problem("(SELL AS a)+ ; NONE(BUY AS b FILTER b.price > max(a.price)) ; SELL") == ((
+      "inside NONE(...) a condition judges one event at a time against single events of the match: max(...) is not " +
+        "supported there", (1, 69, 3))))
+    assert(problem("SELL AS a ; NONE(BUY AS a) ; SELL") == ((
+      "'a' is bound by the pattern too, but NONE's event binds nothing in the match: give it a name of its own, e.g. " +
+        "NONE(... AS no_a ...)", (1, 47, 1))))
+    assert(problem("BUY AS x ; NONE(BUY FILTER BUY.price > x.price) ; SELL") == ((
+      "'BUY' names both NONE's event and an event the pattern binds: name NONE's event, e.g. NONE(BUY AS no_BUY " +
+        "FILTER no_BUY...)", (1, 50, 3))))
+    assert(problem("SELL ; NONE(BUY OR SELL FILTER SELL[price > 1]) ; SELL") == ((
+      "NONE(BUY OR SELL FILTER ...) needs a name for its event, whichever its type: NONE(BUY OR SELL AS e FILTER " +
+        "e.price > 5)", (1, 30, 4))))
+  }
+
+  test("NONE inside an operand of AND, and NONE relating its event on a pattern the lazy chain does not take") {
+    val and = error("SELECT * FROM S WHERE (SELL ; NONE(BUY) ; SELL) AND BUY ORDER BY ts")
+    assert(and.problem.startsWith("NONE(...) is not supported inside an operand of AND"))
+    assert(at(and) == ((1, 31, 4)))
+    val related = "SELECT %s * FROM S WHERE SELL AS a ; NONE(BUY AS b FILTER b.name = a.name) ; SELL AS c %s ORDER BY ts"
+    for ((strategy, clauses) <- Seq(("", ""), ("ANY", "WITHIN 5 EVENTS"), ("", "WITHIN 5 EVENTS LIMIT 1"))) {
+      val e = error(related.format(strategy, clauses))
+      assert(e.problem.startsWith("NONE(... FILTER ...) relates its event 'b' to the events of the match (b.name = " +
+        "a.name), which only the lazy chain judges: it takes a sequence of single events"), clauses)
+      assert(at(e)._3 == 4)
+    }
+    val repeating = error("SELECT * FROM S WHERE (SELL AS a)+ ; NONE(BUY AS b FILTER b.name = a.name) ; SELL WITHIN 5 EVENTS ORDER BY ts")
+    assert(repeating.problem.contains("which only the lazy chain judges"))
+    assert(LocalEngine.compile(related.format("", "WITHIN 5 EVENTS"), columns).pattern.chain.isDefined)
+    // Testing its event alone, a NONE runs with any pattern and clause.
+    LocalEngine.compile("SELECT LAST * FROM S WHERE (SELL AS a)+ ; NONE(BUY FILTER BUY[price > 1]) ; SELL LIMIT 1 ORDER BY ts",
+      columns)
+  }
 }

@@ -14,16 +14,21 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     case Cel.Atom(stream, t, _) => stream.fold("")(_.value + ">") + t.value
     case Cel.Not(a, f, _) => s"NOT(${show(a)}${f.fold("")(x => " FILTER " + show(x))})"
     case Cel.Bind(b, v, _) => s"(${show(b)} AS $v)"
-    case Cel.Sequence(a, b, contiguous, _) => s"(${show(a)} ${if (contiguous) ":" else ";"} ${show(b)})"
+    case Cel.Sequence(a, b, contiguous, _, gap) =>
+      s"(${show(a)} ${if (contiguous) ":" else ";"} ${gap.map(e => show(e) + " ; ").mkString}${show(b)})"
     case Cel.Or(a, b, _) => s"(${show(a)} OR ${show(b)})"
     case Cel.Iteration(b, contiguous, _) => show(b) + (if (contiguous) ":+" else "+")
     case Cel.Filtered(b, f, _) => s"(${show(b)} FILTER ${show(f)})"
   }
 
+  private def show(e: Exclusion): String =
+    s"NONE(${e.types.map(show(_)).mkString(" OR ")}${e.variable.fold("")(" AS " + _)}${e.filter.fold("")(x => " FILTER " + show(x))})"
+
   private def show(f: Filter): String = f match {
     case Filter.OnVariable(v, p, _) => s"$v[${p.sparkSql}]"
     case Filter.And(a, b, _) => s"(${show(a)} AND ${show(b)})"
     case Filter.Or(a, b, _) => s"(${show(a)} OR ${show(b)})"
+    case Filter.Relation(c, _) => c.text
   }
 
   private def failure(q: String): CeqlException = intercept[CeqlException](parse(q))
@@ -174,7 +179,7 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("node positions are where the node's text starts") {
     inside(parse("SELECT *\nWHERE A AS x ; NOT(B)\nFILTER x[v > 1]").pattern) {
-      case Cel.Filtered(Cel.Sequence(bind @ Cel.Bind(_, x, _), not: Cel.Not, _, seqPos), filter, filteredPos) =>
+      case Cel.Filtered(Cel.Sequence(bind @ Cel.Bind(_, x, _), not: Cel.Not, _, seqPos, _), filter, filteredPos) =>
         assert(Seq(bind.pos, seqPos, filteredPos).forall(_ == Position(2, 7, 15)))
         assert(x.pos == Position(2, 12, 20))
         assert(not.pos == Position(2, 16, 24) && not.atom.pos == Position(2, 20, 28))
@@ -250,6 +255,62 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     val tokens = Lexer.tokenize("a\n  `b``c` -- x\n")
     assert(tokens(1) == Token(TokenKind.QuotedIdent, "`b``c`", "b`c", Position(2, 3, 4)))
     assert(tokens.size == 3 && tokens(2).pos == Position(2, 9, 10))
+  }
+
+  test("NONE(...) between two operands of ';' is their sequence's gap, with its types, name and filter") {
+    assert(pattern("A AS a ; NONE(B AS b FILTER b.acct = a.acct) ; C AS c") ==
+      "((A AS a) ; NONE(B AS b FILTER b.acct = a.acct) ; (C AS c))")
+    assert(pattern("A ; NONE(B) ; NONE(s>D OR E FILTER E[x > 1]) ; C") == "(A ; NONE(B) ; NONE(s>D OR E FILTER E[x > 1]) ; C)")
+    // ';' stays left-associative: the gap is between the operands it stands between.
+    assert(pattern("A ; B ; NONE(X) ; C ; D") == "(((A ; B) ; NONE(X) ; C) ; D)")
+    assert(pattern("(A ; NONE(B) ; C)+ : D") == "((A ; NONE(B) ; C)+ : D)")
+    inside(parse("A ;\n  none(B) ; C").pattern) { case Cel.Sequence(_, _, false, _, Seq(e)) =>
+      assert((e.pos.line, e.pos.column) == ((2, 3)))
+    }
+  }
+
+  test("NONE stays a name without its parenthesis, and SELECT NONE a selection") {
+    assert(pattern("NONE ; A ; NONE") == "((NONE ; A) ; NONE)")
+    assert(parse("SELECT NONE FROM S WHERE NONE ; NONE(B) ; C").selection == Selection.Nothing)
+    assert(pattern("A AS none ; NONE(B) ; C") == "((A AS none) ; NONE(B) ; C)")
+  }
+
+  test("error: NONE(...) anywhere but between two operands of ';', with what to write") {
+    val only = "NONE(...) stands only between two operands of ';' (A ; NONE(B) ; C: no B between the A and the C); "
+    assertError("SELECT * FROM S WHERE NONE(B) ; C", 1, 23,
+      only + "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C",
+      "                        ^^^^^^^")
+    assertError("NONE(B)", 1, 1,
+      only + "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C",
+      "  ^^^^^^^")
+    assertError("A ; (NONE(B FILTER B[x > 1])) ; C", 1, 6,
+      only + "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C",
+      "       ^^^^^^^^^^^^^^^^^^^^^^^")
+    assertError("A ; NONE(B)\nWITHIN 3 EVENTS", 1, 5,
+      only + "it cannot end a pattern or a parenthesis: follow it with the event it precedes, e.g. A ; NONE(B) ; C",
+      "      ^^^^^^^")
+    assertError("A : NONE(B) : C", 1, 5,
+      only + "with ':' no event comes between: A : NOT(B) : C already says that the event right after A is not a B",
+      "      ^^^^^^^")
+    assertError("A ; NONE(B) : C", 1, 5,
+      only + "with ':' no event comes between: A : NOT(B) : C already says that the event right after A is not a B",
+      "      ^^^^^^^")
+    assertError("A OR NONE(B) ; C", 1, 6,
+      only + "it is no operand of OR or AND: write the sequence around it, e.g. (A ; NONE(B) ; C) OR D",
+      "       ^^^^^^^")
+    assertError("A ; NONE(B) AND C", 1, 5,
+      only + "it is no operand of OR or AND: write the sequence around it, e.g. (A ; NONE(B) ; C) OR D",
+      "      ^^^^^^^")
+    assertError("A ; NONE(B)+ ; C", 1, 5,
+      only + "nothing follows it but ';': name its event inside, NONE(B AS b FILTER ...), and repeat the sequence " +
+        "around it, (A ; NONE(B) ; C)+",
+      "      ^^^^^^^")
+    assertError("A ; NONE(B) AS b ; C", 1, 5,
+      only + "nothing follows it but ';': name its event inside, NONE(B AS b FILTER ...), and repeat the sequence " +
+        "around it, (A ; NONE(B) ; C)+",
+      "      ^^^^^^^")
+    assertError("A ; NONE(B C) ; D", 1, 12, "expected OR, AS, FILTER or ')', found 'C'", "             ^")
+    assertError("A ; NONE() ; D", 1, 10, "expected an event type, found ')'", "           ^")
   }
 
   // ---- errors -------------------------------------------------------------------------------------------

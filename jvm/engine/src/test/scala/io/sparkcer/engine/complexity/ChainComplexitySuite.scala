@@ -97,4 +97,30 @@ class ChainComplexitySuite extends AnyFunSuite {
   test("two events, an unselective condition: both paths alike") {
     within(w => s"SELECT * FROM S WHERE A AS a ; B AS b FILTER a.v < b.v WITHIN $w [ts]", uniform)
   }
+
+  /**
+   * NONE(...) on the lazy chain and on the automaton: a run meets an excluded event and dies, and the chain takes the
+   * candidates of the atom before a NONE only after the last excluded event before its neighbour's (a binary search),
+   * never the window's: with B a quarter of the events, the work per event stops growing once the window passes the
+   * few events between a match's C and the last B before it (flat from 10T to 100T). So it does where an equality
+   * ties the NONE's event to the match's and the pattern runs as a partition.
+   */
+  test("NONE between two events: work per event flat on the lazy chain, with registers and on CORE's CEA") {
+    def perEvent(m: Measure): Double = steps(m).toDouble / m.events
+    for ((path, options, pattern) <- Seq(
+      ("lazy chain", Lazy, "A AS a ; NONE(B) ; C AS c FILTER a.v < c.v"),
+      ("registers", Eager, "A AS a ; NONE(B) ; C AS c FILTER a.v < c.v"),
+      ("guards, window", Chosen, "A AS a ; NONE(B FILTER B[v > 50]) ; C AS c"),
+      // The issue's: k ties every event and the NONE's to a's, a partition; the NONE then tests its event alone.
+      ("partitioned by k", Chosen, "A AS a ; NONE(B AS b FILTER b.k = a.k) ; C AS c FILTER c.k = a.k"))) {
+      val measures = Seq(T, 10 * T, 100 * T).map(w => measure(s"SELECT * FROM S WHERE $pattern WITHIN $w [ts]", uniform, options))
+      info(measures.map(m => f"${perEvent(m)}%.2f steps per event, ${m.rows} rows; ${m.path}").mkString("\n"))
+      assert(measures.forall(_.path.contains(path)), measures.head.path)
+      assert(measures.last.rows > 0)
+      // The matches a NONE leaves end at the last excluded event, a few events back: past that the window changes
+      // nothing, and the work per event (with the enumeration of the rows) stops growing.
+      val Seq(t, t10, t100) = measures.map(perEvent)
+      assert(t100 <= 1.25 * t10 && t100 <= 4 * t, s"work per event grows with the window on the $path: $t, $t10, $t100")
+    }
+  }
 }

@@ -10,7 +10,7 @@ import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr, Predicate
 
 /**
  * The test-side reference for CEQL: an exhaustive evaluator of the valuation semantics (CORE paper, Figure 2,
- * plus `:`, `:+` and CORE's negated atom), written to be obviously correct rather than fast. It is meant for
+ * plus `:`, `:+`, CORE's negated atom and `NONE(...)` between the operands of `;`), written to be obviously correct rather than fast. It is meant for
  * tiny streams (at most a dozen events per substream): every valuation of every sub-formula is materialized.
  *
  * DESIGN §3a on top: FILTER's NOT (pushed to the leaves, [[Oracle.satisfies]]), conditions relating events over
@@ -242,7 +242,7 @@ object BruteForce {
       case Cel.Atom(_, t, _) => if (types) out += t.value
       case _: Cel.Not => ()
       case Cel.Bind(b, v, _) => go(b); if (!types) out += v.value
-      case Cel.Sequence(a, b, _, _) => go(a); go(b)
+      case Cel.Sequence(a, b, _, _, _) => go(a); go(b)
       case Cel.Or(a, b, _) => go(a); go(b)
       case Cel.And(a, b, _) => go(a); go(b)
       case Cel.Iteration(b, _, _) => go(b)
@@ -289,14 +289,20 @@ object BruteForce {
         if (s.size > MaxValuations) throw new TooLarge(s"more than $MaxValuations valuations")
         s
       }
-      def seq(left: Set[Val], right: Set[Val], contiguous: Boolean): Set[Val] = {
+      // `NONE(R AS n FILTER f)` excludes the event at p from the gap of valuation v when it is an R and f holds with
+      // n bound to it and every other variable as v binds it.
+      def excludes(e: Exclusion, p: Int, v: Val): Boolean =
+        e.types.exists(t => typeOf(sub(p)) == t.eventType.value && streamMatches(sub(p), t.stream)) &&
+          e.filter.forall(f => satisfies(f, v.copy(mu = v.mu.updated(e.candidate, 1L << p)), sub))
+      def seq(left: Set[Val], right: Set[Val], contiguous: Boolean, gap: Seq[Exclusion] = Nil): Set[Val] = {
         val byStart = right.groupBy(_.start)
         val out = mutable.HashSet.empty[Val]
         for (v1 <- left) {
           val starts = if (contiguous) Iterator.single(v1.end + 1) else Iterator.range(v1.end + 1, sub.length)
           for (s <- starts; v2 <- byStart.getOrElse(s, Set.empty)) {
             val vars = v1.mu.keySet ++ v2.mu.keySet
-            out += Val(v1.start, v2.end, vars.iterator.map(x => x -> (v1.of(x) | v2.of(x))).toMap)
+            val v = Val(v1.start, v2.end, vars.iterator.map(x => x -> (v1.of(x) | v2.of(x))).toMap)
+            if (gap.forall(e => (v1.end + 1 until v2.start).forall(!excludes(e, _, v)))) out += v
             if (out.size > MaxValuations) throw new TooLarge(s"more than $MaxValuations valuations")
           }
         }
@@ -327,7 +333,7 @@ object BruteForce {
             if (out.size > MaxValuations) throw new TooLarge(s"more than $MaxValuations valuations")
           }
           out.toSet
-        case Cel.Sequence(a, b, contiguous, _) => seq(go(a), go(b), contiguous)
+        case Cel.Sequence(a, b, contiguous, _, gap) => seq(go(a), go(b), contiguous, gap)
         case Cel.Iteration(body, contiguous, _) =>
           // phi+ = phi ∪ (phi ; phi+), as a least fixpoint.
           val once = go(body)

@@ -30,7 +30,13 @@ object Dsl {
     /** `c:+` */
     def cplus: Cel = Cel.Iteration(c, contiguous = true, P)
     def filter(f: Filter): Cel = Cel.Filtered(c, f, P)
+    /** `c ; NONE(...) ; ... ; o` */
+    def seqWithout(gap: Exclusion*)(o: Cel): Cel = Cel.Sequence(c, o, contiguous = false, P, gap)
   }
+
+  /** `NONE(t OR ... [AS v] [FILTER f])` */
+  def none(types: Seq[String], v: Option[String], f: Option[Filter]): Exclusion =
+    Exclusion(types.map(t => Cel.Atom(None, name(t), P)), v.map(name), f, P)
 
   def on(v: String)(p: Expr): Filter = {
     val text = Printer.expr(p)
@@ -161,12 +167,17 @@ object Printer {
     case Cel.Atom(s, t, _) => s.fold("")(_.value + ">") + t.value
     case Cel.Not(a, f, _) => s"NOT(${cel(a, top = false)}${f.fold("")(x => " FILTER " + filter(x))})"
     case Cel.Bind(b, v, _) => s"${operand(b)} AS ${v.value}"
-    case Cel.Sequence(a, b, contiguous, _) => s"${operand(a)} ${if (contiguous) ":" else ";"} ${operand(b)}"
+    case Cel.Sequence(a, b, contiguous, _, gap) =>
+      s"${operand(a)} ${if (contiguous) ":" else ";"} ${gap.map(e => exclusion(e) + " ; ").mkString}${operand(b)}"
     case Cel.Or(a, b, _) => s"${operand(a)} OR ${operand(b)}"
     case Cel.And(a, b, _) => s"${operand(a)} AND ${operand(b)}"
     case Cel.Iteration(b, contiguous, _) => operand(b) + (if (contiguous) ":+" else "+")
     case Cel.Filtered(b, f, _) => s"${operand(b)} FILTER ${filter(f)}"
   }
+
+  def exclusion(e: Exclusion): String =
+    s"NONE(${e.types.map(cel(_, top = false)).mkString(" OR ")}${e.variable.fold("")(" AS " + _.value)}" +
+      s"${e.filter.fold("")(" FILTER " + filter(_))})"
 
   def filter(f: Filter): String = f match {
     case Filter.OnVariable(v, p, _) => s"${v.value}[${p.text}]"
@@ -276,7 +287,14 @@ object Generators {
        * Order comparisons between a repeating variable and other events (`(A AS a)+ ; C AS c FILTER a.x <= c.x + 1`),
        * the shapes whose registers keep the hardest event and whose unselected takes a skip dominates (issue 22).
        */
-      orderComparisons: Boolean = false)
+      orderComparisons: Boolean = false,
+      /** `A ; NONE(B FILTER B[x > 1]) ; C` between operands of `;` anywhere: NONEs that test their event alone. */
+      exclusions: Boolean = false,
+      /**
+       * Chains of single events with NONEs between them whose conditions relate their event to the events around
+       * (`A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c`), the lazy chain's, over longer streams and wider windows.
+       */
+      judgedExclusions: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -333,7 +351,7 @@ object Generators {
     case _: Cel.Atom => false
     case _: Cel.Not => true
     case Cel.Bind(b, _, _) => canEndWithNot(b)
-    case Cel.Sequence(_, b, _, _) => canEndWithNot(b)
+    case Cel.Sequence(_, b, _, _, _) => canEndWithNot(b)
     case Cel.Or(a, b, _) => canEndWithNot(a) || canEndWithNot(b)
     case Cel.And(a, b, _) => canEndWithNot(a) || canEndWithNot(b)
     case Cel.Iteration(b, _, _) => canEndWithNot(b)
@@ -345,7 +363,7 @@ object Generators {
     case _: Cel.Atom => false
     case _: Cel.Not => true
     case Cel.Bind(b, _, _) => canStartWithNot(b)
-    case Cel.Sequence(a, _, _, _) => canStartWithNot(a)
+    case Cel.Sequence(a, _, _, _, _) => canStartWithNot(a)
     case Cel.Or(a, b, _) => canStartWithNot(a) || canStartWithNot(b)
     case Cel.And(a, b, _) => canStartWithNot(a) || canStartWithNot(b)
     case Cel.Iteration(b, _, _) => canStartWithNot(b)
@@ -357,7 +375,7 @@ object Generators {
     case _: Cel.Atom => true
     case _: Cel.Not => false
     case Cel.Bind(b, _, _) => alwaysMarks(b)
-    case Cel.Sequence(a, b, _, _) => alwaysMarks(a) || alwaysMarks(b)
+    case Cel.Sequence(a, b, _, _, _) => alwaysMarks(a) || alwaysMarks(b)
     case Cel.Or(a, b, _) => alwaysMarks(a) && alwaysMarks(b)
     case Cel.And(a, b, _) => alwaysMarks(a) || alwaysMarks(b)
     case Cel.Iteration(b, _, _) => alwaysMarks(b)
@@ -369,7 +387,7 @@ object Generators {
     case a: Cel.Atom => Set(a.eventType.value)
     case _: Cel.Not => Set.empty
     case Cel.Bind(b, v, _) => definedVars(b) + v.value
-    case Cel.Sequence(a, b, _, _) => definedVars(a) ++ definedVars(b)
+    case Cel.Sequence(a, b, _, _, _) => definedVars(a) ++ definedVars(b)
     case Cel.Or(a, b, _) => definedVars(a) ++ definedVars(b)
     case Cel.And(a, b, _) => definedVars(a) ++ definedVars(b)
     case Cel.Iteration(b, _, _) => definedVars(b)
@@ -379,7 +397,7 @@ object Generators {
   def asVars(c: Cel): Seq[String] = c match {
     case _: Cel.Atom | _: Cel.Not => Nil
     case Cel.Bind(b, v, _) => asVars(b) :+ v.value
-    case Cel.Sequence(a, b, _, _) => asVars(a) ++ asVars(b)
+    case Cel.Sequence(a, b, _, _, _) => asVars(a) ++ asVars(b)
     case Cel.Or(a, b, _) => asVars(a) ++ asVars(b)
     case Cel.And(a, b, _) => asVars(a) ++ asVars(b)
     case Cel.Iteration(b, _, _) => asVars(b)
@@ -413,7 +431,7 @@ object Generators {
       case Cel.Atom(_, t, _) => Some(if (v.forall(_ == t.value)) 1 else 0)
       case _: Cel.Not => Some(0)
       case Cel.Bind(b, x, _) => go(b, if (v.contains(x.value)) None else v)
-      case Cel.Sequence(a, b, _, _) => plus(go(a, v), go(b, v))
+      case Cel.Sequence(a, b, _, _, _) => plus(go(a, v), go(b, v))
       case Cel.And(a, b, _) => plus(go(a, v), go(b, v))
       case Cel.Or(a, b, _) => val (x, y) = (go(a, v), go(b, v)); if (x == y) x else None
       case Cel.Iteration(b, _, _) => if (go(b, v).contains(0)) Some(0) else None
@@ -433,7 +451,7 @@ object Generators {
     case Cel.Filtered(b, f, _) => conditions(f).map(b -> _) ++ scopedConditions(b)
     case _: Cel.Atom | _: Cel.Not => Nil
     case Cel.Bind(b, _, _) => scopedConditions(b)
-    case Cel.Sequence(a, b, _, _) => scopedConditions(a) ++ scopedConditions(b)
+    case Cel.Sequence(a, b, _, _, _) => scopedConditions(a) ++ scopedConditions(b)
     case Cel.Or(a, b, _) => scopedConditions(a) ++ scopedConditions(b)
     case Cel.And(a, b, _) => scopedConditions(a) ++ scopedConditions(b)
     case Cel.Iteration(b, _, _) => scopedConditions(b)
@@ -446,7 +464,7 @@ object Generators {
       case Cel.Not(_, f, _) => f.toSeq
       case _: Cel.Atom => Nil
       case Cel.Bind(b, _, _) => filters(b)
-      case Cel.Sequence(a, b, _, _) => filters(a) ++ filters(b)
+      case Cel.Sequence(a, b, _, _, _) => filters(a) ++ filters(b)
       case Cel.Or(a, b, _) => filters(a) ++ filters(b)
       case Cel.And(a, b, _) => filters(a) ++ filters(b)
       case Cel.Iteration(b, _, _) => filters(b)
@@ -474,7 +492,7 @@ object Generators {
   def nestsAnd(c: Cel, inside: Boolean): Boolean = c match {
     case _: Cel.Atom | _: Cel.Not => false
     case Cel.And(a, b, _) => inside || nestsAnd(a, inside) || nestsAnd(b, inside)
-    case Cel.Sequence(a, b, _, _) => nestsAnd(a, inside = true) || nestsAnd(b, inside = true)
+    case Cel.Sequence(a, b, _, _, _) => nestsAnd(a, inside = true) || nestsAnd(b, inside = true)
     case Cel.Iteration(b, _, _) => nestsAnd(b, inside = true)
     case Cel.Or(a, b, _) => nestsAnd(a, inside) || nestsAnd(b, inside)
     case Cel.Bind(b, _, _) => nestsAnd(b, inside)
@@ -485,7 +503,7 @@ object Generators {
     case _: Cel.Atom | _: Cel.Not => false
     case _: Cel.And => true
     case Cel.Bind(b, _, _) => containsAnd(b)
-    case Cel.Sequence(a, b, _, _) => containsAnd(a) || containsAnd(b)
+    case Cel.Sequence(a, b, _, _, _) => containsAnd(a) || containsAnd(b)
     case Cel.Or(a, b, _) => containsAnd(a) || containsAnd(b)
     case Cel.Iteration(b, _, _) => containsAnd(b)
     case Cel.Filtered(b, _, _) => containsAnd(b)
@@ -496,7 +514,7 @@ object Generators {
     case a: Cel.Atom => Seq((a.eventType.value :: around).toSet)
     case _: Cel.Not => Nil
     case Cel.Bind(b, v, _) => bindersOfAtoms(b, v.value :: around)
-    case Cel.Sequence(a, b, _, _) => bindersOfAtoms(a, around) ++ bindersOfAtoms(b, around)
+    case Cel.Sequence(a, b, _, _, _) => bindersOfAtoms(a, around) ++ bindersOfAtoms(b, around)
     case Cel.Or(a, b, _) => bindersOfAtoms(a, around) ++ bindersOfAtoms(b, around)
     case Cel.And(a, b, _) => bindersOfAtoms(a, around) ++ bindersOfAtoms(b, around)
     case Cel.Iteration(b, _, _) => bindersOfAtoms(b, around)
@@ -540,19 +558,27 @@ object Generators {
         f.forall(x => filterVars(x) == Set(a.eventType.value) && conditions(x).forall(_.slots.isEmpty) &&
           conjunctionOfLeaves(x))
       case Cel.Bind(b, _, _) => ok(b) && alwaysMarks(b)
-      case Cel.Sequence(a, b, _, _) =>
-        ok(a) && ok(b)
+      case Cel.Sequence(a, b, _, _, gap) =>
+        // A NONE's filter names its event and the variables of the operands around it; no aggregates.
+        ok(a) && ok(b) && gap.forall(e => e.filter.forall(f =>
+          filterVars(f).subsetOf(definedVars(a) ++ definedVars(b) + e.candidate) && conjunctionOfLeaves(f) &&
+            conditions(f).forall(_.slots.isEmpty)))
       case Cel.Or(a, b, _) => ok(a) && ok(b)
       // AND is the pattern (under FILTER, AS and OR only), and its operands hold no NOT.
       case Cel.And(a, b, _) =>
-        ok(a) && ok(b) && !containsNot(a) && !containsNot(b)
+        ok(a) && ok(b) && !containsNot(a) && !containsNot(b) && Cel.exclusions(a).isEmpty && Cel.exclusions(b).isEmpty
       case Cel.Iteration(b, _, _) => ok(b) && alwaysMarks(b)
       case Cel.Filtered(b, f, _) =>
         ok(b) && filterVars(f).subsetOf(definedVars(b)) && conditions(f).forall(validCondition(b, _))
     }
     val vars = asVars(q.pattern)
     val selectable = definedVars(q.pattern)
+    // A NONE whose conditions relate its event to others runs on the lazy chain only: a chain of single events, each
+    // variable bound once, under ALL with a window and no LIMIT or CONSUME BY.
+    val judged = Cel.exclusions(q.pattern).exists(e => e.filter.exists(f => conditions(f).exists(_.variables != Seq(e.candidate))))
     ok(q.pattern) && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
+      (!judged || (chainOfSingles(q.pattern) && q.strategy == Strategy.All && q.limit.isEmpty &&
+        q.consumeBy == Consumption.Nothing && q.within.isDefined)) &&
       (q.within.isDefined || !needsWindow(q.pattern)) &&
       (!relatesEvents(q.pattern) || Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(q.strategy)) &&
       (q.selection match {
@@ -566,11 +592,27 @@ object Generators {
       })
   }
 
+  /**
+   * Whether `c` is a sequence (`;`) of single events, every variable a condition names (NONE's event apart) bound by
+   * one of them alone.
+   */
+  def chainOfSingles(c: Cel): Boolean = {
+    def atoms(c: Cel): Option[Seq[Cel]] = c match {
+      case Cel.Filtered(b, _, _) => atoms(b)
+      case Cel.Sequence(a, b, false, _, _) => for (x <- atoms(a); y <- atoms(b)) yield x ++ y
+      case a @ (_: Cel.Atom | Cel.Bind(_: Cel.Atom, _, _)) => Some(Seq(a))
+      case _ => None
+    }
+    val candidates = Cel.exclusions(c).map(_.candidate).toSet
+    val named = (Filter.filters(c).flatMap(conditions).flatMap(_.variables).toSet -- candidates)
+    atoms(c).exists(as => named.forall(v => as.count(a => definedVars(a).contains(v)) == 1))
+  }
+
   def containsNot(c: Cel): Boolean = c match {
     case _: Cel.Atom => false
     case _: Cel.Not => true
     case Cel.Bind(b, _, _) => containsNot(b)
-    case Cel.Sequence(a, b, _, _) => containsNot(a) || containsNot(b)
+    case Cel.Sequence(a, b, _, _, _) => containsNot(a) || containsNot(b)
     case Cel.Or(a, b, _) => containsNot(a) || containsNot(b)
     case Cel.And(a, b, _) => containsNot(a) || containsNot(b)
     case Cel.Iteration(b, _, _) => containsNot(b)
@@ -786,6 +828,61 @@ object Generators {
       if (rnd.nextInt(8) == 0) atom(t()).seq(filtered) else filtered
     }
 
+    /**
+     * A NONE that tests its event alone: one or two types (D never occurs), with a test of the event as `x[...]` on
+     * its name or a condition on its AS name, or none.
+     */
+    def exclusionOfOne(): Exclusion = {
+      val types = if (rnd.nextInt(5) == 0) Seq(pick(rnd, "A", "B"), pick(rnd, "C", "D")) else Seq(pick(rnd, "A", "B", "C", "D"))
+      rnd.nextInt(4) match {
+        case 0 => none(types, None, None)
+        case 1 if types.size == 1 => none(types, None, Some(on(types.head)(predicate(rnd))))
+        case _ =>
+          val v = s"n${rnd.nextInt(1000)}"
+          none(types, Some(v), Some(if (rnd.nextBoolean()) on(v)(predicate(rnd)) else oneEvent(v) and on(v)(predicate(rnd))))
+      }
+    }
+
+    /**
+     * A chain of two to four single events (`A AS v1 ; B AS v2 ; ...`) with NONEs between some neighbours, whose
+     * filters test their event alone, relate it to the event before, after or both (`n.x = v1.x`, `n.y > v2.y`,
+     * `n.x + v1.x < v2.x`), sometimes with a condition on the chain too: the lazy chain's shape.
+     */
+    def judged(): Cel = {
+      def t() = pick(rnd, "A", "A", "B", "B", "C")
+      val atoms = Seq.fill(2 + rnd.nextInt(3))(atom(t()).as(fresh()))
+      val vars = asVars(atoms.reduceLeft(_ seq _))
+      def relating(n: String, before: String, after: String): Filter = rnd.nextInt(7) match {
+        case 0 => rel(attr(n, "x") === attr(before, "x"))
+        case 1 => rel(attr(n, "x") === attr(after, "x"))
+        case 2 => rel(cmp(attr(n, "y"), attr(after, "y")))
+        case 3 => rel(Expr.Comparison(cmpOp(), arith(ArithmeticOp.Add, attr(n, "x"), attr(before, "x")) , attr(after, "x"),
+          Position.Unknown))
+        case 4 => rel(attr(n, "x") === attr(before, "x")) and rel(attr(n, "x") === attr(after, "x"))
+        case 5 => rel(cmp(attr(n, "x"), attr(before, "x"))) and on(n)(predicate(rnd))
+        case _ => oneEvent(n)
+      }
+      // Sometimes every event of the match has one x (a partition) and each NONE looks only at events of that x.
+      val partitioned = rnd.nextInt(3) == 0
+      val body = atoms.indices.tail.foldLeft(atoms.head) { (left, i) =>
+        if (rnd.nextInt(3) == 0) left.seq(atoms(i))
+        else {
+          val n = s"n$i"
+          val test =
+            if (!partitioned) relating(n, vars(i - 1), vars(i))
+            else if (rnd.nextBoolean()) rel(attr(n, "x") === attr(pick(rnd, vars(i - 1), vars(i)), "x"))
+            else rel(attr(pick(rnd, vars(i - 1), vars(i)), "x") === attr(n, "x")) and on(n)(predicate(rnd))
+          val gap = none(Seq(pick(rnd, "A", "B", "B", "C")), Some(n), Some(test))
+          if (rnd.nextInt(6) == 0) left.seqWithout(gap, exclusionOfOne())(atoms(i)) else left.seqWithout(gap)(atoms(i))
+        }
+      }
+      if (partitioned) body.filter(vars.zip(vars.tail).map { case (a, b) => rel(attr(a, "x") === attr(b, "x")) }.reduceLeft(_ and _))
+      else if (rnd.nextInt(3) == 0) {
+        val (a, b) = (pick(rnd, vars: _*), pick(rnd, vars: _*))
+        body.filter(rel(cmp(attr(a, "x"), attr(b, "y"))))
+      } else body
+    }
+
     /** A formula of about `size` nodes. */
     def formula(size: Int, allowNot: Boolean = true): Cel = {
       if (size <= 1) atomOrNot(allowNot)
@@ -793,6 +890,8 @@ object Generators {
         case 0 | 1 | 2 =>
           val l = 1 + rnd.nextInt(size - 1)
           formula(l, allowNot).seq(formula(size - l, allowNot)) match {
+            case s: Cel.Sequence if features.exclusions && rnd.nextInt(2) == 0 =>
+              s.copy(gap = Seq.fill(1 + rnd.nextInt(2))(exclusionOfOne()))
             case s: Cel.Sequence => if (rnd.nextInt(3) == 0) s.copy(contiguous = true) else s
             case other => other
           }
@@ -824,6 +923,7 @@ object Generators {
       val gen = new FormulaGen(rnd, features)
       val pattern =
         if (features.equalities) gen.equational(1 + rnd.nextInt(features.maxSize))
+        else if (features.judgedExclusions) gen.judged()
         else if (features.orderComparisons) gen.ordered()
         else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
@@ -862,7 +962,8 @@ object Generators {
       // A condition relating each event of a repeating variable to others needs a window; order comparisons get wide
       // ones, for matches that take several of the variable's events.
       val within =
-        if (within0.isEmpty && features.orderComparisons)
+        if (features.judgedExclusions) Some(pick(rnd, events(10L + rnd.nextInt(30)), span(pick(rnd, 5000L, 10000L), "ts")))
+        else if (within0.isEmpty && features.orderComparisons)
           Some(pick(rnd, events(5L + rnd.nextInt(6)), span(pick(rnd, 3000L, 6000L), "ts"), millis(5000L)))
         else if (within0.isEmpty && needsWindow(pattern))
           Some(pick(rnd, events(3L + rnd.nextInt(5)), span(pick(rnd, 1000L, 2250L), "ts"), millis(3000L)))
@@ -883,8 +984,10 @@ object Generators {
     case _: Cel.Atom => Iterator.empty
     case n @ Cel.Not(_, f, _) => if (f.isDefined) Iterator(n.copy(filter = None)) else Iterator.empty
     case b @ Cel.Bind(x, _, _) => Iterator(x) ++ shrinkCel(x).map(y => b.copy(body = y))
-    case s @ Cel.Sequence(a, b, contiguous, _) =>
+    case s @ Cel.Sequence(a, b, contiguous, _, gap) =>
       Iterator(a, b) ++ (if (contiguous) Iterator(s.copy(contiguous = false)) else Iterator.empty) ++
+        gap.indices.iterator.map(i => s.copy(gap = gap.patch(i, Nil, 1))) ++
+        gap.indices.iterator.filter(gap(_).filter.isDefined).map(i => s.copy(gap = gap.updated(i, gap(i).copy(filter = None)))) ++
         shrinkCel(a).map(y => s.copy(first = y)) ++ shrinkCel(b).map(y => s.copy(second = y))
     case o @ Cel.Or(a, b, _) => Iterator(a, b) ++ shrinkCel(a).map(y => o.copy(left = y)) ++ shrinkCel(b).map(y => o.copy(right = y))
     case o @ Cel.And(a, b, _) => Iterator(a, b) ++ shrinkCel(a).map(y => o.copy(left = y)) ++ shrinkCel(b).map(y => o.copy(right = y))
