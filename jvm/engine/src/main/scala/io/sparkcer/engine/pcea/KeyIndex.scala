@@ -52,6 +52,21 @@ final class KeyIndex {
   /** Its max-start: read here, beside the key, and not off the tree's root in the arena. */
   def maxStart(slot: Int): Long = cells(KeyIndex.Width * slot + 1)
 
+  /** The cell where `key`'s probe sequence starts, for [[touch]]. */
+  def home(key: AnyRef): Int = {
+    val h = key match {
+      case n: java.lang.Long => KeyIndex.spread(n.longValue)
+      case _ => KeyIndex.spread(key.hashCode)
+    }
+    KeyIndex.Width * (h & (capacity - 1))
+  }
+
+  /**
+   * Reads a cell that [[home]] gave, and returns it, so that its cache line is on its way before [[liveSlot]] or
+   * [[add]] needs it (see [[PceaRun]]'s `prefetch`): no state changes.
+   */
+  def touch(cell: Int): Long = cells(cell)
+
   /** The union tree indexed under `key`, live or not, or [[RunNodes.Nil]]. */
   def get(key: AnyRef): Long = {
     val s = find(key)
@@ -60,12 +75,13 @@ final class KeyIndex {
 
   /**
    * H[key] ← union(H[key], fresh) (see [[RunNodes.union]]): `fresh` joins the runs indexed under `key`, in the
-   * window after `threshold`.
+   * window after `threshold`; `owned` if this entry is the only reference `fresh` will ever have (the union may then
+   * change it in place).
    */
-  def add(key: AnyRef, fresh: Long, nodes: RunNodes, threshold: Long): Unit = {
+  def add(key: AnyRef, fresh: Long, nodes: RunNodes, threshold: Long, owned: Boolean = false): Unit = {
     val s = find(key)
     if (s >= 0) {
-      val union = nodes.union(tree(s), maxStart(s), fresh, threshold)
+      val union = nodes.union(tree(s), maxStart(s), fresh, threshold, owned)
       cells(KeyIndex.Width * s + 1) = nodes.maxStart(union)
       cells(KeyIndex.Width * s + 2) = union
     } else {

@@ -43,6 +43,11 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   /** Per state, the joins of its consumers, in the order of [[Pcea.consumers]]. */
   private val consumerJoins = consumers.map(_.map { case (e, slot) => firstJoin(e) + slot })
   private val witnesses = if (shared.isEmpty) null else new Witnesses(pcea, shared)
+  /**
+   * Per transition, whether the one index entry its nodes go to may change them in place ([[RunNodes.union]]): its
+   * target has one consumer, and is not final (a final state's new nodes are enumerated after the indices are updated).
+   */
+  private val owned = transitions.map(t => consumers(t.target).length == 1 && !pcea.finals(t.target))
   private val nodes = new RunNodes(arity.maxOption.getOrElse(0), witnesses, work)
   /** Per transition, whether its runs' events must be checked distinct: it makes or joins runs that carry witnesses. */
   private val weighed = transitions.map(t => witnesses != null &&
@@ -105,6 +110,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     reads += 1
     nodes.reclaim(threshold)
     made = 0
+    prefetch(event)
     fireTransitions(event, position, start)
     updateIndices(event)
     open = true
@@ -163,6 +169,58 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     }
   }
 
+  /** The sum of the cells [[prefetch]] read: kept, so that the reads are not optimised away. */
+  private var touched = 0L
+
+  /**
+   * Reads the first index cell of every lookup the event may make, and of every insertion of the nodes it may make,
+   * before any is used. In a wide window the index outgrows the caches and each is a miss; issued together, with no
+   * dependency between them, the misses overlap instead of coming one after the other, so an event waits for about
+   * one, however many transitions it passes. Nothing changes but the caches.
+   */
+  private def prefetch(event: E): Unit = {
+    var count = 0
+    var e = 0
+    while (e < transitions.length) {
+      val t = transitions(e)
+      if (reader.passes(t.guard, event)) {
+        var slot = 0
+        while (slot < arity(e)) {
+          val key = keyOf(t.joins(slot), event)
+          if (key != null) count = aim(firstJoin(e) + slot, key, count)
+          slot += 1
+        }
+        val at = consumerJoins(t.target)
+        var c = 0
+        while (c < at.length) {
+          val key = keyOf(indexKeys(e)(c), event)
+          if (key != null) count = aim(at(c), key, count)
+          c += 1
+        }
+      }
+      e += 1
+    }
+    // The reads, one after the other with nothing in between: their misses overlap.
+    var sum = 0L
+    var k = 0
+    while (k < count) { sum += index(aimedJoin(k)).touch(aimedCell(k)); k += 1 }
+    touched += sum
+  }
+
+  /** The cells [[prefetch]] reads: per read, the join and the cell. */
+  private var aimedJoin = new Array[Int](8)
+  private var aimedCell = new Array[Int](8)
+
+  private def aim(join: Int, key: AnyRef, count: Int): Int = {
+    if (count == aimedJoin.length) {
+      aimedJoin = java.util.Arrays.copyOf(aimedJoin, 2 * count)
+      aimedCell = java.util.Arrays.copyOf(aimedCell, 2 * count)
+    }
+    aimedJoin(count) = join
+    aimedCell(count) = index(join).home(key)
+    count + 1
+  }
+
   /** Adds a node made at the event to N. */
   private def keep(node: Long): Unit = {
     if (made == created.length) created = java.util.Arrays.copyOf(created, made * 2)
@@ -192,7 +250,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       var c = 0
       while (c < at.length) {
         val key = keyOf(indexKeys(producer)(c), event)
-        if (key != null) { work.indexProbes += 1; index(at(c)).add(key, n, nodes, threshold) }
+        if (key != null) { work.indexProbes += 1; index(at(c)).add(key, n, nodes, threshold, owned(producer)) }
         c += 1
       }
       k += 1
