@@ -93,6 +93,22 @@ final class KeyIndex {
     }
   }
 
+  /**
+   * Records that an event of window value `value` was seen under `key`, as an entry without a tree (its max-start the
+   * latest such value): a table of keys alone, which [[liveSlot]] reads, and a purge drops once `value` leaves the window.
+   */
+  def note(key: AnyRef, value: Long, threshold: Long): Unit = {
+    val s = find(key)
+    if (s >= 0) { if (value > maxStart(s)) cells(KeyIndex.Width * s + 1) = value }
+    else {
+      if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
+      if (2 * (count + 1) > capacity) resize(capacity * 2)
+      insert(key, value, RunNodes.Nil)
+      count += 1
+      insertedSincePurge += 1
+    }
+  }
+
   /** Drops the entries whose runs have all left the window after `threshold`, and shrinks a table mostly empty. */
   def purge(threshold: Long): Unit = {
     var s = 0
