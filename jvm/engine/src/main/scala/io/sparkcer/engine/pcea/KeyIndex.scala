@@ -52,6 +52,9 @@ final class KeyIndex {
   /** Its max-start: read here, beside the key, and not off the tree's root in the arena. */
   def maxStart(slot: Int): Long = cells(KeyIndex.Width * slot + 1)
 
+  /** Whether the table is larger than a core's share of the caches usually holds: [[touch]] pays only then. */
+  def outgrowsCaches: Boolean = capacity >= KeyIndex.CachedSlots
+
   /** The cell where `key`'s probe sequence starts, for [[touch]]. */
   def home(key: AnyRef): Int = {
     val h = key match {
@@ -243,6 +246,8 @@ final class KeyIndex {
 private object KeyIndex {
   /** Small: with PARTITION BY, each key has indexes of its own. */
   val MinCapacity = 4
+  /** Slots past which a table is taken not to stay in the caches (128K slots of 24 bytes: 3 MB, past a core's L2). */
+  val CachedSlots = 1 << 17
   /** Longs per slot in `cells`. */
   val Width = 3
 
