@@ -102,9 +102,10 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   private val notedJoins = joins.indices.filter(j => makerGuards(j).nonEmpty).toArray
   /**
    * Per join of a completing transition, the keys of the events given to [[note]] (kept unread by the caller) that may
-   * make runs of its child state, each with the latest such event's window value; null for the other joins.
+   * make runs of its child state, each with the latest such event's window value; null for the other joins, and until
+   * a first key is noted.
    */
-  private val kept = Array.tabulate(joins.length)(j => if (makerGuards(j).nonEmpty) new KeyIndex else null)
+  private val kept = new Array[KeyIndex](joins.length) // made when first noted: with PARTITION BY, a run per key
 
   /**
    * Notes an event that the caller keeps unread for now ([[PceaPartitionRun]]), of window value `value`: under each key
@@ -120,7 +121,11 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       while (m < guards.length) {
         if (reader.passes(guards(m), event)) {
           val key = reader.key(extractors(m), event)
-          if (key != null) { work.indexProbes += 1; kept(j).note(key, value, threshold) }
+          if (key != null) {
+            work.indexProbes += 1
+            if (kept(j) == null) kept(j) = new KeyIndex
+            kept(j).note(key, value, threshold)
+          }
         }
         m += 1
       }
@@ -151,7 +156,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
           val key = reader.key(t.joins(slot), event)
           val j = firstJoin(e) + slot
           work.indexProbes += 1
-          key != null && (index(j).liveSlot(key, threshold) >= 0 || kept(j).liveSlot(key, threshold) >= 0)
+          key != null && (index(j).liveSlot(key, threshold) >= 0 || kept(j) != null && kept(j).liveSlot(key, threshold) >= 0)
         }) slot += 1
         if (slot == arity(e)) return true
       }
