@@ -52,6 +52,24 @@ final class KeyIndex {
   /** Its max-start: read here, beside the key, and not off the tree's root in the arena. */
   def maxStart(slot: Int): Long = cells(KeyIndex.Width * slot + 1)
 
+  /** Whether the table is larger than a core's share of the caches usually holds: [[touch]] pays only then. */
+  def outgrowsCaches: Boolean = capacity >= KeyIndex.CachedSlots
+
+  /** The cell where `key`'s probe sequence starts, for [[touch]]. */
+  def home(key: AnyRef): Int = {
+    val h = key match {
+      case n: java.lang.Long => KeyIndex.spread(n.longValue)
+      case _ => KeyIndex.spread(key.hashCode)
+    }
+    KeyIndex.Width * (h & (capacity - 1))
+  }
+
+  /**
+   * Reads a cell that [[home]] gave, and returns it, so that its cache line is on its way before [[liveSlot]] or
+   * [[add]] needs it (see [[PceaRun]]'s `prefetch`): no state changes.
+   */
+  def touch(cell: Int): Long = cells(cell)
+
   /** The union tree indexed under `key`, live or not, or [[RunNodes.Nil]]. */
   def get(key: AnyRef): Long = {
     val s = find(key)
@@ -60,18 +78,35 @@ final class KeyIndex {
 
   /**
    * H[key] ← union(H[key], fresh) (see [[RunNodes.union]]): `fresh` joins the runs indexed under `key`, in the
-   * window after `threshold`.
+   * window after `threshold`; `owned` if this entry is the only reference `fresh` will ever have (the union may then
+   * change it in place).
    */
-  def add(key: AnyRef, fresh: Long, nodes: RunNodes, threshold: Long): Unit = {
+  def add(key: AnyRef, fresh: Long, nodes: RunNodes, threshold: Long, owned: Boolean = false): Unit = {
     val s = find(key)
     if (s >= 0) {
-      val union = nodes.union(tree(s), maxStart(s), fresh, threshold)
+      val union = nodes.union(tree(s), maxStart(s), fresh, threshold, owned)
       cells(KeyIndex.Width * s + 1) = nodes.maxStart(union)
       cells(KeyIndex.Width * s + 2) = union
     } else {
       if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
       if (2 * (count + 1) > capacity) resize(capacity * 2)
       insert(key, nodes.maxStart(fresh), fresh)
+      count += 1
+      insertedSincePurge += 1
+    }
+  }
+
+  /**
+   * Records that an event of window value `value` was seen under `key`, as an entry without a tree (its max-start the
+   * latest such value): a table of keys alone, which [[liveSlot]] reads, and a purge drops once `value` leaves the window.
+   */
+  def note(key: AnyRef, value: Long, threshold: Long): Unit = {
+    val s = find(key)
+    if (s >= 0) { if (value > maxStart(s)) cells(KeyIndex.Width * s + 1) = value }
+    else {
+      if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
+      if (2 * (count + 1) > capacity) resize(capacity * 2)
+      insert(key, value, RunNodes.Nil)
       count += 1
       insertedSincePurge += 1
     }
@@ -211,6 +246,8 @@ final class KeyIndex {
 private object KeyIndex {
   /** Small: with PARTITION BY, each key has indexes of its own. */
   val MinCapacity = 4
+  /** Slots past which a table is taken not to stay in the caches (128K slots of 24 bytes: 3 MB, past a core's L2). */
+  val CachedSlots = 1 << 17
   /** Longs per slot in `cells`. */
   val Width = 3
 

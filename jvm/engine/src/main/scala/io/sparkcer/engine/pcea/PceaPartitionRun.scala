@@ -12,15 +12,20 @@ import io.sparkcer.engine.tecs.MatchSink
  * with the output label of its atom.
  *
  * **Runs are built when a match may need them.** Only an event that passes the guard of a transition into a final
- * state can complete a match. While none has come within the window, the events are kept as they are
- * ([[PendingEvents]]), and those that leave the window meanwhile are dropped unread; when one comes, the PCEA first
- * reads the events kept, in stream order, then it, and it reads every event as it comes until that one has left the
- * window (kept events would then mostly be read anyway, later). The runs are those Algorithm 1 would have built
- * (every event is read in order, before any match it could be part of is enumerated), and a run that cannot complete
- * inside the window, because no event comes that could complete it, costs the copy of its events and nothing else:
- * less than a hash join's probe. A query hunting a rare pattern (a chain of transfers ending in an account's closing)
- * mostly reads events that way. The update work is the same or less, in total, but after a quiet window it is paid
- * when the completing event comes, not spread over the events before.
+ * state, and finds under its keys, for each child state of that transition, a run in the window or an event that may
+ * make one, can complete a match ([[PceaRun.mayComplete]]). While none has come within the window, the events are kept
+ * as they are ([[PendingEvents]]), and those that leave the window meanwhile are dropped unread; when one comes, the
+ * PCEA first reads the events kept, in stream order, then it, and it reads every event as it comes until that one has
+ * left the window (kept events would then mostly be read anyway, later), or, until then, another match ends. The runs are those Algorithm 1 would have
+ * built (every event is read in order, before any match it could be part of is enumerated), and a run that cannot
+ * complete inside the window costs the copy of its events and nothing else where no completing event comes (a chain
+ * of transfers ending in an account's closing), and a hash insertion of its last event's key, probed by each event
+ * that passes a completing guard, where such events come but find no key (a chain ending in a withdrawal by an id
+ * that no transfer paid): a hash join's build and probe. The keys are noted only while an event that passes a
+ * completing guard is in the window; the first one after a window without any notes the events kept then (each
+ * event once: it leaves the window before the next such window ends). A query hunting a rare pattern mostly reads
+ * events that way. The update work is the same or less, in total, but after a quiet window it is paid when the
+ * completing event comes, not spread over the events before.
  */
 final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E], events: EventRing[E], work: Work)
     extends Run {
@@ -45,9 +50,21 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
     this.bits = bits
     run.read(events(position), position, key, threshold)(null)
   }
+  private val notePending: (Long, Long, Array[Long]) => Unit = { (position, key, bits) =>
+    work.bufferVisits += 1
+    this.bits = bits
+    run.note(events(position), key, threshold)
+  }
   private var threshold = Long.MinValue
-  /** The window value of the latest event that passed a completing guard: while it is in the window, events are read. */
+  /** The window value of the latest event that may complete a match: while it is in the window, events are read. */
   private var completedAt = Long.MinValue
+  /**
+   * The window value of the latest event that passed a completing guard while events were kept: while it is in the
+   * window, the events kept are noted ([[PceaRun.note]]) as they come; the first such event after a window without
+   * any notes those kept then.
+   * Not saved: after a restart, the first such event notes the events kept.
+   */
+  private var guardedAt = Long.MinValue
 
   /** The most nodes one union has copied ([[RunNodes.union]]): for the tests of the union's cost. */
   private[engine] def longestUnion: Int = run.longestUnion
@@ -58,10 +75,22 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     this.threshold = threshold
-    if (passesAny(bits, completing)) completedAt = key
+    if (completedAt <= threshold && passesAny(bits, completing)) {
+      if (guardedAt <= threshold && pending.size > 0) {
+        // The first event in a window that passes a completing guard: the events kept meanwhile are noted now.
+        pending.expire(threshold)
+        pending.foreach(notePending)
+      }
+      guardedAt = key
+      this.bits = bits
+      if (run.mayComplete(events(position), threshold)) completedAt = key
+    }
     if (completedAt <= threshold) {
       pending.expire(threshold)
-      if (passesAny(bits, guards)) pending.add(position, key, bits)
+      if (passesAny(bits, guards)) {
+        pending.add(position, key, bits)
+        if (guardedAt > threshold) { this.bits = bits; run.note(events(position), key, threshold) }
+      }
       0
     } else {
       if (pending.size > 0) { pending.expire(threshold); pending.drain(readPending) }
@@ -69,6 +98,8 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
       this.sink = sink
       accepted = 0
       run.read(events(position), position, key, threshold)(if (sink == null) null else report)
+      // While events are read, the index answers [[PceaRun.mayComplete]] as the read itself does: a match ended here.
+      if (run.completed) completedAt = key
       accepted
     }
   }

@@ -43,6 +43,11 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   /** Per state, the joins of its consumers, in the order of [[Pcea.consumers]]. */
   private val consumerJoins = consumers.map(_.map { case (e, slot) => firstJoin(e) + slot })
   private val witnesses = if (shared.isEmpty) null else new Witnesses(pcea, shared)
+  /**
+   * Per transition, whether the one index entry its nodes go to may change them in place ([[RunNodes.union]]): its
+   * target has one consumer, and is not final (a final state's new nodes are enumerated after the indices are updated).
+   */
+  private val owned = transitions.map(t => consumers(t.target).length == 1 && !pcea.finals(t.target))
   private val nodes = new RunNodes(arity.maxOption.getOrElse(0), witnesses, work)
   /** Per transition, whether its runs' events must be checked distinct: it makes or joins runs that carry witnesses. */
   private val weighed = transitions.map(t => witnesses != null &&
@@ -75,6 +80,91 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   /** Whether the receiver of the valuations wants more (ANY and LIMIT stop early). */
   private var open = true
 
+  /** The transitions into final states: those that complete a match. */
+  private val completers = transitions.indices.filter(e => pcea.finals(transitions(e).target)).toArray
+  private val completes = transitions.map(t => pcea.finals(t.target))
+  /** Whether the event [[read]] last made a run in a final state: a match ended at it (in the window, its runs distinct). */
+  var completed = false
+  /**
+   * Per join of a completing transition, the events that may make runs of its child state: per transition into that
+   * state, its guard and the extractor of the key its runs are indexed under there. Empty for the other joins.
+   */
+  private val makerGuards = new Array[Array[Int]](joins.length)
+  private val makerKeys = new Array[Array[Int]](joins.length)
+  for (j <- joins.indices) {
+    val (e, slot) = joins(j)
+    val child = transitions(e).children(slot)
+    val makers = if (!pcea.finals(transitions(e).target) || witnesses != null) IndexedSeq.empty
+      else transitions.indices.filter(p => transitions(p).target == child)
+    makerGuards(j) = makers.map(p => transitions(p).guard).toArray
+    makerKeys(j) = makers.map(p => indexKeys(p)(consumers(child).indexOf((e, slot)))).toArray
+  }
+  private val notedJoins = joins.indices.filter(j => makerGuards(j).nonEmpty).toArray
+  /**
+   * Per join of a completing transition, the keys of the events given to [[note]] (kept unread by the caller) that may
+   * make runs of its child state, each with the latest such event's window value; null for the other joins, and until
+   * a first key is noted.
+   */
+  private val kept = new Array[KeyIndex](joins.length) // made when first noted: with PARTITION BY, a run per key
+
+  /**
+   * Notes an event that the caller keeps unread for now ([[PceaPartitionRun]]), of window value `value`: under each key
+   * under which a run it may make would be joined by a completing transition. Then [[mayComplete]] knows of the runs
+   * such events may make without their being made: a hash insertion per event, as a hash join's build side.
+   */
+  def note(event: E, value: Long, threshold: Long): Unit = {
+    var k = 0
+    while (k < notedJoins.length) {
+      val j = notedJoins(k)
+      val (guards, extractors) = (makerGuards(j), makerKeys(j))
+      var m = 0
+      while (m < guards.length) {
+        if (reader.passes(guards(m), event)) {
+          val key = reader.key(extractors(m), event)
+          if (key != null) {
+            work.indexProbes += 1
+            if (kept(j) == null) kept(j) = new KeyIndex
+            kept(j).note(key, value, threshold)
+          }
+        }
+        m += 1
+      }
+      k += 1
+    }
+  }
+
+  /**
+   * Whether the event, not read yet, may complete a match: it passes the guard of a completing transition that finds,
+   * for each of its child states, a run in the window under its key, made already (in the index) or that an event
+   * [[note]]d may make. If not, no match ends at it, whatever the events read before it: it needs none of them read.
+   * A hash join's probe per child state.
+   *
+   * Where two subtrees of a run may read one event ([[SharedEvents]]), every event that passes a completing guard may
+   * complete a match, as before the keys were checked: there a key found is often a run that pairs only with runs of
+   * its own events (a self-join's), so the check would mostly send the events kept to be read anyway, each noted
+   * first (PceaComplexitySuite's self-join without matches: 5.10 update steps per event at 100T, 4.80 without it).
+   */
+  def mayComplete(event: E, threshold: Long): Boolean = {
+    var f = 0
+    while (f < completers.length) {
+      val e = completers(f)
+      val t = transitions(e)
+      if (reader.passes(t.guard, event)) {
+        if (witnesses != null) return true
+        var slot = 0
+        while (slot < arity(e) && {
+          val key = reader.key(t.joins(slot), event)
+          val j = firstJoin(e) + slot
+          work.indexProbes += 1
+          key != null && (index(j).liveSlot(key, threshold) >= 0 || kept(j) != null && kept(j).liveSlot(key, threshold) >= 0)
+        }) slot += 1
+        if (slot == arity(e)) return true
+      }
+      f += 1
+    }
+    false
+  }
+
   /** Index entries, for the bounded-memory tests and the metrics. */
   def indexSize: Int = {
     var entries = 0
@@ -105,7 +195,11 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     reads += 1
     nodes.reclaim(threshold)
     made = 0
+    prefetch(event)
     fireTransitions(event, position, start)
+    completed = false
+    var k = 0
+    while (k < made) { if (completes(nodes.transition(created(k)))) completed = true; k += 1 }
     updateIndices(event)
     open = true
     var emitted = 0
@@ -128,6 +222,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     this.threshold = math.max(this.threshold, threshold)
     nodes.reclaim(this.threshold)
     index.foreach(_.purge(this.threshold))
+    kept.foreach(k => if (k != null) k.purge(this.threshold))
   }
 
   /** Every transition whose guard the event passes and whose every child state has a run in the window with its key. */
@@ -163,6 +258,64 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     }
   }
 
+  /** The sum of the cells [[prefetch]] read: kept, so that the reads are not optimised away. */
+  private var touched = 0L
+
+  /**
+   * Reads the first index cell of every lookup the event may make, and of every insertion of the nodes it may make,
+   * before any is used. In a wide window the index outgrows the caches and each is a miss; issued together, with no
+   * dependency between them, the misses overlap instead of coming one after the other, so an event waits for about
+   * one, however many transitions it passes. Nothing changes but the caches. Tables small enough to stay in the
+   * caches are left out ([[KeyIndex.outgrowsCaches]]): there the reads only add work (with them, chain2 with output
+   * at T, 100,000 accounts, ran about 20 % slower; chain4 with output at 8T runs about 25 % faster).
+   */
+  private def prefetch(event: E): Unit = {
+    var count = 0
+    var e = 0
+    while (e < transitions.length) {
+      val t = transitions(e)
+      if (reader.passes(t.guard, event)) {
+        var slot = 0
+        while (slot < arity(e)) {
+          if (index(firstJoin(e) + slot).outgrowsCaches) {
+            val key = keyOf(t.joins(slot), event)
+            if (key != null) count = aim(firstJoin(e) + slot, key, count)
+          }
+          slot += 1
+        }
+        val at = consumerJoins(t.target)
+        var c = 0
+        while (c < at.length) {
+          if (index(at(c)).outgrowsCaches) {
+            val key = keyOf(indexKeys(e)(c), event)
+            if (key != null) count = aim(at(c), key, count)
+          }
+          c += 1
+        }
+      }
+      e += 1
+    }
+    // The reads, one after the other with nothing in between: their misses overlap.
+    var sum = 0L
+    var k = 0
+    while (k < count) { sum += index(aimedJoin(k)).touch(aimedCell(k)); k += 1 }
+    touched += sum
+  }
+
+  /** The cells [[prefetch]] reads: per read, the join and the cell. */
+  private var aimedJoin = new Array[Int](8)
+  private var aimedCell = new Array[Int](8)
+
+  private def aim(join: Int, key: AnyRef, count: Int): Int = {
+    if (count == aimedJoin.length) {
+      aimedJoin = java.util.Arrays.copyOf(aimedJoin, 2 * count)
+      aimedCell = java.util.Arrays.copyOf(aimedCell, 2 * count)
+    }
+    aimedJoin(count) = join
+    aimedCell(count) = index(join).home(key)
+    count + 1
+  }
+
   /** Adds a node made at the event to N. */
   private def keep(node: Long): Unit = {
     if (made == created.length) created = java.util.Arrays.copyOf(created, made * 2)
@@ -192,7 +345,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       var c = 0
       while (c < at.length) {
         val key = keyOf(indexKeys(producer)(c), event)
-        if (key != null) { work.indexProbes += 1; index(at(c)).add(key, n, nodes, threshold) }
+        if (key != null) { work.indexProbes += 1; index(at(c)).add(key, n, nodes, threshold, owned(producer)) }
         c += 1
       }
       k += 1

@@ -44,6 +44,17 @@ final class PendingEvents(words: Int) {
     }
   }
 
+  /** Hands each event, oldest first, to `see(position, key, bits)` (the array reused), and keeps them. */
+  def foreach(see: (Long, Long, Array[Long]) => Unit): Unit = {
+    var k = 0
+    while (k < count) {
+      val at = ((first + k) & (capacity - 1)) * stride
+      System.arraycopy(ring, at + 2, bits, 0, words)
+      see(ring(at), ring(at + 1), bits)
+      k += 1
+    }
+  }
+
   private def grow(): Unit = {
     val bigger = new Array[Long](2 * capacity * stride)
     for (k <- 0 until count) System.arraycopy(ring, ((first + k) & (capacity - 1)) * stride, bigger, k * stride, stride)

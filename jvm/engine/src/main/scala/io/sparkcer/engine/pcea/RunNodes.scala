@@ -44,8 +44,9 @@ import io.sparkcer.engine.eval.Work
  *
  * A freed id is never read: every reference is followed only through [[live]], which answers false for an id below
  * the oldest kept (a live node is never freed, since the arena frees dead nodes only), and a live node's product
- * children are live (its max-start is at most theirs). Nodes are never changed once made: union copies the path it
- * changes, so every node stays what it stood for.
+ * children are live (its max-start is at most theirs). Nodes are never changed once read: union copies the path it
+ * changes, so every node stays what it stood for. (The one change is to a node made at the event being read, which no
+ * one has read yet and only one index entry will: its first union gives it its left child in place, see `above`.)
  *
  * @param width     the most children a node's product has (the automaton's largest child set)
  * @param witnesses the witnesses' layout, or null where no two subtrees of a run may read one event
@@ -117,11 +118,11 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
    * `treeMaxStart` is the tree's max-start, which the index keeps beside it: when `fresh` starts later (a run that
    * starts at the event always does), it becomes the root above `tree` without a read of `tree`.
    */
-  def union(tree: Long, treeMaxStart: Long, fresh: Long, threshold: Long): Long = {
+  def union(tree: Long, treeMaxStart: Long, fresh: Long, threshold: Long, owned: Boolean = false): Long = {
     if (treeMaxStart <= threshold) return fresh
     if (maxStart(fresh) > treeMaxStart) {
       longestUnion = math.max(longestUnion, 1)
-      return copy(fresh, tree, Nil, rank = 1, threshold)
+      return above(fresh, tree, owned, threshold)
     }
     var depth = 0
     var n = tree
@@ -132,7 +133,7 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
       n = right(n)
     }
     longestUnion = math.max(longestUnion, depth + 1)
-    var result = if (live(n, threshold)) copy(fresh, n, Nil, rank = 1, threshold) else fresh
+    var result = if (live(n, threshold)) above(fresh, n, owned, threshold) else fresh
     while (depth > 0) {
       depth -= 1
       val p = path(depth)
@@ -144,6 +145,24 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
     }
     result
   }
+
+  /**
+   * `fresh` above the live tree `left`, as its left child: a copy of `fresh`, or, when the caller `owned` it (made at
+   * the event being read and read by no one yet, nor ever by anyone but the one index entry this union is for),
+   * `fresh` itself, given its union child in place. A wide window makes a union at nearly every insertion, and a copy
+   * per union would be a second row in the arena for every run made, most of them garbage at once.
+   */
+  private def above(fresh: Long, left: Long, owned: Boolean, threshold: Long): Long =
+    if (!owned) copy(fresh, left, Nil, rank = 1, threshold)
+    else {
+      val b = base(fresh)
+      rows(b + Left) = left
+      rows(b + Right) = Nil
+      rows(b + Meta) = (rows(b + Meta) & ~0xFFL) | 1L
+      if (witnesses != null && witnesses.tracks(stateOf(fresh)))
+        witnesses.union(stateOf(fresh), rows, productFamily(fresh), subtreeFamily(left), -1, subtreeFamily(fresh))
+      fresh
+    }
 
   /** Union's path down, reused. */
   private var path = new Array[Long](16)
