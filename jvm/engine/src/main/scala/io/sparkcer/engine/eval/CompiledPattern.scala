@@ -14,7 +14,9 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  *
  * Conditions relating events choose the evaluator: equalities that a PCEA can key ([[PceaCompiler]]) run on one,
  * other chains of single events lazily ([[ChainPlan]]) or with registers, whichever costs less on each partition
- * ([[ChainCost]]), anything else with registers on the automaton (RMA).
+ * ([[ChainCost]]), anything else with registers on the automaton (RMA). NEXT and LAST rank runs, which neither a
+ * PCEA nor the lazy chain keeps apart (both take SELECT ALL only): with conditions they run with registers, ranked
+ * ([[io.sparkcer.engine.rma.RankedRegisterRun]]).
  *
  * @param lazyChains   whether a chain of single events with conditions may be evaluated lazily; without, it runs
  *                     with registers on the automaton, as every other pattern with conditions
@@ -25,6 +27,8 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
 final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true, equalityPcea: Boolean = true,
     chainsByCost: Boolean = true) {
   val strategy: Strategy = analyzed.query.strategy
+  /** NEXT and LAST: one match per event, the highest in the strategy's order among the runs of the NFA. */
+  val ranked: Boolean = strategy == Strategy.Next || strategy == Strategy.Last
   private val compiled: Nfa = NfaCompiler.compile(
     analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
   /** The PCEA of the pattern's equalities, or why there is none (for EXPLAIN). */
@@ -36,7 +40,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   // The general evaluators keep the events a condition relates to a repeating variable's until the match ends.
   if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
   private val placed =
-    if (compiled.hasRegisters && pcea.isEmpty && (chainShape.isEmpty || chainsByCost)) Some(Placement.place(compiled))
+    if (compiled.hasRegisters && pcea.isEmpty && (chainShape.isEmpty || chainsByCost)) Some(Placement.place(compiled, ranked))
     else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
   val nfa: Nfa = placed.fold(compiled)(_.nfa)
@@ -60,7 +64,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    * registers, unless [[rowsTellRunsApart]]; in a lazy chain with an event no selected variable binds; and in a
    * PCEA, whose runs are labelled by atoms, unless [[PceaPlan.rowsTellRunsApart]].
    */
-  val deduplicate: Boolean = strategy == Strategy.Max || (registers.isDefined && !rowsTellRunsApart) ||
+  val deduplicate: Boolean = strategy == Strategy.Max || (registers.isDefined && !ranked && !rowsTellRunsApart) ||
     chain.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || pcea.exists(!_.rowsTellRunsApart)
 
   /**
@@ -161,5 +165,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
 
   private def describe(registers: RegisterProgram): String =
     s"${nfa.conditions.length} conditions relating events checked on ${registers.checks.length} transitions with " +
-      s"${registers.registers} registers (RMA), ${registers.growth}"
+      s"${registers.registers} registers (RMA), " +
+      (if (ranked) s"${strategy.keyword} over configurations (NFA state, registers) in priority order, kept past the " +
+        "window while they may outrank another (the strategy chooses before the window), so they grow with the stream"
+      else registers.growth)
 }

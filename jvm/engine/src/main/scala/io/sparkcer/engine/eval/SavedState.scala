@@ -12,9 +12,10 @@ object SavedState {
    * The layout version; a change makes old checkpoints fail loudly, not silently. 2: the registers of a query's runs
    * changed (a hardest event where a list was; takes an unselected variable no longer makes). 3: a chain's run
    * records the path its partition chose and the race in progress ([[io.sparkcer.engine.chain.AdaptiveChainRun]]).
-   * 4: a PCEA's run records the events it keeps unread, and its nodes their union rank and witnesses.
+   * 4: a PCEA's run records the events it keeps unread, and its nodes their union rank and witnesses. 5: a partition's
+   * events end with those kept after the window (NEXT and LAST with conditions).
    */
-  final val Format = 4
+  final val Format = 5
 
   def save[E <: AnyRef](partitions: Partitions[E], out: DataOutput, codec: EventCodec[E]): Unit = {
     out.writeInt(Format)

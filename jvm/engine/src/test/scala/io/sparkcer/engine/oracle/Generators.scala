@@ -276,7 +276,9 @@ object Generators {
        * Order comparisons between a repeating variable and other events (`(A AS a)+ ; C AS c FILTER a.x <= c.x + 1`),
        * the shapes whose registers keep the hardest event and whose unselected takes a skip dominates (issue 22).
        */
-      orderComparisons: Boolean = false)
+      orderComparisons: Boolean = false,
+      /** Every query selects with NEXT or LAST, which rank the runs that conditions keep apart. */
+      ranked: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -508,7 +510,7 @@ object Generators {
     relates(cond) && cond.prevVariables.isEmpty && cond.variables.exists(repeats(body, _))
   }
 
-  /** NEXT, LAST and MAX are refused with conditions relating events. */
+  /** MAX is refused with conditions relating events. */
   def relatesEvents(c: Cel): Boolean = scopedConditions(c).exists(sc => relates(sc._2))
 
   /**
@@ -554,7 +556,7 @@ object Generators {
     val selectable = definedVars(q.pattern)
     ok(q.pattern) && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
       (q.within.isDefined || !needsWindow(q.pattern)) &&
-      (!relatesEvents(q.pattern) || Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(q.strategy)) &&
+      (!relatesEvents(q.pattern) || q.strategy != Strategy.Max) &&
       (q.selection match {
         case Selection.Variables(items) =>
           items.nonEmpty && items.map(_.variable.value).distinct.size == items.size &&
@@ -828,11 +830,12 @@ object Generators {
         else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
       val strategy0 =
-        if (features.strategies && rnd.nextInt(3) != 0) pick(rnd, Strategy.values: _*) else Strategy.All
-      // NEXT, LAST and MAX are refused with conditions relating events.
+        if (features.ranked) pick(rnd, Strategy.Next, Strategy.Last)
+        else if (features.strategies && rnd.nextInt(3) != 0) pick(rnd, Strategy.values: _*)
+        else Strategy.All
+      // MAX is refused with conditions relating events.
       val strategy =
-        if (Seq(Strategy.Next, Strategy.Last, Strategy.Max).contains(strategy0) && relatesEvents(pattern))
-          pick(rnd, Strategy.All, Strategy.Any, Strategy.Strict)
+        if (strategy0 == Strategy.Max && relatesEvents(pattern)) pick(rnd, Strategy.All, Strategy.Next, Strategy.Last)
         else strategy0
       val vars = asVars(pattern)
       val selectable = (vars ++ definedVars(pattern).toSeq.sorted).distinct
