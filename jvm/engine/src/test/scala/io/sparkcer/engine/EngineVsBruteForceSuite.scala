@@ -169,9 +169,9 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("conditions relating events with strategies, windows, partitions, CONSUME BY, LIMIT, projections", 800,
     Features(filterNot = true, relations = true, conjunction = true), maxLength = 10, minLength = 4)
 
-  // NEXT and LAST rank configurations (state, registers) and choose before the window: a configuration past the window
-  // still outranks, reading events the window has let go.
-  property("NEXT and LAST with conditions relating events, windows, partitions, CONSUME BY, LIMIT, projections", 800,
+  // NEXT and LAST rank configurations (state, registers), MAX compares sets of them, and all choose before the window:
+  // a configuration past the window still outranks or contains, reading events the window has let go.
+  property("NEXT, LAST and MAX with conditions relating events, windows, partitions, CONSUME BY, LIMIT, projections", 1000,
     Features(filterNot = true, relations = true, conjunction = true, ranked = true), maxLength = 10, minLength = 4)
 
   property("AND wherever a formula stands (inside ; : + OR), with strategies, windows and partitions", 1000,
@@ -194,7 +194,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("order comparisons over repeating variables with strategies, partitions, CONSUME BY, LIMIT", 600,
     Features(filterNot = true, orderComparisons = true), maxLength = 10, minLength = 4)
 
-  property("order comparisons over repeating variables under NEXT and LAST, windows, partitions, projections", 600,
+  property("order comparisons over repeating variables under NEXT, LAST and MAX, windows, partitions, projections", 800,
     Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)
 
   // Minimal cases found by the properties above, pinned with their expected output (checked by hand against

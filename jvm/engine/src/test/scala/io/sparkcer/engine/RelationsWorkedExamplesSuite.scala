@@ -236,7 +236,7 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     assert(ranked(s"SELECT NEXT * FROM S WHERE ${registers.replace("10 EVENTS", "4 EVENTS")} ORDER BY ts").isEmpty)
   }
 
-  test("NEXT and LAST with conditions choose before the window, reading events the window has let go") {
+  test("NEXT, LAST and MAX with conditions choose before the window, reading events the window has let go") {
     // T events with values 9, 0, 0, 0, 5, then H 1 at 5, T 5 at 6, H 2 at 7; x.value > y.value, within 3 events.
     val rows = IndexedSeq(("T", 9), ("T", 0), ("T", 0), ("T", 0), ("T", 5), ("H", 1), ("T", 5), ("H", 2)).zipWithIndex
       .map { case ((t, v), i) => Array[Any](t, L(1), L(v), L(i)) }
@@ -246,10 +246,25 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     // LAST's maximum is the latest x that holds: {4,5}, then {6,7}.
     assert(run(query("LAST"), rows) == Map(5L -> Set(set(4, 5)), 7L -> Set(set(6, 7))))
     assert(run(query("ALL"), rows) == Map(5L -> Set(set(4, 5)), 7L -> Set(set(6, 7))))
+    // MAX of every dearer x before y: {0,4,5} and {0,4,6,7} hide the matches within the window, and are dropped.
+    val repeated = (s: String) =>
+      s"SELECT $s * FROM S WHERE (T AS x)+ ; H AS y FILTER x.value > y.value WITHIN 3 EVENTS ORDER BY ts"
+    assert(run(repeated("MAX"), rows).isEmpty)
+    assert(run(repeated("ALL"), rows) == Map(5L -> Set(set(4, 5)), 7L -> Set(set(6, 7))))
   }
 
-  test("SELECT MAX with conditions relating events is refused, naming what to write") {
-    val refused = intercept[CeqlException](matches(s"SELECT MAX * FROM S WHERE $phi1Cel ORDER BY ts", figure1))
-    assert(refused.problem.contains("SELECT NEXT or LAST") && refused.problem.contains("LIMIT n"))
+  test("CEL MAX with conditions: MAX(φ1) = ⟦φ1⟧, MAX(φ4) = {3,4,6,7}, chosen before the window") {
+    val maximal = (query: String) => {
+      val pattern = LocalEngine.compile(query, rmaColumns).pattern
+      assert(pattern.describe.contains("MAX over sets of configurations (NFA state, registers)"), pattern.describe)
+      run(query, figure1)
+    }
+    assert(maximal(s"SELECT MAX * FROM S WHERE $phi1Cel ORDER BY ts") ==
+      Map(2L -> Set(set(1, 2)), 8L -> Set(set(1, 8), set(5, 8))))
+    val phi4 = "(H AS x ; (T AS y)+ ; H AS z) FILTER x.value < 30 AND z.value > 60 AND x.id = z.id AND " +
+      "y.id >= x.id AND y.id <= x.id"
+    assert(maximal(s"SELECT MAX * FROM S WHERE $phi4 WITHIN 10 EVENTS ORDER BY ts") == Map(7L -> Set(set(3, 4, 6, 7))))
+    // {3,4,6,7} is too long for 4 events, and it hides {3,4,7} and {3,6,7} all the same.
+    assert(maximal(s"SELECT MAX * FROM S WHERE $phi4 WITHIN 4 EVENTS ORDER BY ts").isEmpty)
   }
 }

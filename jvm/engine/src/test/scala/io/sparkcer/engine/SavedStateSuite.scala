@@ -64,7 +64,7 @@ class SavedStateSuite extends AnyFunSuite {
 
   /**
    * The queries drawn: CEQL as CORE has it, with conditions relating events (registers, lazy chains) and AND, with
-   * equalities (PCEA), and NEXT and LAST with conditions (ranked registers).
+   * equalities (PCEA), and NEXT, LAST and MAX with conditions (registers, compared).
    */
   private val kinds = Seq(
     ("", Generators.Features(), cases),
@@ -72,7 +72,7 @@ class SavedStateSuite extends AnyFunSuite {
       conjunction = true), cases / 2),
     (", with equalities (PCEA)", Generators.Features(equalities = true, conjunction = true), cases / 2),
     // Their configurations outlive the window, and so do the events their registers name.
-    (", NEXT and LAST with conditions relating events", Generators.Features(filterNot = true, relations = true,
+    (", NEXT, LAST and MAX with conditions relating events", Generators.Features(filterNot = true, relations = true,
       conjunction = true, ranked = true), cases / 2))
 
   for ((kind, features, cases) <- kinds) test(s"one saved state for the whole stream: the matches of an uninterrupted pass$kind") {

@@ -14,9 +14,9 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  *
  * Conditions relating events choose the evaluator: equalities that a PCEA can key ([[PceaCompiler]]) run on one,
  * other chains of single events lazily ([[ChainPlan]]) or with registers, whichever costs less on each partition
- * ([[ChainCost]]), anything else with registers on the automaton (RMA). NEXT and LAST rank runs, which neither a
- * PCEA nor the lazy chain keeps apart (both take SELECT ALL only): with conditions they run with registers, ranked
- * ([[io.sparkcer.engine.rma.RankedRegisterRun]]).
+ * ([[ChainCost]]), anything else with registers on the automaton (RMA). NEXT, LAST and MAX compare runs, which neither
+ * a PCEA nor the lazy chain keeps apart (both take SELECT ALL only): with conditions they run with registers, ranked
+ * ([[io.sparkcer.engine.rma.RankedRegisterRun]]) or compared by inclusion ([[io.sparkcer.engine.rma.MaximalRegisterRun]]).
  *
  * @param lazyChains   whether a chain of single events with conditions may be evaluated lazily; without, it runs
  *                     with registers on the automaton, as every other pattern with conditions
@@ -40,7 +40,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   // The general evaluators keep the events a condition relates to a repeating variable's until the match ends.
   if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
   private val placed =
-    if (compiled.hasRegisters && pcea.isEmpty && (chainShape.isEmpty || chainsByCost)) Some(Placement.place(compiled, ranked))
+    if (compiled.hasRegisters && pcea.isEmpty && (chainShape.isEmpty || chainsByCost)) Some(Placement.place(compiled, ranked || strategy == Strategy.Max))
     else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
   val nfa: Nfa = placed.fold(compiled)(_.nfa)
@@ -168,5 +168,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
       s"${registers.registers} registers (RMA), " +
       (if (ranked) s"${strategy.keyword} over configurations (NFA state, registers) in priority order, kept past the " +
         "window while they may outrank another (the strategy chooses before the window), so they grow with the stream"
+      else if (strategy == Strategy.Max) "MAX over sets of configurations (NFA state, registers): each run's own, " +
+        "those of runs marking the same events and those of larger runs, kept past the window (the strategy chooses " +
+        "before the window), so they grow with the stream"
       else registers.growth)
 }

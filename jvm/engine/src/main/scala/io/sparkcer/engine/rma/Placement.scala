@@ -21,8 +21,8 @@ import io.sparkcer.engine.ceql.SlotFunction
  *    transitions that leave its scope, and, where the match may end inside the scope, on a final copy of the atom
  *    that ends it (the atom itself stays, not final, so that the run goes on).
  * No state is added but those final copies, as in the paper. Then the takes that a skip dominates are removed
- * ([[DominatedTakes]]), unless the runs are ranked (NEXT and LAST compare the complex events, with every event
- * they mark, where removing a take keeps each row but not each complex event), and what may still make the runs
+ * ([[DominatedTakes]]), unless the runs are compared (NEXT, LAST and MAX compare the complex events, with every
+ * event they mark, where removing a take keeps each row but not each complex event), and what may still make the runs
  * exponential in the window is named ([[RunGrowth]]).
  */
 object Placement {
@@ -30,7 +30,7 @@ object Placement {
   /** The automaton with its checks and register actions, and what its registers are. */
   final case class Placed(nfa: Nfa, program: RegisterProgram)
 
-  /** @param ranked whether runs are ranked by the events they mark (NEXT, LAST): then every take is kept */
+  /** @param ranked whether runs are compared by the events they mark (NEXT, LAST, MAX): then every take is kept */
   def place(nfa: Nfa, ranked: Boolean = false): Placed = new Builder(nfa, ranked).build()
 
   /**

@@ -76,7 +76,7 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
       }
     }
     if (next.count > machine.bound.nodes)
-      throw machine.tooManyRanked(events(position), if (lastFirst) "LAST" else "NEXT", next.count)
+      throw machine.tooManyKept(events(position), if (lastFirst) "LAST" else "NEXT", next.count)
     val swap = current; current = next; next = swap
     if (events.keptCount > sweepAt) sweep()
     if (sink == null) 0 else output(threshold, sink)

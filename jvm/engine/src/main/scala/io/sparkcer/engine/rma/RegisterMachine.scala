@@ -13,9 +13,9 @@ import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatch
  * A run's symbol extends the event's guard bits with the outcome of each check on the transitions leaving its state,
  * evaluated against the run's registers: so the cached moves of the automaton serve every run, and a condition is
  * evaluated only where a transition that carries it can be taken. Each evaluation, one per combination of the events
- * its variables take, is one of [[Work.conditionChecks]]. NEXT and LAST rank runs of single NFA states
- * ([[RankedRegisterRun]]): for them a symbol is computed per NFA state ([[symbolAt]]) and the transitions it enables
- * are cached alike ([[enabled]]).
+ * its variables take, is one of [[Work.conditionChecks]]. NEXT, LAST and MAX compare runs of single NFA states
+ * ([[RankedRegisterRun]], [[MaximalRegisterRun]]): for them a symbol is computed per NFA state ([[symbolAt]]) and
+ * the transitions it enables are cached alike ([[enabled]]).
  */
 final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program: RegisterProgram,
     reader: EventReader[E], val bound: MatchBound, work: Work) {
@@ -43,16 +43,17 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       s"A shorter window (WITHIN) or PARTITION BY bounds them; or raise ${bound.setting}.")
 
   /**
-   * Past the bound on what NEXT or LAST keeps of a partition: the runs that may still outrank another, those that
-   * started before the window included, since the strategy chooses before the window applies.
+   * Past the bound on what NEXT, LAST or MAX keeps of a partition: the runs that may still be chosen over another or
+   * contain another, those that started before the window included, since the strategy chooses before the window
+   * applies.
    */
-  def tooManyRanked(event: E, strategy: String, kept: Int): TooManyMatchesException = new TooManyMatchesException(
+  def tooManyKept(event: E, strategy: String, kept: Int): TooManyMatchesException = new TooManyMatchesException(
     s"at the event at ${reader.describe(event)}, SELECT $strategy keeps $kept partial matches of its partition, more " +
       s"than the bound ${bound.nodesSetting} (${bound.nodes}): with conditions relating events (" +
-      s"${cea.nfa.conditions.map(_.text).mkString(", ")}) a " +
-      "partial match is kept while it may still outrank another, even after it has left the window, because the " +
-      "strategy chooses among the matches of an event before the window drops them; so they grow with the stream, " +
-      "not the window. PARTITION BY keeps them per key; SELECT ALL with LIMIT n keeps none outside the window; or raise " +
+      s"${cea.nfa.conditions.map(_.text).mkString(", ")}) a partial match is kept while it may still be chosen over " +
+      "another (NEXT, LAST) or contain another (MAX), even after it has left the window, because the strategy " +
+      "chooses among the matches of an event before the window drops them; so they grow with the stream, not the " +
+      "window. PARTITION BY keeps them per key; SELECT ALL with LIMIT n keeps none outside the window; or raise " +
       s"${bound.nodesSetting}.")
 
   /** The symbol of an event for a run in deterministic state `state` with registers `registers`. */

@@ -277,7 +277,7 @@ object Generators {
        * the shapes whose registers keep the hardest event and whose unselected takes a skip dominates (issue 22).
        */
       orderComparisons: Boolean = false,
-      /** Every query selects with NEXT or LAST, which rank the runs that conditions keep apart. */
+      /** Every query selects with NEXT, LAST or MAX, which compare the runs that conditions keep apart. */
       ranked: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
@@ -510,9 +510,6 @@ object Generators {
     relates(cond) && cond.prevVariables.isEmpty && cond.variables.exists(repeats(body, _))
   }
 
-  /** MAX is refused with conditions relating events. */
-  def relatesEvents(c: Cel): Boolean = scopedConditions(c).exists(sc => relates(sc._2))
-
   /**
    * The rules of conditions relating events that the engine imposes, within the sub-formula `body` they filter.
    * Besides analysis's, the automaton compiler refuses a relating condition on a part of an iteration that may begin
@@ -556,7 +553,6 @@ object Generators {
     val selectable = definedVars(q.pattern)
     ok(q.pattern) && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
       (q.within.isDefined || !needsWindow(q.pattern)) &&
-      (!relatesEvents(q.pattern) || q.strategy != Strategy.Max) &&
       (q.selection match {
         case Selection.Variables(items) =>
           items.nonEmpty && items.map(_.variable.value).distinct.size == items.size &&
@@ -829,14 +825,10 @@ object Generators {
         else if (features.orderComparisons) gen.ordered()
         else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
-      val strategy0 =
-        if (features.ranked) pick(rnd, Strategy.Next, Strategy.Last)
+      val strategy =
+        if (features.ranked) pick(rnd, Strategy.Next, Strategy.Last, Strategy.Max)
         else if (features.strategies && rnd.nextInt(3) != 0) pick(rnd, Strategy.values: _*)
         else Strategy.All
-      // MAX is refused with conditions relating events.
-      val strategy =
-        if (strategy0 == Strategy.Max && relatesEvents(pattern)) pick(rnd, Strategy.All, Strategy.Next, Strategy.Last)
-        else strategy0
       val vars = asVars(pattern)
       val selectable = (vars ++ definedVars(pattern).toSeq.sorted).distinct
       val selection =
