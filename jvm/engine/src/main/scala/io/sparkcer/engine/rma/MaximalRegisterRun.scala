@@ -34,8 +34,8 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
   private val tecs = new Tecs(maxNodes = machine.bound.nodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
-  private val start = new RunKey(Nfa.Initial, machine.empty)
-  private var preStart = Triple(Set(start), Set.empty, Set.empty)
+  private val initial = new RunKey(Nfa.Initial, machine.empty)
+  private var preStart = Triple(Set(initial), Set.empty, Set.empty)
   private var current = new Runs
   private var next = new Runs
   private var sweepAt = RankedRegisterRun.MinSweep
@@ -115,10 +115,10 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
       val largerIfSkipped = marked(t) ++ skipped(t) ++ marked(s) ++ marked(e)
       val equalIfSkipped = skipped(e)
       val continuing = skipped(s)
-      if (s.contains(start)) {
-        val started = continuing - start
-        new Moves(Triple.of(started, equalIfSkipped + start, largerIfSkipped), marks,
-          Triple.of(Set(start), equalIfSkipped ++ started, largerIfSkipped))
+      if (s.contains(initial)) {
+        val started = continuing - initial
+        new Moves(Triple.of(started, equalIfSkipped + initial, largerIfSkipped), marks,
+          Triple.of(Set(initial), equalIfSkipped ++ started, largerIfSkipped))
       } else new Moves(Triple.of(continuing, equalIfSkipped, largerIfSkipped), marks, None)
     }
   }
