@@ -155,8 +155,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
         case (None, Some(r)) => s", ${describe(r)}"
         case (None, None) => ""
       }) +
-      (if (registers.isDefined && deduplicate) ", and rows repeated by runs that unselected events or an OR of " +
-        "conditions keep apart dropped (counted)" else "") +
+      // MAX de-duplicates its rows whatever the path, as EXPLAIN does not say without conditions either.
+      (if (registers.isDefined && deduplicate && strategy != Strategy.Max) ", and rows repeated by runs that " +
+        "unselected events or an OR of conditions keep apart dropped (counted)" else "") +
       (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
