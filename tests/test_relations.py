@@ -8,13 +8,15 @@ their place.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from pyspark.errors import AnalysisException
 
 import spark_cer
 from spark_cer import CeqlError
 
-from conftest import STOCK_ORDER, STOCKS, canonical
+from conftest import STOCK_ORDER, STOCKS, _event_rows, canonical
 
 ORDER = "ORDER BY ts, id"
 
@@ -105,6 +107,36 @@ def test_derived_partition_is_not_an_output_column(spark, events) -> None:
     assert columns == ["match_start", "match_end", "s", "b"]
 
 
+def _chosen_sale(strategy: str, window: int) -> Counter:
+    """
+    SELECT NEXT, LAST or MAX of `SELL AS s ; BUY AS b FILTER b.price > s.price` by brute force over the events: per
+    BUY, among the SELLs before it that the condition keeps, the ≤next maximum (the earliest), the ≤last maximum (the
+    latest) or every one (no {s, b} contains another), chosen before the window, which then drops those where b.ts -
+    s.ts is not below `window`.
+    """
+    ordered = sorted(_event_rows(), key=lambda r: (r[5], r[1]))  # (event_type, id, sym, price, volume, ts)
+    chosen = []
+    for j, b in enumerate(ordered):
+        if b[0] != "BUY" or b[3] is None:
+            continue
+        sales = [s for s in ordered[:j] if s[0] == "SELL" and s[3] is not None and b[3] > s[3]]
+        kept = {"NEXT": sales[:1], "LAST": sales[-1:], "MAX": sales}[strategy]
+        chosen += [(s[1], b[1]) for s in kept if b[5] - s[5] < window]
+    return Counter(chosen)
+
+
+@pytest.mark.parametrize("strategy,window", [("NEXT", 20), ("LAST", 5), ("MAX", 5)])
+def test_strategies_with_a_condition_choose_before_the_window(spark, events, strategy: str, window: int) -> None:
+    query = (f"SELECT {strategy} * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price {ORDER} "
+             f"WITHIN {window} [ts]")
+    df = spark.sql(query)
+    expected = _chosen_sale(strategy, window)
+    assert expected, "the query should match something on the test data"
+    assert Counter((r.s.id, r.b.id) for r in df.collect()) == expected
+    path = "sets of configurations" if strategy == "MAX" else "configurations"
+    assert f"{strategy} over {path} (NFA state, registers)" in df._jdf.queryExecution().executedPlan().toString()
+
+
 ERRORS = [
     # (query, the message's start, the column the caret points at)
     ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.pricee > s.price ORDER BY ts WITHIN 5 [ts]",
@@ -117,8 +149,6 @@ ERRORS = [
      "prev(...) is the event of b before the current one", "prev("),
     ("SELECT * FROM events PATTERN (BUY AS b)+ ; SELL AS s FILTER b.price < s.price ORDER BY ts",
      "'b' binds several events here", "b.price"),
-    ("SELECT NEXT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price ORDER BY ts WITHIN 5 [ts]",
-     "SELECT NEXT is not supported with conditions relating events", "b.price > s.price"),
 ]
 
 

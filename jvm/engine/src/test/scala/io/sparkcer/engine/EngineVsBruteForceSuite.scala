@@ -166,8 +166,13 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(filterNot = true, relations = true, conjunction = true, strategies = false, windows = false, partitions = false,
       consumption = false, limits = false, projections = false), maxLength = 10, minLength = 4)
 
-  property("conditions relating events with ANY/STRICT, windows, partitions, CONSUME BY, LIMIT, projections", 800,
+  property("conditions relating events with strategies, windows, partitions, CONSUME BY, LIMIT, projections", 800,
     Features(filterNot = true, relations = true, conjunction = true), maxLength = 10, minLength = 4)
+
+  // NEXT and LAST rank configurations (state, registers), MAX compares sets of them, and all choose before the window:
+  // a configuration past the window still outranks or contains, reading events the window has let go.
+  property("NEXT, LAST and MAX with conditions relating events, windows, partitions, CONSUME BY, LIMIT, projections", 1000,
+    Features(filterNot = true, relations = true, conjunction = true, ranked = true), maxLength = 10, minLength = 4)
 
   property("AND wherever a formula stands (inside ; : + OR), with strategies, windows and partitions", 1000,
     Features(conjunction = true, not = false, consumption = false, limits = false), maxLength = 10, minLength = 3)
@@ -186,7 +191,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(filterNot = true, orderComparisons = true, strategies = false, partitions = false, consumption = false,
       limits = false), maxLength = 10, minLength = 4)
 
-  property("order comparisons over repeating variables with ANY/STRICT, partitions, CONSUME BY, LIMIT", 600,
+  property("order comparisons over repeating variables with strategies, partitions, CONSUME BY, LIMIT", 600,
     Features(filterNot = true, orderComparisons = true), maxLength = 10, minLength = 4)
 
   // NONE(...) between the operands of `;` (issue 22): testing its event alone, it is part of the automaton, so every
@@ -201,6 +206,9 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("NONE(...) relating its event to the events around it: the lazy chain, streams of dozens of events", 400,
     Features(judgedExclusions = true, strategies = false, consumption = false, limits = false), maxLength = 60,
     minLength = 20)
+
+  property("order comparisons over repeating variables under NEXT, LAST and MAX, windows, partitions, projections", 800,
+    Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)
 
   // Minimal cases found by the properties above, pinned with their expected output (checked by hand against
   // DESIGN §3: MAX keeps V unless another valuation with the same last event marks a strict superset of D(V)).

@@ -185,4 +185,87 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
       Array[Any]("B", L(1), L(2), L(2)), Array[Any]("A", L(1), L(2), L(3)))
     assert(matches("SELECT * FROM S WHERE C ; (A AND B) ORDER BY ts", rows) == Set(set(1, 2, 3)))
   }
+
+  // CEL paper (Grez, Riveros, Ugarte), Figure 1: (type, id, value) at index 0..8, value being tmp for T and hum for H.
+  // Its strategies with conditions relating events (digest-cel-and-pcea.md, A3 and A8), on the register path.
+  private val figure1: IndexedSeq[Array[Any]] = IndexedSeq(
+    ("H", 2, 25), ("T", 0, 45), ("H", 0, 20), ("H", 1, 25), ("T", 1, 40), ("T", 0, 42), ("T", 1, 25), ("H", 1, 70),
+    ("H", 0, 18)
+  ).zipWithIndex.map { case ((t, id, v), i) => Array[Any](t, L(id), L(v), L(i)) }
+
+  /** The strategy's matches, checked to have run with registers, ranked. */
+  private def ranked(query: String): Map[Long, Set[Set[Long]]] = {
+    val pattern = LocalEngine.compile(query, rmaColumns).pattern
+    assert(pattern.registers.isDefined && pattern.describe.contains("over configurations (NFA state, registers)"),
+      pattern.describe)
+    run(query, figure1)
+  }
+
+  // φ1 and φ2 with the ids related (x.id + y.id = 0: both 0, as ids are not negative) rather than tested one by one.
+  private val phi1Cel = "(T AS x ; H AS y) FILTER x.value > 40 AND y.value <= 25 AND x.id + y.id = 0"
+  private val phi2Cel =
+    "((T AS x ; H AS y) OR (H AS y ; T AS x)) FILTER x.value > 40 AND y.value <= 25 AND x.id + y.id = 0"
+
+  test("CEL φ1: ALL {1,2} {1,8} {5,8}; NXT {1,2} {1,8}; LAST {1,2} {5,8}") {
+    assert(matches(s"SELECT * FROM S WHERE $phi1Cel ORDER BY ts", figure1) == Set(set(1, 2), set(1, 8), set(5, 8)))
+    assert(ranked(s"SELECT NEXT * FROM S WHERE $phi1Cel ORDER BY ts") == Map(2L -> Set(set(1, 2)), 8L -> Set(set(1, 8))))
+    assert(ranked(s"SELECT LAST * FROM S WHERE $phi1Cel ORDER BY ts") == Map(2L -> Set(set(1, 2)), 8L -> Set(set(5, 8))))
+  }
+
+  test("CEL φ2: NXT {1,2} {2,5} {1,8}; LAST {1,2} {2,5} {5,8}") {
+    assert(ranked(s"SELECT NEXT * FROM S WHERE $phi2Cel ORDER BY ts") ==
+      Map(2L -> Set(set(1, 2)), 5L -> Set(set(2, 5)), 8L -> Set(set(1, 8))))
+    assert(ranked(s"SELECT LAST * FROM S WHERE $phi2Cel ORDER BY ts") ==
+      Map(2L -> Set(set(1, 2)), 5L -> Set(set(2, 5)), 8L -> Set(set(5, 8))))
+  }
+
+  test("CEL φ4: ⟦φ4⟧ is {3,4,7} {3,6,7} {3,4,6,7}, and NXT(φ4) = LAST(φ4) = {3,4,6,7}") {
+    // The paper's y.id = x.id inside the iteration names x, bound outside it: the FILTER moves outward. With every
+    // variable's id equal the pattern is a partition by id; with y's written as comparisons it runs with registers.
+    val partitioned = "(H AS x ; (T AS y)+ ; H AS z) FILTER x.value < 30 AND z.value > 60 AND x.id = z.id AND " +
+      "y.id = x.id WITHIN 10 EVENTS"
+    val registers = "(H AS x ; (T AS y)+ ; H AS z) FILTER x.value < 30 AND z.value > 60 AND x.id = z.id AND " +
+      "y.id >= x.id AND y.id <= x.id WITHIN 10 EVENTS"
+    for (phi4 <- Seq(partitioned, registers))
+      assert(matches(s"SELECT * FROM S WHERE $phi4 ORDER BY ts", figure1) == Set(set(3, 4, 7), set(3, 6, 7), set(3, 4, 6, 7)))
+    for (strategy <- Seq("NEXT", "LAST")) {
+      assert(run(s"SELECT $strategy * FROM S WHERE $partitioned ORDER BY ts", figure1) == Map(7L -> Set(set(3, 4, 6, 7))))
+      assert(ranked(s"SELECT $strategy * FROM S WHERE $registers ORDER BY ts") == Map(7L -> Set(set(3, 4, 6, 7))))
+    }
+    // The window applies after the strategy: at 4 events the chosen {3,4,6,7} is too long, and nothing is reported.
+    assert(ranked(s"SELECT NEXT * FROM S WHERE ${registers.replace("10 EVENTS", "4 EVENTS")} ORDER BY ts").isEmpty)
+  }
+
+  test("NEXT, LAST and MAX with conditions choose before the window, reading events the window has let go") {
+    // T events with values 9, 0, 0, 0, 5, then H 1 at 5, T 5 at 6, H 2 at 7; x.value > y.value, within 3 events.
+    val rows = IndexedSeq(("T", 9), ("T", 0), ("T", 0), ("T", 0), ("T", 5), ("H", 1), ("T", 5), ("H", 2)).zipWithIndex
+      .map { case ((t, v), i) => Array[Any](t, L(1), L(v), L(i)) }
+    val query = (s: String) => s"SELECT $s * FROM S WHERE T AS x ; H AS y FILTER x.value > y.value WITHIN 3 EVENTS ORDER BY ts"
+    // NEXT's maximum starts at 0 both times ({0,5}, {0,7}): the window drops it, though {4,5} and {6,7} lie within.
+    assert(run(query("NEXT"), rows).isEmpty)
+    // LAST's maximum is the latest x that holds: {4,5}, then {6,7}.
+    assert(run(query("LAST"), rows) == Map(5L -> Set(set(4, 5)), 7L -> Set(set(6, 7))))
+    assert(run(query("ALL"), rows) == Map(5L -> Set(set(4, 5)), 7L -> Set(set(6, 7))))
+    // MAX of every dearer x before y: {0,4,5} and {0,4,6,7} hide the matches within the window, and are dropped.
+    val repeated = (s: String) =>
+      s"SELECT $s * FROM S WHERE (T AS x)+ ; H AS y FILTER x.value > y.value WITHIN 3 EVENTS ORDER BY ts"
+    assert(run(repeated("MAX"), rows).isEmpty)
+    assert(run(repeated("ALL"), rows) == Map(5L -> Set(set(4, 5)), 7L -> Set(set(6, 7))))
+  }
+
+  test("CEL MAX with conditions: MAX(φ1) = ⟦φ1⟧, MAX(φ4) = {3,4,6,7}, chosen before the window") {
+    val maximal = (query: String) => {
+      val pattern = LocalEngine.compile(query, rmaColumns).pattern
+      assert(pattern.describe.contains("MAX over sets of configurations (NFA state, registers)") &&
+        !pattern.describe.contains("dropped"), pattern.describe)
+      run(query, figure1)
+    }
+    assert(maximal(s"SELECT MAX * FROM S WHERE $phi1Cel ORDER BY ts") ==
+      Map(2L -> Set(set(1, 2)), 8L -> Set(set(1, 8), set(5, 8))))
+    val phi4 = "(H AS x ; (T AS y)+ ; H AS z) FILTER x.value < 30 AND z.value > 60 AND x.id = z.id AND " +
+      "y.id >= x.id AND y.id <= x.id"
+    assert(maximal(s"SELECT MAX * FROM S WHERE $phi4 WITHIN 10 EVENTS ORDER BY ts") == Map(7L -> Set(set(3, 4, 6, 7))))
+    // {3,4,6,7} is too long for 4 events, and it hides {3,4,7} and {3,6,7} all the same.
+    assert(maximal(s"SELECT MAX * FROM S WHERE $phi4 WITHIN 4 EVENTS ORDER BY ts").isEmpty)
+  }
 }

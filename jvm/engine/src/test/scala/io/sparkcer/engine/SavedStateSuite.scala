@@ -63,14 +63,17 @@ class SavedStateSuite extends AnyFunSuite {
     }
 
   /**
-   * The queries drawn: CEQL as CORE has it, with conditions relating events (registers, lazy chains) and AND, and
-   * with equalities (PCEA).
+   * The queries drawn: CEQL as CORE has it, with conditions relating events (registers, lazy chains) and AND, with
+   * equalities (PCEA), and NEXT, LAST and MAX with conditions (registers, compared).
    */
   private val kinds = Seq(
     ("", Generators.Features(), cases),
     (", with conditions relating events and AND", Generators.Features(filterNot = true, relations = true,
       conjunction = true), cases / 2),
-    (", with equalities (PCEA)", Generators.Features(equalities = true, conjunction = true), cases / 2))
+    (", with equalities (PCEA)", Generators.Features(equalities = true, conjunction = true), cases / 2),
+    // Their configurations outlive the window, and so do the events their registers name.
+    (", NEXT, LAST and MAX with conditions relating events", Generators.Features(filterNot = true, relations = true,
+      conjunction = true, ranked = true), cases / 2))
 
   for ((kind, features, cases) <- kinds) test(s"one saved state for the whole stream: the matches of an uninterrupted pass$kind") {
     var checked = 0
@@ -153,6 +156,27 @@ class SavedStateSuite extends AnyFunSuite {
         assert(save(evaluator).length < 400, s"$strategy keeps only its priority order")
       }
     }
+  }
+
+  test("NEXT with a condition keeps, across a save with the window emptied, the events its registers read") {
+    // A at 0 (v 9) waits for a B below it; the watermark empties the window; the B at 100 (v 1) completes {0, 100},
+    // the strategy's choice, which the window drops, so the A at 95 (v 5) gives nothing either.
+    val columns = IndexedSeq("event_type", "v", "ts")
+    val rows = Seq(("A", 9L, 0L), ("A", 5L, 95L), ("B", 1L, 100L), ("A", 3L, 110L), ("B", 2L, 112L))
+    val events = rows.zipWithIndex.map { case ((t, v, ts), i) => new Event(i, Array[Any](t, Long.box(v), Long.box(ts))) }
+    val q = LocalEngine.compile("SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER a.v > b.v WITHIN 10 [ts]", columns)
+    val first = roundTrip(q, grouped = false, None)
+    assert(matches(q, first, events.take(1)).isEmpty)
+    first.advanceTo(50L)
+    val second = roundTrip(q, grouped = false, Some(save(first)))
+    assert(matches(q, second, events.slice(1, 3)).isEmpty, "{0, 100} outranks {1, 100} and the window drops it")
+    val third = roundTrip(q, grouped = false, Some(save(second)))
+    assert(matches(q, third, events.drop(3)).isEmpty, "{0, 112} outranks {3, 112}")
+    val uninterrupted = roundTrip(q, grouped = false, None)
+    assert(matches(q, uninterrupted, events).isEmpty)
+    // Without the A at 0, {1, 100} is chosen and lies within the window; {1, 112} is chosen over {3, 112} and does not.
+    val rest = roundTrip(q, grouped = false, None)
+    assert(matches(q, rest, events.drop(1)).map(f => (f.start, f.end)) == Seq((1L, 2L)))
   }
 }
 

@@ -8,8 +8,7 @@ import io.sparkcer.engine.ceql._
  *  - an aggregate ranges over a variable that may bind several events, and `prev` needs a variable that repeats;
  *  - a condition with `prev(b.…)` names only b (its `b.attr` is then the current event of b);
  *  - a condition that relates each event of a repeating variable to other events keeps those events as long as the
- *    match is open: outside RMA's bounded expressions (Def. 3.2 of the RMA paper), so it needs a window;
- *  - NEXT, LAST and MAX compare runs that conditions keep apart, so they are refused with conditions.
+ *    match is open: outside RMA's bounded expressions (Def. 3.2 of the RMA paper), so it needs a window.
  */
 object Relations {
 
@@ -60,9 +59,6 @@ object Relations {
             s"before); it also names ${(others ++ c.aggregates.map(_.function.name + "(...)")).distinct.mkString(", ")}: " +
             "split it with AND into conditions of their own", pos, c.text.length)
       }
-      if (relates(c) && Set[Strategy](Strategy.Next, Strategy.Last, Strategy.Max).contains(query.strategy))
-        fail(s"SELECT ${query.strategy.keyword} is not supported with conditions relating events (${c.text}); " +
-          "write SELECT ALL, ANY or STRICT, with LIMIT n to bound the matches", pos, c.text.length)
     }
   }
 

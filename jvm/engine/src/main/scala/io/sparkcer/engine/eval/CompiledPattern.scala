@@ -14,7 +14,9 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  *
  * Conditions relating events choose the evaluator: equalities that a PCEA can key ([[PceaCompiler]]) run on one,
  * other chains of single events (or an OR of them) lazily ([[Chains]]) or with registers, whichever costs less on each partition
- * ([[ChainCost]]), anything else with registers on the automaton (RMA).
+ * ([[ChainCost]]), anything else with registers on the automaton (RMA). NEXT, LAST and MAX compare runs, which neither
+ * a PCEA nor the lazy chain keeps apart (both take SELECT ALL only): with conditions they run with registers, ranked
+ * ([[io.sparkcer.engine.rma.RankedRegisterRun]]) or compared by inclusion ([[io.sparkcer.engine.rma.MaximalRegisterRun]]).
  *
  * A NONE(...) that tests its event alone is part of the automaton (its skips exclude such events), so every evaluator
  * takes it. One whose conditions relate its event to the match's is judged by the lazy chain only, once the events
@@ -32,6 +34,8 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
 final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = true, equalityPcea: Boolean = true,
     chainsByCost: Boolean = true) {
   val strategy: Strategy = analyzed.query.strategy
+  /** NEXT and LAST: one match per event, the highest in the strategy's order among the runs of the NFA. */
+  val ranked: Boolean = strategy == Strategy.Next || strategy == Strategy.Last
   private val compiled: Nfa = NfaCompiler.compile(
     analyzed.query.pattern, analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text)
   /** The PCEA of the pattern's equalities, or why there is none (for EXPLAIN). */
@@ -55,7 +59,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
   private val placed =
     if (compiled.hasRegisters && pcea.isEmpty && judged.isEmpty && (chainShape.isEmpty || chainsByCost))
-      Some(Placement.place(compiled))
+      Some(Placement.place(compiled, ranked || strategy == Strategy.Max))
     else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
   val nfa: Nfa = placed.fold(compiled)(_.nfa)
@@ -83,7 +87,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    * whose matches no atom-to-atom check tells apart ([[Chains.mayRepeatRows]]); and in a
    * PCEA, whose runs are labelled by atoms, unless [[PceaPlan.rowsTellRunsApart]].
    */
-  val deduplicate: Boolean = strategy == Strategy.Max || (registers.isDefined && !rowsTellRunsApart) ||
+  val deduplicate: Boolean = strategy == Strategy.Max || (registers.isDefined && !ranked && !rowsTellRunsApart) ||
     chain.exists(c => c.alternatives.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || c.mayRepeatRows) ||
     pcea.exists(!_.rowsTellRunsApart)
 
@@ -175,8 +179,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
         case (None, Some(r)) => s", ${describe(r)}"
         case (None, None) => ""
       }) +
-      (if (registers.isDefined && deduplicate) ", and rows repeated by runs that unselected events or an OR of " +
-        "conditions keep apart dropped (counted)" else "") +
+      // MAX de-duplicates its rows whatever the path, as EXPLAIN does not say without conditions either.
+      (if (registers.isDefined && deduplicate && strategy != Strategy.Max) ", and rows repeated by runs that " +
+        "unselected events or an OR of conditions keep apart dropped (counted)" else "") +
       (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
@@ -198,5 +203,11 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
 
   private def describe(registers: RegisterProgram): String =
     s"${nfa.conditions.length} conditions relating events checked on ${registers.checks.length} transitions with " +
-      s"${registers.registers} registers (RMA), ${registers.growth}"
+      s"${registers.registers} registers (RMA), " +
+      (if (ranked) s"${strategy.keyword} over configurations (NFA state, registers) in priority order, kept past the " +
+        "window while they may outrank another (the strategy chooses before the window), so they grow with the stream"
+      else if (strategy == Strategy.Max) "MAX over sets of configurations (NFA state, registers): each run's own, " +
+        "those of runs marking the same events and those of larger runs, kept past the window (the strategy chooses " +
+        "before the window), so they grow with the stream"
+      else registers.growth)
 }

@@ -6,13 +6,14 @@ import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, Symbol
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.chain.{AdaptiveChainRun, ChainPath}
 import io.sparkcer.engine.pcea.PceaPartitionRun
-import io.sparkcer.engine.rma.{RegisterMachine, RegisterRun}
+import io.sparkcer.engine.rma.{MaximalRegisterRun, RankedRegisterRun, RegisterMachine, RegisterRun}
 import io.sparkcer.engine.tecs.{Enumerator, Tecs}
 
 /**
  * CORE's evaluation on tECS, for events given in stream order: each event is classified once against every guard,
  * routed to its partition, placed in the window, read by the partition's run ([[CeaRun]], CORE's Algorithm 1; or
- * [[PriorityRun]] for NEXT and LAST), and the matches it completes are reported; then CONSUME BY applies.
+ * [[PriorityRun]] for NEXT and LAST, [[RankedRegisterRun]] for them with conditions, [[MaximalRegisterRun]] for MAX
+ * with conditions), and the matches it completes are reported; then CONSUME BY applies.
  *
  * @param grouped the events arrive one partition after another (Spark sorts by the PARTITION BY keys): a new key
  *                means the previous partition is finished, so only one partition is ever held.
@@ -43,7 +44,8 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   /**
    * A run with no partial match over a partition's events: equalities a PCEA keys run on it, a chain with conditions
    * keeps events for a lazy search or runs with registers, whichever costs less on the partition, another pattern
-   * with conditions runs with registers, NEXT and LAST keep a priority order on the NFA, the others run the CEA.
+   * with conditions runs with registers (ranked under NEXT and LAST, by inclusion under MAX), NEXT and LAST keep a
+   * priority order on the NFA, the others run the CEA.
    */
   private def newRun(events: EventRing[E]): Run = pattern.strategy match {
     case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events, metrics.work)
@@ -54,6 +56,10 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
       }
       new AdaptiveChainRun(onPath, ChainPath.Lazy, metrics.work, metrics.chainDecisions)
     case _ if pattern.chain.isDefined => lazyChain(events)
+    case _ if pattern.registers.isDefined && pattern.ranked =>
+      new RankedRegisterRun(registers.get, pattern.strategy == Strategy.Last, events, enumerator, metrics.work)
+    case Strategy.Max if pattern.registers.isDefined =>
+      new MaximalRegisterRun(registers.get, events, enumerator, metrics.work)
     case _ if pattern.registers.isDefined => withRegisters(events)
     case Strategy.Next | Strategy.Last => new PriorityRun(orders, pattern.nfa.stateCount, enumerator, bound.nodes, metrics.work)
     case _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)

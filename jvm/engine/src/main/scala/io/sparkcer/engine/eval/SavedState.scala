@@ -14,7 +14,8 @@ object SavedState {
    * records the path its partition chose and the race in progress ([[io.sparkcer.engine.chain.AdaptiveChainRun]]).
    * 4: a PCEA's run records the events it keeps unread, and its nodes their union rank and witnesses. 5: an OR of
    * chains runs on the lazy chain too (it ran on registers alone), one chain's buffers per alternative
-   * ([[io.sparkcer.engine.chain.Chains]]).
+   * ([[io.sparkcer.engine.chain.Chains]]), and a NONE's; a partition's events end with those kept after the window
+   * (NEXT and LAST with conditions).
    */
   final val Format = 5
 

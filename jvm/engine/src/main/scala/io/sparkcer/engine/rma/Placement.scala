@@ -21,14 +21,17 @@ import io.sparkcer.engine.ceql.SlotFunction
  *    transitions that leave its scope, and, where the match may end inside the scope, on a final copy of the atom
  *    that ends it (the atom itself stays, not final, so that the run goes on).
  * No state is added but those final copies, as in the paper. Then the takes that a skip dominates are removed
- * ([[DominatedTakes]]), and what may still make the runs exponential in the window is named ([[RunGrowth]]).
+ * ([[DominatedTakes]]), unless the runs are compared (NEXT, LAST and MAX compare the complex events, with every
+ * event they mark, where removing a take keeps each row but not each complex event), and what may still make the runs
+ * exponential in the window is named ([[RunGrowth]]).
  */
 object Placement {
 
   /** The automaton with its checks and register actions, and what its registers are. */
   final case class Placed(nfa: Nfa, program: RegisterProgram)
 
-  def place(nfa: Nfa): Placed = new Builder(nfa).build()
+  /** @param ranked whether runs are compared by the events they mark (NEXT, LAST, MAX): then every take is kept */
+  def place(nfa: Nfa, ranked: Boolean = false): Placed = new Builder(nfa, ranked).build()
 
   /**
    * A scope's registers: per variable a single register, a hardest-event register or a list; the `prev` register;
@@ -41,7 +44,7 @@ object Placement {
         list.values.toSeq.sorted, accumulators)
   }
 
-  private final class Builder(nfa: Nfa) {
+  private final class Builder(nfa: Nfa, ranked: Boolean) {
     private var singles = 0
     private var lists = 0
     private val accumulators = mutable.ArrayBuffer.empty[(Int, Int)]
@@ -90,8 +93,9 @@ object Placement {
       })
       val finals = (0 until n).map(q => nfa.finals(q) && !copies.contains(q)) ++ copies.map(_ => true)
       val actions = labels.keys.toIndexedSeq.map(_._2)
-      val automaton = DominatedTakes.removed(new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1),
-        nfa.conditions, nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms), actions)
+      val placedNfa = new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1), nfa.conditions,
+        nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms)
+      val automaton = if (ranked) placedNfa else DominatedTakes.removed(placedNfa, actions)
       val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, actions, checks.keys.toIndexedSeq,
         nfa.guards.length, RunGrowth.perSubset(automaton, actions, subsetRegisters))
       Placed(automaton, program)

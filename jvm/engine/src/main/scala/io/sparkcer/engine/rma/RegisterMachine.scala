@@ -2,7 +2,7 @@ package io.sparkcer.engine.rma
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.automaton.{DeterministicCea, SymbolTable}
+import io.sparkcer.engine.automaton.{DeterministicCea, SymbolTable, Transition, TransitionCache}
 import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatchesException, Work}
 
 /**
@@ -13,7 +13,9 @@ import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatch
  * A run's symbol extends the event's guard bits with the outcome of each check on the transitions leaving its state,
  * evaluated against the run's registers: so the cached moves of the automaton serve every run, and a condition is
  * evaluated only where a transition that carries it can be taken. Each evaluation, one per combination of the events
- * its variables take, is one of [[Work.conditionChecks]].
+ * its variables take, is one of [[Work.conditionChecks]]. NEXT, LAST and MAX compare runs of single NFA states
+ * ([[RankedRegisterRun]], [[MaximalRegisterRun]]): for them a symbol is computed per NFA state ([[symbolAt]]) and
+ * the transitions it enables are cached alike ([[enabled]]).
  */
 final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program: RegisterProgram,
     reader: EventReader[E], val bound: MatchBound, work: Work) {
@@ -26,6 +28,10 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
   private val outputs = cea.nfa.labels.map(_.nonEmpty).toArray
   /** Per deterministic state: its checks, each with the guards (guard, negated) of the transitions carrying it. */
   private val checksOf = mutable.ArrayBuffer.empty[Array[(Int, Array[(Int, Boolean)])]]
+  /** The same per NFA state. */
+  private val checksOfNfaState = new Array[Array[(Int, Array[(Int, Boolean)])]](cea.nfa.stateCount)
+  /** Per NFA state and symbol, the transitions the symbol enables. */
+  private val enabledMoves = new TransitionCache[Array[Transition]]
 
   def addsToMatch(label: Int): Boolean = outputs(label)
 
@@ -36,11 +42,44 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       (if (program.perSubset.isEmpty) "" else s"${RegisterMachine.remedies}. ") +
       s"A shorter window (WITHIN) or PARTITION BY bounds them; or raise ${bound.setting}.")
 
+  /**
+   * Past the bound on what NEXT, LAST or MAX keeps of a partition: the runs that may still be chosen over another or
+   * contain another, those that started before the window included, since the strategy chooses before the window
+   * applies.
+   */
+  def tooManyKept(event: E, strategy: String, kept: Int): TooManyMatchesException = new TooManyMatchesException(
+    s"at the event at ${reader.describe(event)}, SELECT $strategy keeps $kept partial matches of its partition, more " +
+      s"than the bound ${bound.nodesSetting} (${bound.nodes}): with conditions relating events (" +
+      s"${cea.nfa.conditions.map(_.text).mkString(", ")}) a partial match is kept while it may still be chosen over " +
+      "another (NEXT, LAST) or contain another (MAX), even after it has left the window, because the strategy " +
+      "chooses among the matches of an event before the window drops them; so they grow with the stream, not the " +
+      "window. PARTITION BY keeps them per key; SELECT ALL with LIMIT n keeps none outside the window; or raise " +
+      s"${bound.nodesSetting}.")
+
   /** The symbol of an event for a run in deterministic state `state` with registers `registers`. */
-  def symbol(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int = {
+  def symbol(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int =
+    symbolWith(checksAt(state), guards, registers, events, position)
+
+  /** The symbol of an event for a run in NFA state `state` with registers `registers`. */
+  def symbolAt(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int = {
+    if (checksOfNfaState(state) == null) checksOfNfaState(state) = carriedBy(Seq(state))
+    symbolWith(checksOfNfaState(state), guards, registers, events, position)
+  }
+
+  /** The transitions of NFA state `state` that `symbol`, computed last by [[symbolAt]], enables. */
+  def enabled(state: Int, symbol: Int): Array[Transition] = {
+    var moves = enabledMoves.get(state, symbol)
+    if (moves == null) {
+      moves = cea.nfa.transitions(state).filter(_.enabledBy(bits)).toArray
+      enabledMoves.put(state, symbol, moves)
+    }
+    moves
+  }
+
+  private def symbolWith(checks: Array[(Int, Array[(Int, Boolean)])], guards: Array[Long], registers: Registers,
+      events: EventRing[E], position: Long): Int = {
     java.util.Arrays.fill(bits, 0L)
     System.arraycopy(guards, 0, bits, 0, guards.length)
-    val checks = checksAt(state)
     var i = 0
     while (i < checks.length) {
       val (check, carriers) = checks(i)
@@ -169,15 +208,18 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
 
   private def checksAt(state: Int): Array[(Int, Array[(Int, Boolean)])] = {
     while (checksOf.length <= state) checksOf += null
-    if (checksOf(state) == null) {
-      val carriers = for {
-        q <- cea.keyOf(state).toSeq
-        t <- cea.nfa.transitions(q)
-        c <- t.checks
-      } yield (c - program.guards) -> (t.guard -> t.negated)
-      checksOf(state) = carriers.groupBy(_._1).toArray.sortBy(_._1).map { case (c, ts) => c -> ts.map(_._2).distinct.toArray }
-    }
+    if (checksOf(state) == null) checksOf(state) = carriedBy(cea.keyOf(state).toSeq)
     checksOf(state)
+  }
+
+  /** The checks on the transitions leaving NFA states, each with the guards (guard, negated) of those carrying it. */
+  private def carriedBy(states: Seq[Int]): Array[(Int, Array[(Int, Boolean)])] = {
+    val carriers = for {
+      q <- states
+      t <- cea.nfa.transitions(q)
+      c <- t.checks
+    } yield (c - program.guards) -> (t.guard -> t.negated)
+    carriers.groupBy(_._1).toArray.sortBy(_._1).map { case (c, ts) => c -> ts.map(_._2).distinct.toArray }
   }
 }
 

@@ -294,7 +294,9 @@ object Generators {
        * Chains of single events with NONEs between them whose conditions relate their event to the events around
        * (`A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c`), the lazy chain's, over longer streams and wider windows.
        */
-      judgedExclusions: Boolean = false)
+      judgedExclusions: Boolean = false,
+      /** Every query selects with NEXT, LAST or MAX, which compare the runs that conditions keep apart. */
+      ranked: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -526,9 +528,6 @@ object Generators {
     relates(cond) && cond.prevVariables.isEmpty && cond.variables.exists(repeats(body, _))
   }
 
-  /** NEXT, LAST and MAX are refused with conditions relating events. */
-  def relatesEvents(c: Cel): Boolean = scopedConditions(c).exists(sc => relates(sc._2))
-
   /**
    * The rules of conditions relating events that the engine imposes, within the sub-formula `body` they filter.
    * Besides analysis's, the automaton compiler refuses a relating condition on a part of an iteration that may begin
@@ -580,7 +579,6 @@ object Generators {
       (!judged || (chainOfSingles(q.pattern) && q.strategy == Strategy.All && q.limit.isEmpty &&
         q.consumeBy == Consumption.Nothing && q.within.isDefined)) &&
       (q.within.isDefined || !needsWindow(q.pattern)) &&
-      (!relatesEvents(q.pattern) || Set[Strategy](Strategy.All, Strategy.Any, Strategy.Strict).contains(q.strategy)) &&
       (q.selection match {
         case Selection.Variables(items) =>
           items.nonEmpty && items.map(_.variable.value).distinct.size == items.size &&
@@ -927,13 +925,10 @@ object Generators {
         else if (features.orderComparisons) gen.ordered()
         else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
-      val strategy0 =
-        if (features.strategies && rnd.nextInt(3) != 0) pick(rnd, Strategy.values: _*) else Strategy.All
-      // NEXT, LAST and MAX are refused with conditions relating events.
       val strategy =
-        if (Seq(Strategy.Next, Strategy.Last, Strategy.Max).contains(strategy0) && relatesEvents(pattern))
-          pick(rnd, Strategy.All, Strategy.Any, Strategy.Strict)
-        else strategy0
+        if (features.ranked) pick(rnd, Strategy.Next, Strategy.Last, Strategy.Max)
+        else if (features.strategies && rnd.nextInt(3) != 0) pick(rnd, Strategy.values: _*)
+        else Strategy.All
       val vars = asVars(pattern)
       val selectable = (vars ++ definedVars(pattern).toSeq.sorted).distinct
       val selection =

@@ -1,0 +1,250 @@
+package io.sparkcer.engine.rma
+
+import java.io.{DataInput, DataOutput}
+
+import io.sparkcer.engine.automaton.{Nfa, Transition}
+import io.sparkcer.engine.eval.{EventRing, Run, Work}
+import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
+
+/**
+ * NEXT and LAST with conditions relating events, for one partition: the CEL paper's Algorithms 5 and 6 (what
+ * [[io.sparkcer.engine.eval.PriorityRun]] runs over NFA states) over RMA configurations, an NFA state with its
+ * registers. Configurations are kept in priority order, in groups that carry one complex event each, rebuilt per
+ * event: for NEXT the marking moves of each group, then its other moves, group after group; for LAST the marking
+ * moves of every group before any other move. Registers make a configuration's future depend on more than its state,
+ * so one is pruned only where a higher one has the same state and the same registers: then every continuation of the
+ * lower is one of the higher, and ≤next and ≤last keep the higher above it under any common extension. At an event
+ * the highest configuration in a final state holds the strategy's match, reported if it lies in the window.
+ *
+ * The strategy chooses before the window applies (CORE's clause order), so a configuration whose match started
+ * before the window is kept, without its tECS node, as long as it may still outrank another: its own matches are
+ * dropped by the window, and so are the matches it outranks. Its registers still name events by position, so the
+ * partition's [[EventRing]] keeps those events after the window lets them go ([[EventRing.keepExpired]]), and is told
+ * now and then which ones are still named. Such configurations grow with the stream, not the window (under NEXT the
+ * earliest start ranks highest, so every start before the window that can still complete a match stays); they count
+ * against the bound on a partition's partial matches ([[io.sparkcer.engine.eval.MatchBound.nodes]]).
+ *
+ * @param lastFirst LAST's order (else NEXT's)
+ * @param events    the partition's events: registers hold positions, and conditions read the events there
+ * @param work      counts each configuration moved with each move it tries, and the configurations visited to find
+ *                  the events still named (the machine counts the checks)
+ */
+final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirst: Boolean, events: EventRing[E],
+    enumerator: Enumerator, work: Work) extends Run {
+  import RankedRegisterRun._
+
+  private val nfa = machine.cea.nfa
+  private val tecs = new Tecs(maxNodes = machine.bound.nodes)
+  def liveNodes: Int = tecs.liveNodes
+  def maxOutputDepth: Int = tecs.maxOutputDepth
+  private var current = new Ranking
+  private var next = new Ranking
+  current.add(Nfa.Initial, machine.empty, NotStarted, 0L, opensGroup = true)
+  /** Per configuration of `current`, the transitions the event enables. */
+  private var enabled = new Array[Array[Transition]](8)
+  /** How many kept events may pile up before the run says which it still names. */
+  private var sweepAt = MinSweep
+  events.keepExpired()
+
+  def activeStates: Int = current.count
+
+  def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
+    tecs.reclaim(threshold)
+    tecs.beginEvent(key)
+    expireNodes(threshold)
+    if (enabled.length < current.count) enabled = new Array[Array[Transition]](current.count * 2)
+    var i = 0
+    while (i < current.count) {
+      val q = current.states(i)
+      enabled(i) = machine.enabled(q, machine.symbolAt(q, bits, current.registers(i), events, position))
+      i += 1
+    }
+    work.transitions += current.count
+    next.reset()
+    val step = new Step(position, key)
+    if (lastFirst) {
+      step.claim(0, current.count, marking = true)
+      step.claim(0, current.count, marking = false)
+    } else {
+      var g = 0
+      while (g < current.count) {
+        var end = g + 1
+        while (end < current.count && !current.opensGroup(end)) end += 1
+        step.claim(g, end, marking = true)
+        step.claim(g, end, marking = false)
+        g = end
+      }
+    }
+    if (next.count > machine.bound.nodes)
+      throw machine.tooManyKept(events(position), if (lastFirst) "LAST" else "NEXT", next.count)
+    val swap = current; current = next; next = swap
+    if (events.keptCount > sweepAt) sweep()
+    if (sink == null) 0 else output(threshold, sink)
+  }
+
+  /** The moves of one event from `current` into `next`, each tried once. */
+  private final class Step(position: Long, key: Long) {
+    private var bottom = -1
+
+    /** The moves that mark the event (or not) of the configurations `from` until `until`, as one group per group. */
+    def claim(from: Int, until: Int, marking: Boolean): Unit = {
+      var opens = true
+      var i = from
+      while (i < until) {
+        if (current.opensGroup(i)) opens = true
+        val moves = enabled(i)
+        var k = 0
+        while (k < moves.length) {
+          val t = moves(k)
+          if (t.marks == marking) {
+            work.transitions += 1
+            if (move(i, t, opens)) opens = false
+          }
+          k += 1
+        }
+        i += 1
+      }
+    }
+
+    /**
+     * Adds the configuration `t` leads configuration `i` to, unless a higher one holds it, opening a group if `opens`;
+     * whether it was added.
+     */
+    private def move(i: Int, t: Transition, opens: Boolean): Boolean = {
+      val registers = current.registers(i)
+      val after = if (t.marks) machine.after(t.label, registers, position, events) else registers
+      val base = current.nodes(i)
+      if (next.holds(t.target, after)) false
+      else {
+        val node =
+          if (base == Expired) Expired
+          else if (current.states(i) == Nfa.Initial && t.target == Nfa.Initial) NotStarted
+          else {
+            val from = if (base != NotStarted) base else { if (bottom < 0) bottom = tecs.newBottom(position, key); bottom }
+            if (t.marks && machine.addsToMatch(t.label)) tecs.extend(from, position, t.label) else from
+          }
+        val start = if (base == NotStarted) key else current.starts(i)
+        next.add(t.target, after, node, start, opens)
+        true
+      }
+    }
+  }
+
+  /**
+   * The highest configuration in a final state holds the strategy's match; none is reported when it started before
+   * the window (the match the strategy chose is the window's to drop).
+   */
+  private def output(threshold: Long, sink: MatchSink): Int = {
+    var i = 0
+    while (i < current.count && !nfa.finals(current.states(i))) i += 1
+    if (i < current.count && current.nodes(i) >= 0 && current.starts(i) > threshold)
+      enumerator.enumerate(tecs, current.nodes(i), threshold, sink)
+    else 0
+  }
+
+  /** Configurations whose match started at or below the threshold keep their rank but lose their tECS node. */
+  private def expireNodes(threshold: Long): Unit = {
+    var i = 0
+    while (i < current.count) {
+      if (current.nodes(i) >= 0 && current.starts(i) <= threshold) current.nodes(i) = Expired
+      i += 1
+    }
+  }
+
+  /** Tells the partition's events which positions the registers still name; amortized over the events kept since. */
+  private def sweep(): Unit = {
+    val named = new java.util.HashSet[java.lang.Long]
+    var i = 0
+    while (i < current.count) {
+      val r = current.registers(i)
+      r.singles.foreach(p => if (p >= 0) named.add(p))
+      r.lists.foreach { l =>
+        var rest = l
+        while (rest != null) { named.add(rest.head); rest = rest.tail }
+      }
+      i += 1
+    }
+    work.transitions += current.count
+    events.keepOnly(named)
+    sweepAt = math.max(MinSweep, 2 * events.keptCount)
+  }
+
+  def expire(threshold: Long): Unit = {
+    tecs.reclaim(threshold)
+    expireNodes(threshold)
+  }
+
+  /** Every configuration is saved, those past the window too: they still decide what wins later. */
+  def save(out: DataOutput): Unit = {
+    tecs.save(out)
+    out.writeInt(current.count)
+    for (i <- 0 until current.count) {
+      out.writeInt(current.states(i))
+      current.registers(i).save(out, machine.saveAccumulator)
+      out.writeInt(current.nodes(i))
+      out.writeLong(current.starts(i))
+      out.writeBoolean(current.opensGroup(i))
+    }
+  }
+
+  def load(in: DataInput): Unit = {
+    tecs.load(in)
+    current.reset()
+    for (_ <- 0 until in.readInt()) {
+      val state = in.readInt()
+      require(state < nfa.stateCount, s"the saved run is in automaton state $state, this query's automaton has " +
+        s"${nfa.stateCount}: the query changed")
+      val registers = Registers.load(machine.program, in, machine.loadAccumulator)
+      val node = in.readInt()
+      val start = in.readLong()
+      current.add(state, registers, node, start, in.readBoolean())
+    }
+  }
+
+  /**
+   * Configurations in priority order, highest first, each with the tECS node of its match ([[NotStarted]] before
+   * one begins, [[Expired]] once it started before the window) and the window key of its start; `opensGroup` marks
+   * the first of each group. Found by state and registers, so that a lower one is not added.
+   */
+  private final class Ranking {
+    var count = 0
+    var states = new Array[Int](8)
+    var registers = new Array[Registers](8)
+    var nodes = new Array[Int](8)
+    var starts = new Array[Long](8)
+    var opensGroup = new Array[Boolean](8)
+    private val index = new java.util.HashSet[RunKey]()
+
+    def reset(): Unit = { count = 0; index.clear() }
+
+    def holds(state: Int, regs: Registers): Boolean = index.contains(new RunKey(state, regs))
+
+    /** Adds a configuration below the others; it opens a group when it is the first its group adds. */
+    def add(state: Int, regs: Registers, node: Int, start: Long, opensGroup: Boolean): Unit = {
+      if (count == states.length) grow()
+      states(count) = state
+      registers(count) = regs
+      nodes(count) = node
+      starts(count) = start
+      this.opensGroup(count) = opensGroup
+      index.add(new RunKey(state, regs))
+      count += 1
+    }
+
+    private def grow(): Unit = {
+      val n = count * 2
+      states = java.util.Arrays.copyOf(states, n)
+      registers = java.util.Arrays.copyOf(registers, n)
+      nodes = java.util.Arrays.copyOf(nodes, n)
+      starts = java.util.Arrays.copyOf(starts, n)
+      opensGroup = java.util.Arrays.copyOf(opensGroup, n)
+    }
+  }
+}
+
+private object RankedRegisterRun {
+  final val NotStarted = -2
+  final val Expired = -1
+  /** The fewest kept events worth a sweep. */
+  final val MinSweep = 64
+}

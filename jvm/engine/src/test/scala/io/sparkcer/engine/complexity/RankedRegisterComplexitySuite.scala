@@ -1,0 +1,90 @@
+package io.sparkcer.engine.complexity
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.engine.LocalEngine
+import io.sparkcer.engine.eval.{MatchBound, TooManyMatchesException}
+
+/**
+ * NEXT, LAST and MAX with conditions relating events ([[io.sparkcer.engine.rma.RankedRegisterRun]],
+ * [[io.sparkcer.engine.rma.MaximalRegisterRun]]), checked by counting
+ * work ([[io.sparkcer.engine.eval.Work]]), never by timing. The strategy chooses before the window applies, so the
+ * configurations NEXT and LAST keep do not depend on the window at all (MAX's only through the runs whose own matches
+ * are in it): the update work per event stays flat as the window grows 10x and 100x, and only the output does. What they depend on is the stream: where configurations do not accumulate
+ * (short partitions, contiguous patterns) the work per event is small; where they do, the bound on a partition's
+ * partial matches stops the query, naming the cause and what to write instead.
+ */
+class RankedRegisterComplexitySuite extends AnyFunSuite {
+  import WorkProbe._
+
+  private val T = 10
+
+  /** How much more the update work per event may grow than not at all (sweeps of kept events vary a little). */
+  private val Slack = 1.5
+
+  /**
+   * Runs `query(w)` for w in T, 10T, 100T; checks that the update work per event stays within [[Slack]] of the
+   * narrowest window's, that the configurations held are the same whatever the window (NEXT and LAST, whose every
+   * configuration is kept while it may outrank; MAX drops a run once its own partial matches have left the window,
+   * keeping only the larger ones that hide them), that nothing is dropped, and that enumeration is linear in the
+   * output.
+   */
+  private def flatOverWindows(query: Int => String, events: => Iterator[Array[Any]], sameRuns: Boolean): Seq[Measure] = {
+    val windows = Seq(T, 10 * T, 100 * T)
+    val measures = windows.map(w => measure(query(w), events))
+    info(windows.zip(measures).map { case (w, m) => s"window $w: $m" }.mkString("\n"))
+    assert(measures.head.path.contains("configurations (NFA state, registers)"), measures.head.path)
+    assert(measures.last.rows > 0, "the workload should match, or it tests nothing")
+    for (m <- measures.tail)
+      assert(m.updatePerEvent <= Slack * measures.head.updatePerEvent,
+        f"update work per event grew from ${measures.head.updatePerEvent}%.2f to ${m.updatePerEvent}%.2f")
+    if (sameRuns) assert(measures.map(_.metrics.peakActiveStates).distinct.size == 1,
+      s"configurations held per window: ${measures.map(_.metrics.peakActiveStates)}")
+    for ((w, m) <- windows.zip(measures)) {
+      assert(m.metrics.work.dropped == 0, s"${m.metrics.work.dropped} complex events enumerated to be dropped at window $w")
+      assert(m.enumerationPerOutput <= 2.0, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at window $w")
+    }
+    measures
+  }
+
+  for (strategy <- Seq("NEXT", "LAST", "MAX")) {
+    test(s"$strategy, a ; b related, PARTITION BY over short partitions: work flat in the window, more rows") {
+      // 500 keys over 5,000 events: about 10 events per partition, hundreds of positions apart.
+      val measures = flatOverWindows(
+        w => s"SELECT $strategy * FROM S WHERE A AS a ; B AS b FILTER a.v < b.v PARTITION BY k WITHIN $w [ts]",
+        stream(5000, keys = 500), sameRuns = strategy != "MAX")
+      assert(measures.last.rows > measures.head.rows, "a wider window should drop fewer of the chosen matches")
+      assert(measures.head.metrics.peakActiveStates <= 40, measures.head.toString)
+    }
+
+    test(s"$strategy, a : b+ related, contiguous: configurations die as they are passed, work flat in the window") {
+      val measures = flatOverWindows(
+        w => s"SELECT $strategy * FROM S WHERE A AS a : (B AS b):+ FILTER b.v > a.v WITHIN $w [ts]", stream(5000),
+        sameRuns = strategy != "MAX")
+      assert(measures.head.metrics.peakActiveStates <= 10, measures.head.toString)
+    }
+  }
+
+  test("configurations that accumulate with the stream stop at the bound, naming the cause and what to write") {
+    // Unpartitioned, every A waits for a dearer B for good: NEXT keeps one configuration per A, past the window too.
+    val query = "SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER a.v < b.v WITHIN 10 [ts]"
+    val bound = MatchBound(MatchBound.DefaultPerEvent, "--matches", nodes = 500, nodesSetting = "--nodes")
+    val error = intercept[TooManyMatchesException](measure(query, stream(5000), bound = bound))
+    for (part <- Seq("SELECT NEXT keeps 501 partial matches", "more than the bound --nodes (500)", "(a.v < b.v)",
+        "even after it has left the window", "PARTITION BY", "SELECT ALL with LIMIT n", "raise --nodes"))
+      assert(error.getMessage.contains(part), s"'$part' in: ${error.getMessage}")
+    // The same under the default bound runs, with one configuration per A held (a quarter of the events).
+    val m = measure(query, stream(5000))
+    assert(m.metrics.peakActiveStates > 1000, m.toString)
+    // MAX keeps them too: every run begun is larger than the runs not yet begun, and may hide a later one.
+    val max = intercept[TooManyMatchesException](measure(query.replace("NEXT", "MAX"), stream(5000), bound = bound))
+    assert(max.getMessage.contains("SELECT MAX keeps") && max.getMessage.contains("contain another (MAX)"), max.getMessage)
+  }
+
+  test("EXPLAIN names the path: registers, the strategy over configurations, kept past the window") {
+    val explained = LocalEngine.compile(
+      "SELECT LAST * FROM S WHERE A AS a ; B AS b FILTER a.v < b.v WITHIN 10 [ts]", columns).pattern.describe
+    assert(explained.contains("registers (RMA), LAST over configurations (NFA state, registers) in priority order, " +
+      "kept past the window while they may outrank another"), explained)
+  }
+}
