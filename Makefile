@@ -74,7 +74,7 @@ bench: $(VENV)/.installed $(ENGINE_CLASSPATH)
 	$(PYTHON) bench/spark_bench.py $(ARGS)
 
 bench-engine:
-	$(SBT) "bench/run $(STOCKS) $(ARGS)"
+	$(SBT) "$(strip bench/run $(STOCKS) $(ARGS))"
 
 # CEQL on a file stream of the trace against the same query on the table, with the state's size per batch.
 bench-stream: $(VENV)/.installed
