@@ -12,9 +12,11 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
  * registers. Configurations are kept in priority order, in groups that carry one complex event each, rebuilt per
  * event: for NEXT the marking moves of each group, then its other moves, group after group; for LAST the marking
  * moves of every group before any other move. Registers make a configuration's future depend on more than its state,
- * so one is pruned only where a higher one has the same state and the same registers: then every continuation of the
- * lower is one of the higher, and ≤next and ≤last keep the higher above it under any common extension. At an event
- * the highest configuration in a final state holds the strategy's match, reported if it lies in the window.
+ * so one is pruned only where a higher one has the same state and registers that make every condition ahead at least
+ * as easy (the same registers, or events no harder to satisfy in an order comparison: [[Dominance]]): then every
+ * continuation of the lower is one of the higher, and ≤next and ≤last keep the higher above it under any common
+ * extension. At an event the highest configuration in a final state holds the strategy's match, reported if it lies
+ * in the window.
  *
  * The strategy chooses before the window applies (CORE's clause order), so a configuration whose match started
  * before the window is kept, without its tECS node, as long as it may still outrank another: its own matches are
@@ -114,7 +116,10 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
       val registers = current.registers(i)
       val after = if (t.marks) machine.after(t.label, registers, position, events) else registers
       val base = current.nodes(i)
-      if (next.holds(t.target, after)) false
+      // A move that changes neither state nor registers (a skip) was checked against every configuration above it
+      // when it was made; only those made since, by changing moves, can dominate it now.
+      val changed = t.marks || t.target != current.states(i)
+      if (next.holds(t.target, after) || dominated(t.target, after, changed)) false
       else {
         val node =
           if (base == Expired) Expired
@@ -124,10 +129,21 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
             if (t.marks && machine.addsToMatch(t.label)) tecs.extend(from, position, t.label) else from
           }
         val start = if (base == NotStarted) key else current.starts(i)
-        next.add(t.target, after, node, start, opens)
+        next.add(t.target, after, node, start, opens, changed)
         true
       }
     }
+  }
+
+  /**
+   * Whether a configuration already in `next` (so ranked higher) in the same state makes every condition ahead at least
+   * as easy ([[Dominance]]): then each continuation of this one is one of that one's, ranked below it, never chosen.
+   * Only the configurations made by changing moves are compared with one that did not change (see [[Step]]).
+   */
+  private def dominated(state: Int, registers: Registers, changed: Boolean): Boolean = machine.dominance.compares && {
+    var j = next.first(state, changed)
+    while (j >= 0 && !machine.noHarder(next.registers(j), registers, events)) j = next.after(j, changed)
+    j >= 0
   }
 
   /**
@@ -214,13 +230,38 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
     var starts = new Array[Long](8)
     var opensGroup = new Array[Boolean](8)
     private val index = new java.util.HashSet[RunKey]()
+    /**
+     * Per NFA state its configurations, highest first, as a list through `below` (-1 ends it), `last` its lowest; and
+     * likewise those made by a move that changed their state or registers (`freshTop`, `freshBelow`, `freshLast`).
+     */
+    private val top = Array.fill(nfa.stateCount)(-1)
+    private val last = Array.fill(nfa.stateCount)(-1)
+    private var below = new Array[Int](8)
+    private val freshTop = Array.fill(nfa.stateCount)(-1)
+    private val freshLast = Array.fill(nfa.stateCount)(-1)
+    private var freshBelow = new Array[Int](8)
 
-    def reset(): Unit = { count = 0; index.clear() }
+    def reset(): Unit = {
+      for (i <- 0 until count) {
+        val q = states(i)
+        top(q) = -1; last(q) = -1; freshTop(q) = -1; freshLast(q) = -1
+      }
+      count = 0
+      index.clear()
+    }
+
+    /** The highest configuration in `state` (of those made by a changing move, unless `all`), or -1. */
+    def first(state: Int, all: Boolean): Int = if (all) top(state) else freshTop(state)
+    /** The configuration below `i` in its state (of those made by a changing move, unless `all`), or -1. */
+    def after(i: Int, all: Boolean): Int = if (all) below(i) else freshBelow(i)
 
     def holds(state: Int, regs: Registers): Boolean = index.contains(new RunKey(state, regs))
 
-    /** Adds a configuration below the others; it opens a group when it is the first its group adds. */
-    def add(state: Int, regs: Registers, node: Int, start: Long, opensGroup: Boolean): Unit = {
+    /**
+     * Adds a configuration below the others; it opens a group when it is the first its group adds. `fresh`: its move
+     * changed its state or registers (a saved one counts as such).
+     */
+    def add(state: Int, regs: Registers, node: Int, start: Long, opensGroup: Boolean, fresh: Boolean = true): Unit = {
       if (count == states.length) grow()
       states(count) = state
       registers(count) = regs
@@ -228,6 +269,14 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
       starts(count) = start
       this.opensGroup(count) = opensGroup
       index.add(new RunKey(state, regs))
+      below(count) = -1
+      if (top(state) < 0) top(state) = count else below(last(state)) = count
+      last(state) = count
+      freshBelow(count) = -1
+      if (fresh) {
+        if (freshTop(state) < 0) freshTop(state) = count else freshBelow(freshLast(state)) = count
+        freshLast(state) = count
+      }
       count += 1
     }
 
@@ -238,6 +287,8 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
       nodes = java.util.Arrays.copyOf(nodes, n)
       starts = java.util.Arrays.copyOf(starts, n)
       opensGroup = java.util.Arrays.copyOf(opensGroup, n)
+      below = java.util.Arrays.copyOf(below, n)
+      freshBelow = java.util.Arrays.copyOf(freshBelow, n)
     }
   }
 }

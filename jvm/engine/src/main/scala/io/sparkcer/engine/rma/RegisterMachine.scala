@@ -35,6 +35,16 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
 
   def addsToMatch(label: Int): Boolean = outputs(label)
 
+  /** When one run's registers make every condition ahead at least as easy as another's ([[Dominance]]). */
+  val dominance: Dominance = Dominance.of(program, cea.nfa.conditions)
+
+  /** Whether registers `y` make every condition ahead at least as easy as `x`; each comparison a condition check. */
+  def noHarder(y: Registers, x: Registers, events: EventRing[E]): Boolean =
+    dominance.noHarder(y, x, (condition, side, a, b) => {
+      work.conditionChecks += 1
+      reader.compareHardness(condition, side, events(a), events(b))
+    })
+
   /** Past the bound on the runs of a partition: where it happened, what keeps the runs apart, what to write instead. */
   def tooManyRuns(event: E): TooManyMatchesException = new TooManyMatchesException(
     s"the event at ${reader.describe(event)} leaves more than ${bound.perEvent} partial matches that its conditions " +
