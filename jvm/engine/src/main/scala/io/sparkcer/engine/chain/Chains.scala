@@ -46,6 +46,13 @@ final case class Chains(alternatives: IndexedSeq[ChainPlan]) {
   }
 
   /**
+   * Per alternative k, each earlier alternative that may have its matches, with its atom for each of k's
+   * ([[correspondence]]): found once for the query, not for each partition's run.
+   */
+  private[chain] lazy val sharing: IndexedSeq[IndexedSeq[(Int, Array[Int])]] =
+    alternatives.indices.map(k => (0 until k).flatMap(j => correspondence(j, k).map(j -> _)))
+
+  /**
    * Whether two alternatives bind the same variables but with atoms alike (two binding none), so that no atom-to-atom
    * check tells whether one has the other's match: their rows are then de-duplicated instead.
    */
@@ -108,7 +115,7 @@ private final class ChainAlternativesRun[E <: AnyRef](chains: Chains, reader: Ev
     val built = new Array[ChainRun[E]](chains.alternatives.length)
     for (k <- built.indices) {
       // Per earlier alternative that may have this one's matches: its run, and its atom for each of this one's.
-      val earlier = (0 until k).flatMap(j => chains.correspondence(j, k).map(built(j) -> _)).toArray
+      val earlier = chains.sharing(k).map { case (j, atomOf) => built(j) -> atomOf }.toArray
       val asEarlier = new Array[Long](chains.alternatives(k).atoms.length)
       built(k) = new ChainRun(chains.alternatives(k), reader, events, work, reportedBefore =
         if (earlier.isEmpty) ChainRun.Unshared

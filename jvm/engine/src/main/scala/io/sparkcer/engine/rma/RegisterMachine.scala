@@ -39,11 +39,18 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
   val dominance: Dominance = Dominance.of(program, cea.nfa.conditions)
 
   /** Whether registers `y` make every condition ahead at least as easy as `x`; each comparison a condition check. */
-  def noHarder(y: Registers, x: Registers, events: EventRing[E]): Boolean =
-    dominance.noHarder(y, x, (condition, side, a, b) => {
+  def noHarder(y: Registers, x: Registers, events: EventRing[E]): Boolean = dominance.noHarder(y, x, hardness.of(events))
+
+  /** The hardness of two positions' events, for [[Dominance]]: one instance, pointed at each partition's events. */
+  private final class Hardness extends ((Int, Int, Long, Long) => Int) {
+    private var events: EventRing[E] = _
+    def of(events: EventRing[E]): Hardness = { this.events = events; this }
+    def apply(condition: Int, side: Int, a: Long, b: Long): Int = {
       work.conditionChecks += 1
       reader.compareHardness(condition, side, events(a), events(b))
-    })
+    }
+  }
+  private val hardness = new Hardness
 
   /** Past the bound on the runs of a partition: where it happened, what keeps the runs apart, what to write instead. */
   def tooManyRuns(event: E): TooManyMatchesException = new TooManyMatchesException(
