@@ -43,7 +43,7 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int,
 
     // Lines 7-8: a run may begin at this event, from a bottom node of its own.
     val begin = cea.moves(preStart, symbol, bits)
-    if (!begin.isEmpty) execTrans(begin, null, tecs.newBottom(position, key), key, position, threshold)
+    if (!begin.isEmpty) execTrans(begin, -1, tecs.newBottom(position, key), key, position, threshold)
     preStart = begin.nextPreStart
 
     // Lines 9-10: every active state moves its partial matches on, in the order the states were first reached.
@@ -53,8 +53,7 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int,
       partial.expire(threshold)
       if (!partial.isEmpty) {
         work.transitions += partial.length
-        execTrans(cea.moves(current.states(i), symbol, bits), partial, current.merged(i, tecs, threshold),
-          partial.maxStart, position, threshold)
+        execTrans(cea.moves(current.states(i), symbol, bits), i, -1, partial.maxStart, position, threshold)
       }
       i += 1
     }
@@ -65,21 +64,23 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int,
   }
 
   /**
-   * ExecTrans (lines 13-21): `node` stands for every partial match of one state (`partial`, or a new bottom node
-   * when `partial` is null), `maxStart` its latest start; the event moves them to the target of each of the state's
-   * moves, extended by the event where the move marks it with a selected variable. Add (lines 22-27) is
-   * `States.list`, which opens a target's union-list on first use, then [[UnionList.add]] or, for an extended
-   * node, [[UnionList.insert]].
+   * ExecTrans (lines 13-21): the partial matches of the active state in slot `slot` of `current` (with `slot` -1, the
+   * new bottom node `bottom`), `maxStart` their latest start, move to the target of each of the state's moves,
+   * extended by the event where the move marks it with a selected variable. Add (lines 22-27) is `States.list`,
+   * which opens a target's union-list on first use, then [[RunSlots.addTo]] or, for an extended node,
+   * [[UnionList.insert]]; the slot's merged node (line 14) is made only when a move needs it.
    */
-  private def execTrans(moves: Moves, partial: UnionList, node: Int, maxStart: Long, position: Long,
+  private def execTrans(moves: Moves, slot: Int, bottom: Int, maxStart: Long, position: Long,
       threshold: Long): Unit = {
     work.transitions += 1 + moves.markTargets.length
-    if (moves.unmarked >= 0) next.list(moves.unmarked).add(tecs, partial, node, maxStart, threshold)
+    if (moves.unmarked >= 0) current.addTo(next.list(moves.unmarked), slot, bottom, maxStart, tecs, threshold)
     var k = 0
     while (k < moves.markTargets.length) {
       val label = moves.markLabels(k)
-      if (label == 0) next.list(moves.markTargets(k)).add(tecs, partial, node, maxStart, threshold)
-      else next.list(moves.markTargets(k)).insert(tecs, tecs.extend(node, position, label), maxStart, threshold)
+      val target = next.list(moves.markTargets(k))
+      if (label == 0) current.addTo(target, slot, bottom, maxStart, tecs, threshold)
+      else target.insert(tecs, tecs.extend(current.node(slot, bottom, tecs, threshold), position, label), maxStart,
+        threshold)
       k += 1
     }
   }

@@ -50,7 +50,7 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
     val step = new Step(bits, position)
 
     val begin = step.moves(preStart)
-    if (!begin.isEmpty) execTrans(begin, null, tecs.newBottom(position, key), key, position, threshold)
+    if (!begin.isEmpty) execTrans(begin, -1, tecs.newBottom(position, key), key, position, threshold)
     preStart = begin.nextPreStart.get
 
     var i = 0
@@ -59,8 +59,7 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
       partial.expire(threshold)
       if (!partial.isEmpty) {
         work.transitions += partial.length
-        execTrans(step.moves(current.triples(i)), partial, current.merged(i, tecs, threshold), partial.maxStart,
-          position, threshold)
+        execTrans(step.moves(current.triples(i)), i, -1, partial.maxStart, position, threshold)
       }
       i += 1
     }
@@ -73,13 +72,15 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
   }
 
   /** CORE's ExecTrans, as [[io.sparkcer.engine.eval.CeaRun]] does it, onto the runs found by triple. */
-  private def execTrans(moves: Moves, partial: UnionList, node: Int, maxStart: Long, position: Long,
+  private def execTrans(moves: Moves, slot: Int, bottom: Int, maxStart: Long, position: Long,
       threshold: Long): Unit = {
     work.transitions += 1 + moves.marks.length
-    moves.unmarked.foreach(next.list(_).add(tecs, partial, node, maxStart, threshold))
+    moves.unmarked.foreach(target => current.addTo(next.list(target), slot, bottom, maxStart, tecs, threshold))
     for ((label, target) <- moves.marks)
-      if (machine.addsToMatch(label)) next.list(target).insert(tecs, tecs.extend(node, position, label), maxStart, threshold)
-      else next.list(target).add(tecs, partial, node, maxStart, threshold)
+      if (machine.addsToMatch(label))
+        next.list(target).insert(tecs, tecs.extend(current.node(slot, bottom, tecs, threshold), position, label),
+          maxStart, threshold)
+      else current.addTo(next.list(target), slot, bottom, maxStart, tecs, threshold)
   }
 
   /**

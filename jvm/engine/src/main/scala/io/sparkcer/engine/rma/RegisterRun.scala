@@ -37,7 +37,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     // A run may begin at this event, with empty registers, from a bottom node of its own.
     val start = machine.empty
     val begin = cea.moves(cea.initial, machine.symbol(cea.initial, bits, start, events, position), machine.bits)
-    if (!begin.isEmpty) step(begin, start, null, tecs.newBottom(position, key), key, position, threshold)
+    if (!begin.isEmpty) step(begin, start, -1, tecs.newBottom(position, key), key, position, threshold)
 
     var i = 0
     while (i < current.count) {
@@ -49,7 +49,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
         val moves = cea.moves(current.states(i), machine.symbol(current.states(i), bits, registers, events, position),
           machine.bits)
         if (!moves.isEmpty)
-          step(moves, registers, partial, current.merged(i, tecs, threshold), partial.maxStart, position, threshold)
+          step(moves, registers, i, -1, partial.maxStart, position, threshold)
       }
       i += 1
     }
@@ -60,20 +60,22 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
   }
 
   /**
-   * ExecTrans with registers: each marking move writes the event into the registers its label names. `partial` is
-   * the run's union-list (null for a run that begins at this event, from `node`, a bottom node); a move that adds
-   * nothing to the match hands it on as CeaRun does ([[UnionList.add]]).
+   * ExecTrans with registers: each marking move writes the event into the registers its label names. `slot` is the
+   * run's slot in `current` (-1 for a run that begins at this event, from `bottom`, a bottom node); a move that adds
+   * nothing to the match hands its matches on as CeaRun does ([[io.sparkcer.engine.tecs.RunSlots.addTo]]).
    */
-  private def step(moves: io.sparkcer.engine.automaton.Moves, registers: Registers, partial: UnionList, node: Int,
+  private def step(moves: io.sparkcer.engine.automaton.Moves, registers: Registers, slot: Int, bottom: Int,
       maxStart: Long, position: Long, threshold: Long): Unit = {
     work.transitions += 1 + moves.markTargets.length
-    if (moves.unmarked >= 0) next.list(moves.unmarked, registers).add(tecs, partial, node, maxStart, threshold)
+    if (moves.unmarked >= 0)
+      current.addTo(next.list(moves.unmarked, registers), slot, bottom, maxStart, tecs, threshold)
     var k = 0
     while (k < moves.markTargets.length) {
       val label = moves.markLabels(k)
       val target = next.list(moves.markTargets(k), machine.after(label, registers, position, events))
-      if (machine.addsToMatch(label)) target.insert(tecs, tecs.extend(node, position, label), maxStart, threshold)
-      else target.add(tecs, partial, node, maxStart, threshold)
+      if (machine.addsToMatch(label))
+        target.insert(tecs, tecs.extend(current.node(slot, bottom, tecs, threshold), position, label), maxStart, threshold)
+      else current.addTo(target, slot, bottom, maxStart, tecs, threshold)
       k += 1
     }
   }

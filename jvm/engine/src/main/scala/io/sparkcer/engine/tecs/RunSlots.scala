@@ -30,6 +30,22 @@ abstract class RunSlots {
     count - 1
   }
 
+  /**
+   * Add (lines 22-27 of CORE's Algorithm 1) of the partial matches of slot `i` (with `i` -1, of the run that begins at
+   * this event, the bottom node `bottom`), moved without being extended, into `target`, a list of the next event's
+   * slots: a list reached for the first time at this event takes the slot's entries, as the paper hands the list itself
+   * on, so that its first node is never a union; a list reached before takes the slot's merged node, made only then.
+   * A state whose every move leaves its matches as they are (most, in a sequence waiting for its next event) so builds
+   * no union node at all.
+   */
+  final def addTo(target: UnionList, i: Int, bottom: Int, maxStart: Long, tecs: Tecs, threshold: Long): Unit =
+    if (i >= 0 && target.isEmpty) target.takeEntries(lists(i), threshold)
+    else target.insert(tecs, node(i, bottom, tecs, threshold), maxStart, threshold)
+
+  /** The node that stands for the partial matches of slot `i`, or `bottom` when `i` is -1 (see [[addTo]]). */
+  final def node(i: Int, bottom: Int, tecs: Tecs, threshold: Long): Int =
+    if (i < 0) bottom else merged(i, tecs, threshold)
+
   /** The list of slot i as one node, computed once per event (marking moves and output both need it). */
   final def merged(i: Int, tecs: Tecs, threshold: Long): Int = {
     if (mergedNodes(i) < 0) mergedNodes(i) = lists(i).merge(tecs, threshold)

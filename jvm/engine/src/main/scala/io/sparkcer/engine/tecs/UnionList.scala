@@ -21,34 +21,29 @@ final class UnionList {
   def key(i: Int): Long = keys(i)
   def clear(): Unit = size = 0
 
-  /**
-   * Add (lines 22-27 of CORE's Algorithm 1) of the partial matches of `source`, merged into `node`, moved without
-   * being extended: a list reached for the first time at this event takes the source's entries (the paper hands the
-   * list itself on), so that its first node is not a union; a list reached before takes the merged node. Without a
-   * source (`node` is a run's new bottom node), the node is inserted.
-   */
-  def add(tecs: Tecs, source: UnionList, node: Int, maxStart: Long, threshold: Long): Unit =
-    if (size > 0 || source == null) insert(tecs, node, maxStart, threshold)
-    else {
-      source.expire(threshold)
-      if (source.size > nodes.length) { nodes = new Array[Int](source.size); keys = new Array[Long](source.size) }
-      System.arraycopy(source.nodes, 0, nodes, 0, source.size)
-      System.arraycopy(source.keys, 0, keys, 0, source.size)
-      size = source.size
-    }
+  /** Add into an empty list (`RunSlots.addTo`): it takes the entries of `source` that are still in the window. */
+  def takeEntries(source: UnionList, threshold: Long): Unit = {
+    source.expire(threshold)
+    if (source.size > nodes.length) { nodes = new Array[Int](source.size); keys = new Array[Long](source.size) }
+    System.arraycopy(source.nodes, 0, nodes, 0, source.size)
+    System.arraycopy(source.keys, 0, keys, 0, source.size)
+    size = source.size
+  }
 
   /**
    * insert(ul, n) of the paper: adds a safe node whose maximum start is at most the first node's, dropping whatever has
-   * fallen out of the window. Into an empty list only a node that is not a union may go ([[add]] hands a union's
-   * entries on instead): a bottom node, or one that an event extends.
+   * fallen out of the window. Into an empty list only a node that is not a union may go (`RunSlots.addTo` hands a
+   * union's entries on instead): a bottom node, or one that an event extends.
    */
   def insert(tecs: Tecs, node: Int, maxStart: Long, threshold: Long): Unit = {
     if (maxStart <= threshold) return
     if (size == 0) {
-      require(!tecs.isUnion(node), "a union-list's first node is not a union (CORE's Algorithm 1)")
+      // CORE's invariants, checked without the closure that `require`'s message would allocate on this hot path.
+      if (tecs.isUnion(node)) throw new IllegalStateException("a union-list's first node is not a union (CORE's Algorithm 1)")
       put(0, node, maxStart)
     } else {
-      require(maxStart <= keys(0), s"a node that starts at $maxStart after the union-list's first, at ${keys(0)}")
+      if (maxStart > keys(0))
+        throw new IllegalStateException(s"a node that starts at $maxStart after the union-list's first, at ${keys(0)}")
       var i = 1
       while (i < size && keys(i) > maxStart) i += 1
       if (i < size && keys(i) == maxStart) nodes(i) = tecs.unionSafe(nodes(i), node, threshold)
