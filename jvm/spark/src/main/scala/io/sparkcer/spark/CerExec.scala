@@ -39,7 +39,7 @@ case class CerExec(
     "transitions" -> SQLMetrics.createMetric(sparkContext, "run transitions"),
     "conditionChecks" -> SQLMetrics.createMetric(sparkContext, "conditions checked"),
     "indexProbes" -> SQLMetrics.createMetric(sparkContext, "index probes"),
-    "unionCopies" -> SQLMetrics.createMetric(sparkContext, "union copies"),
+    "unionNodes" -> SQLMetrics.createMetric(sparkContext, "union nodes made"),
     "bufferVisits" -> SQLMetrics.createMetric(sparkContext, "buffered events visited"),
     "enumerationSteps" -> SQLMetrics.createMetric(sparkContext, "enumeration steps"),
     "droppedMatches" -> SQLMetrics.createMetric(sparkContext, "complex events enumerated and dropped"),
@@ -103,7 +103,7 @@ case class CerExec(
         longMetric("transitions") += m.work.transitions
         longMetric("conditionChecks") += m.work.conditionChecks
         longMetric("indexProbes") += m.work.indexProbes
-        longMetric("unionCopies") += m.work.unionCopies
+        longMetric("unionNodes") += m.work.unionNodes
         longMetric("bufferVisits") += m.work.bufferVisits
         longMetric("enumerationSteps") += m.work.enumerationSteps
         longMetric("droppedMatches") += m.work.dropped

@@ -13,6 +13,8 @@ import scala.collection.mutable
 final class Moves(val unmarked: Int, val markLabels: Array[Int], val markTargets: Array[Int], val nextPreStart: Int) {
   /** Whether the event moves no run on: then a run cannot begin at it either. */
   def isEmpty: Boolean = unmarked < 0 && markTargets.length == 0
+  /** Whether a marking move adds the event to the match (a label other than 0): the runs' matches are extended. */
+  val extending: Boolean = markLabels.exists(_ != 0)
 }
 
 /**

@@ -25,7 +25,7 @@ import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList
  * @param work       counts each active state moved with its union-list's entries, and each move's target
  */
 final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int, work: Work) extends Run {
-  private val tecs = new Tecs(maxNodes = maxNodes)
+  private val tecs = new Tecs(work, maxNodes = maxNodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private var preStart = cea.initial
@@ -73,6 +73,7 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int,
   private def execTrans(moves: Moves, slot: Int, bottom: Int, maxStart: Long, position: Long,
       threshold: Long): Unit = {
     work.transitions += 1 + moves.markTargets.length
+    if (slot >= 0 && moves.extending) current.merged(slot, tecs, threshold) // before its entries are handed on
     if (moves.unmarked >= 0) current.addTo(next.list(moves.unmarked), slot, bottom, maxStart, tecs, threshold)
     var k = 0
     while (k < moves.markTargets.length) {

@@ -23,7 +23,7 @@ final class PriorityRun(orders: PriorityOrders, stateCount: Int, enumerator: Enu
     extends Run {
   import PriorityRun._
 
-  private val tecs = new Tecs(maxNodes = maxNodes)
+  private val tecs = new Tecs(work, maxNodes = maxNodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private var node = Array.fill(stateCount)(NotStarted)

@@ -13,8 +13,10 @@ package io.sparkcer.engine.eval
  *  - `conditionChecks`: conditions relating events evaluated (against a run's registers, or on a lazy chain's
  *    candidate combination), one per combination of events checked;
  *  - `indexProbes`: lookups and insertions in a PCEA's hash index;
- *  - `unionCopies`: nodes a PCEA's union makes to insert a run into a union tree (the path it copies, persistent),
- *    which the PCEA paper bounds by the log of the window (Prop. 5.3);
+ *  - `unionNodes`: union nodes made: by the tECS (CORE's merge of a union-list and its insert of a node whose
+ *    maximum start one entry already has; a merge makes only the unions in front of what it merged before), and by a
+ *    PCEA's union to insert a run into a union tree (the path it copies, persistent), which the PCEA paper bounds by
+ *    the log of the window (Prop. 5.3);
  *  - `bufferVisits`: buffered events a lazy chain's search visits.
  *
  * Output work, while matches are enumerated:
@@ -26,20 +28,20 @@ final class Work {
   var transitions = 0L
   var conditionChecks = 0L
   var indexProbes = 0L
-  var unionCopies = 0L
+  var unionNodes = 0L
   var bufferVisits = 0L
   var enumerationSteps = 0L
   var dropped = 0L
 
   /** Update work: the steps taken to read events, apart from reporting their matches. */
-  def update: Long = transitions + conditionChecks + indexProbes + unionCopies + bufferVisits
+  def update: Long = transitions + conditionChecks + indexProbes + unionNodes + bufferVisits
 
   /** All the steps taken, update and output: what a path's cost is measured in ([[io.sparkcer.engine.chain.ChainCost]]). */
   def steps: Long = update + enumerationSteps
 
   /** The counts, named as the runner's summary and the tests print them. */
   def describe: String =
-    s"transitions $transitions, condition checks $conditionChecks, index probes $indexProbes, union copies " +
-      s"$unionCopies, buffered events visited $bufferVisits; enumeration steps $enumerationSteps, complex events " +
+    s"transitions $transitions, condition checks $conditionChecks, index probes $indexProbes, union nodes made " +
+      s"$unionNodes, buffered events visited $bufferVisits; enumeration steps $enumerationSteps, complex events " +
       s"dropped $dropped"
 }

@@ -19,7 +19,7 @@ import io.sparkcer.engine.eval.Work
  * A union walks the right spine down to the first node the new run outranks (or an empty or dead subtree), puts the
  * run there with that node's subtree as its left child, and copies the path back up, swapping a node's children where
  * the new right one outranks the left one by rank: its cost is that path (the paper's Prop. 5.3: O(log w) per call,
- * here of the nodes a window leaves in a tree), which [[Work.unionCopies]] counts. A run that outranks the root, as a
+ * here of the nodes a window leaves in a tree), which [[Work.unionNodes]] counts. A run that outranks the root, as a
  * run that starts at the event always does, becomes the root above the old tree, whose root it need not even read:
  * one copy. Such runs, newest first, stack up along the left side as deep as the window, but nothing walks a left
  * side: a union walks right spines, and the enumeration visits only nodes in the window, each an output. (Steering
@@ -184,7 +184,7 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
 
   /** Node `n`'s product with the union children `left` and `right` (its union subtree's witnesses made anew). */
   private def copy(n: Long, left: Long, right: Long, rank: Int, threshold: Long): Long = {
-    work.unionCopies += 1
+    work.unionNodes += 1
     val made = make(transition(n), position(n), maxStart(n), left, right, rank)
     System.arraycopy(rows, base(n) + Header, rows, base(made) + Header, width)
     if (witnesses != null && witnesses.tracks(stateOf(n))) {

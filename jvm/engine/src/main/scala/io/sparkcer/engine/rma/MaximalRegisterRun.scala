@@ -31,7 +31,7 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
   import MaximalRegisterRun._
 
   private val nfa = machine.cea.nfa
-  private val tecs = new Tecs(maxNodes = machine.bound.nodes)
+  private val tecs = new Tecs(work, maxNodes = machine.bound.nodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private val initial = new RunKey(Nfa.Initial, machine.empty)
@@ -75,6 +75,7 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
   private def execTrans(moves: Moves, slot: Int, bottom: Int, maxStart: Long, position: Long,
       threshold: Long): Unit = {
     work.transitions += 1 + moves.marks.length
+    if (slot >= 0 && moves.marks.exists(m => machine.addsToMatch(m._1))) current.merged(slot, tecs, threshold)
     moves.unmarked.foreach(target => current.addTo(next.list(target), slot, bottom, maxStart, tecs, threshold))
     for ((label, target) <- moves.marks)
       if (machine.addsToMatch(label))

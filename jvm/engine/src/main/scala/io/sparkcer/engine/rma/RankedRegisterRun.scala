@@ -36,7 +36,7 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
   import RankedRegisterRun._
 
   private val nfa = machine.cea.nfa
-  private val tecs = new Tecs(maxNodes = machine.bound.nodes)
+  private val tecs = new Tecs(work, maxNodes = machine.bound.nodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private var current = new Ranking

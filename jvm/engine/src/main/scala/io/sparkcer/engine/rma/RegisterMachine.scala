@@ -35,6 +35,13 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
 
   def addsToMatch(label: Int): Boolean = outputs(label)
 
+  /** Whether one of `labels` adds the event to the match: the run's matches are then extended, so merged first. */
+  def extendsMatch(labels: Array[Int]): Boolean = {
+    var k = 0
+    while (k < labels.length && !outputs(labels(k))) k += 1
+    k < labels.length
+  }
+
   /** When one run's registers make every condition ahead at least as easy as another's ([[Dominance]]). */
   val dominance: Dominance = Dominance.of(program, cea.nfa.conditions)
 

@@ -21,7 +21,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
     work: Work) extends Run {
   private val cea = machine.cea
   private val isFinal: Int => Boolean = cea.isFinal
-  private val tecs = new Tecs(maxNodes = machine.bound.nodes)
+  private val tecs = new Tecs(work, maxNodes = machine.bound.nodes)
   def liveNodes: Int = tecs.liveNodes
   def maxOutputDepth: Int = tecs.maxOutputDepth
   private var current = new RunTable
@@ -67,6 +67,7 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
   private def step(moves: io.sparkcer.engine.automaton.Moves, registers: Registers, slot: Int, bottom: Int,
       maxStart: Long, position: Long, threshold: Long): Unit = {
     work.transitions += 1 + moves.markTargets.length
+    if (slot >= 0 && machine.extendsMatch(moves.markLabels)) current.merged(slot, tecs, threshold) // before it is handed on
     if (moves.unmarked >= 0)
       current.addTo(next.list(moves.unmarked, registers), slot, bottom, maxStart, tecs, threshold)
     var k = 0

@@ -2,13 +2,12 @@ package io.sparkcer.engine.tecs
 
 /**
  * CORE's ordered hash table T, without its hashing: the runs after one event, in the order they were first reached,
- * each with its deterministic state, the union-list of the partial matches that reached it and, once asked for, that
- * list merged into one node. Subclasses find a run's slot by their own key (a state; a state and its registers).
+ * each with its deterministic state and the union-list of the partial matches that reached it. Subclasses find a
+ * run's slot by their own key (a state; a state and its registers).
  */
 abstract class RunSlots {
   var states = new Array[Int](8)
   var lists: Array[UnionList] = Array.fill(8)(new UnionList)
-  private var mergedNodes = new Array[Int](8)
   var count = 0
 
   /** Called with the new capacity when the slots grow, for a subclass's own per-slot arrays. */
@@ -18,13 +17,11 @@ abstract class RunSlots {
   protected final def addSlot(state: Int): Int = {
     if (count == states.length) {
       states = java.util.Arrays.copyOf(states, count * 2)
-      mergedNodes = java.util.Arrays.copyOf(mergedNodes, count * 2)
       lists = java.util.Arrays.copyOf(lists, count * 2)
       for (j <- count until lists.length) lists(j) = new UnionList
       grown(count * 2)
     }
     states(count) = state
-    mergedNodes(count) = -1
     lists(count).clear()
     count += 1
     count - 1
@@ -36,7 +33,8 @@ abstract class RunSlots {
    * slots: a list reached for the first time at this event takes the slot's entries, as the paper hands the list itself
    * on, so that its first node is never a union; a list reached before takes the slot's merged node, made only then.
    * A state whose every move leaves its matches as they are (most, in a sequence waiting for its next event) so builds
-   * no union node at all.
+   * no union node at all. Where a move of the slot extends its matches, merge the slot ([[merged]]) before handing its
+   * entries on: the list that takes them then takes the merge too, and is not merged again while it stays the same.
    */
   final def addTo(target: UnionList, i: Int, bottom: Int, maxStart: Long, tecs: Tecs, threshold: Long): Unit =
     if (i >= 0 && target.isEmpty) target.takeEntries(lists(i), threshold)
@@ -46,11 +44,8 @@ abstract class RunSlots {
   final def node(i: Int, bottom: Int, tecs: Tecs, threshold: Long): Int =
     if (i < 0) bottom else merged(i, tecs, threshold)
 
-  /** The list of slot i as one node, computed once per event (marking moves and output both need it). */
-  final def merged(i: Int, tecs: Tecs, threshold: Long): Int = {
-    if (mergedNodes(i) < 0) mergedNodes(i) = lists(i).merge(tecs, threshold)
-    mergedNodes(i)
-  }
+  /** The list of slot i as one node, made once until the list changes (marking moves and output both need it). */
+  final def merged(i: Int, tecs: Tecs, threshold: Long): Int = lists(i).merge(tecs, threshold)
 
   /**
    * Output (lines 29-33 of CORE's Algorithm 1): enumerates the complex events of every run in a final state, until

@@ -2,6 +2,8 @@ package io.sparkcer.engine.tecs
 
 import java.io.{DataInput, DataOutput}
 
+import io.sparkcer.engine.eval.Work
+
 /**
  * CORE's timed enumerable compact set (tECS), stored column-wise in primitive arrays.
  *
@@ -17,9 +19,10 @@ import java.io.{DataInput, DataOutput}
  * child whose maximum start the parent stores itself, so no reclaimed slot is ever read: callers check that
  * stored value against the threshold first.
  *
+ * @param work     counts the union nodes made ([[Work.unionNodes]])
  * @param maxNodes the most nodes alive at once: one more throws [[Tecs.Full]] (a [[io.sparkcer.engine.eval.MatchBound]])
  */
-final class Tecs(initialCapacity: Int = 256, maxNodes: Int = Int.MaxValue) {
+final class Tecs(work: Work, initialCapacity: Int = 256, maxNodes: Int = Int.MaxValue) {
   import Tecs._
 
   private var capacity = Integer.highestOneBit(math.max(16, initialCapacity - 1)) << 1
@@ -90,6 +93,7 @@ final class Tecs(initialCapacity: Int = 256, maxNodes: Int = Int.MaxValue) {
 
   /** A union node; the caller guarantees maxStart(left) >= rightMaxStart. */
   def union(left: Int, right: Int, rightMaxStart: Long): Int = {
+    work.unionNodes += 1
     val id = allocate()
     val s = id & mask
     kinds(s) = Union; maxStarts(s) = maxStarts(left & mask)

@@ -13,21 +13,38 @@ import java.io.{DataInput, DataOutput}
 final class UnionList {
   private var nodes = new Array[Int](4)
   private var keys = new Array[Long](4)
+  /**
+   * The list merged from entry i on (`suffixes(i)` = union(nodes(i), suffixes(i + 1))), for every i from `mergedFrom`
+   * on: what [[merge]] made and what has not changed since. An insertion at position p changes only the suffixes up to
+   * p, so the next merge makes p new unions, not one per entry, and a list handed on unchanged from event to event (a
+   * run that skips) is merged once. A suffix stays valid while its first entry is in the window: it was made at an
+   * event no earlier than that entry's maximum start, so the tECS reclaims it only once that entry has left, and a tail
+   * that has left sooner is cut off by the union that points at it, as in any merge.
+   */
+  private var suffixes = new Array[Int](4)
+  private var mergedFrom = 0
   private var size = 0
 
   def isEmpty: Boolean = size == 0
   def length: Int = size
   def node(i: Int): Int = nodes(i)
   def key(i: Int): Long = keys(i)
-  def clear(): Unit = size = 0
+
+  def clear(): Unit = { size = 0; mergedFrom = 0 }
 
   /** Add into an empty list (`RunSlots.addTo`): it takes the entries of `source` that are still in the window. */
   def takeEntries(source: UnionList, threshold: Long): Unit = {
     source.expire(threshold)
-    if (source.size > nodes.length) { nodes = new Array[Int](source.size); keys = new Array[Long](source.size) }
+    if (source.size > nodes.length) {
+      nodes = new Array[Int](source.nodes.length)
+      keys = new Array[Long](source.nodes.length)
+      suffixes = new Array[Int](source.nodes.length)
+    }
     System.arraycopy(source.nodes, 0, nodes, 0, source.size)
     System.arraycopy(source.keys, 0, keys, 0, source.size)
+    System.arraycopy(source.suffixes, source.mergedFrom, suffixes, source.mergedFrom, source.size - source.mergedFrom)
     size = source.size
+    mergedFrom = source.mergedFrom
   }
 
   /**
@@ -46,8 +63,10 @@ final class UnionList {
         throw new IllegalStateException(s"a node that starts at $maxStart after the union-list's first, at ${keys(0)}")
       var i = 1
       while (i < size && keys(i) > maxStart) i += 1
-      if (i < size && keys(i) == maxStart) nodes(i) = tecs.unionSafe(nodes(i), node, threshold)
-      else put(i, node, maxStart)
+      if (i < size && keys(i) == maxStart) {
+        nodes(i) = tecs.unionSafe(nodes(i), node, threshold)
+        mergedFrom = math.max(mergedFrom, i + 1)
+      } else put(i, node, maxStart)
     }
   }
 
@@ -55,29 +74,37 @@ final class UnionList {
     if (size == nodes.length) {
       nodes = java.util.Arrays.copyOf(nodes, size * 2)
       keys = java.util.Arrays.copyOf(keys, size * 2)
+      suffixes = java.util.Arrays.copyOf(suffixes, size * 2)
     }
     System.arraycopy(nodes, i, nodes, i + 1, size - i)
     System.arraycopy(keys, i, keys, i + 1, size - i)
+    System.arraycopy(suffixes, i, suffixes, i + 1, size - i)
     nodes(i) = node
     keys(i) = maxStart
     size += 1
+    mergedFrom = math.max(mergedFrom, i) + 1 // the suffixes after i are those of the same entries, one place on
   }
 
   /** Drops the entries that fell out of the window (they sit at the end). */
-  def expire(threshold: Long): Unit = while (size > 0 && keys(size - 1) <= threshold) size -= 1
+  def expire(threshold: Long): Unit = {
+    while (size > 0 && keys(size - 1) <= threshold) size -= 1
+    if (mergedFrom > size) mergedFrom = size
+  }
 
   /**
-   * One node for the whole list: a right-leaning chain of unions, each left child an entry, so that the first
-   * output is at most three unions away and the out-of-window tail is cut off in one step. -1 if nothing is live.
+   * One node for the whole list: a right-leaning chain of unions, each left child an entry, so that the first output
+   * is at most three unions away and the out-of-window tail is cut off in one step; only the unions in front of the
+   * part merged before are made (`suffixes`). -1 if nothing is live.
    */
   def merge(tecs: Tecs, threshold: Long): Int = {
     expire(threshold)
     if (size == 0) -1
     else {
-      var chain = nodes(size - 1)
-      var i = size - 2
-      while (i >= 0) { chain = tecs.union(nodes(i), chain, keys(i + 1)); i -= 1 }
-      chain
+      if (mergedFrom == size) { suffixes(size - 1) = nodes(size - 1); mergedFrom = size - 1 }
+      var i = mergedFrom - 1
+      while (i >= 0) { suffixes(i) = tecs.union(nodes(i), suffixes(i + 1), keys(i + 1)); i -= 1 }
+      mergedFrom = 0
+      suffixes(0)
     }
   }
 
@@ -90,7 +117,8 @@ final class UnionList {
 
   def load(in: DataInput): Unit = {
     size = in.readInt()
-    if (size > nodes.length) { nodes = new Array[Int](size); keys = new Array[Long](size) }
+    mergedFrom = size
+    if (size > nodes.length) { nodes = new Array[Int](size); keys = new Array[Long](size); suffixes = new Array[Int](size) }
     for (i <- 0 until size) { nodes(i) = in.readInt(); keys(i) = in.readLong() }
   }
 }

@@ -118,9 +118,10 @@ class ChainComplexitySuite extends AnyFunSuite {
       assert(measures.forall(_.path.contains(path)), measures.head.path)
       assert(measures.last.rows > 0)
       // The matches a NONE leaves end at the last excluded event, a few events back: past that the window changes
-      // nothing, and the work per event (with the enumeration of the rows) stops growing.
+      // nothing, and the work per event (with the enumeration of the rows) stops growing. (At T a partition's window
+      // holds half an event on average: there the work per event grows up to 10T, 4x on k, and only then stays.)
       val Seq(t, t10, t100) = measures.map(perEvent)
-      assert(t100 <= 1.25 * t10 && t100 <= 4 * t, s"work per event grows with the window on the $path: $t, $t10, $t100")
+      assert(t100 <= 1.25 * t10 && t100 <= 5 * t, s"work per event grows with the window on the $path: $t, $t10, $t100")
     }
   }
 }

@@ -89,11 +89,11 @@ class PceaComplexitySuite extends AnyFunSuite {
   private def unionsOverWindows(base: Int, n: Int, events: Int => Iterator[Array[Any]]): Unit = {
     val found = Seq(base, 10 * base, 100 * base).map(w => unions(chain(w), w, events(w)))
     info(found.zip(Seq("T", "10T", "100T")).map { case ((longest, work), w) =>
-      f"$w: at most $longest nodes copied by a union, ${work.unionCopies.toDouble / n}%.2f per event" }.mkString("\n"))
+      f"$w: at most $longest nodes copied by a union, ${work.unionNodes.toDouble / n}%.2f per event" }.mkString("\n"))
     val (longestT, workT) = found.head
     for (((longest, work), k) <- found.zip(Seq(1, 10, 100))) {
       assert(longest <= longestT + 2 * math.log(k) / math.log(2) + 2, s"a union copied $longest nodes at ${k}T, $longestT at T")
-      assert(work.unionCopies <= Flat * workT.unionCopies + n, s"${work.unionCopies} nodes copied at ${k}T, ${workT.unionCopies} at T")
+      assert(work.unionNodes <= Flat * workT.unionNodes + n, s"${work.unionNodes} nodes copied at ${k}T, ${workT.unionNodes} at T")
     }
   }
 
@@ -120,7 +120,7 @@ class PceaComplexitySuite extends AnyFunSuite {
     info(measures.zip(Seq("T", "10T", "100T")).map { case (m, w) => s"$w: $m" }.mkString("\n"))
     assert(measures.last.rows > 10 * measures.head.rows, "the workload should match more in a wider window")
     for ((m, w) <- measures.zip(Seq("T", "10T", "100T"))) {
-      val perEvent = m.metrics.work.unionCopies.toDouble / m.events
+      val perEvent = m.metrics.work.unionNodes.toDouble / m.events
       assert(perEvent <= 0.001, f"$perEvent%.3f nodes copied per event at $w")
     }
   }

@@ -81,6 +81,24 @@ class RegisterComplexitySuite extends AnyFunSuite {
     }
   }
 
+  test("a run's union-list is merged once while it stays the same: union nodes made within the output's size") {
+    // Rising values, three in a row, per key (the stock benchmark's c_rising): every b extends each run below it, and
+    // every other event hands each run's list on unchanged. A list handed on carries its merge along
+    // (UnionList.suffixes), so unions are made only in front of what changed: fewer than the rows and events. Merged
+    // afresh at each event that extends it, its entries (one per start) made unions past the bound of live tECS nodes
+    // at a window of 10,000 (on the trace, 7x the nodes).
+    val query = (w: Int) =>
+      s"SELECT * FROM S WHERE (B AS b)+ FILTER b.v > prev(b.v) AND count(b) = 3 PARTITION BY k WITHIN $w [ts]"
+    // From a window of 1,000 (100 events per key) every (prev, count) the 20 values allow is a run.
+    for (w <- Seq(1000, 10000)) {
+      val m = measure(query(w), stream(10000, values = 20))
+      info(s"window $w: ${m.metrics.work.unionNodes} union nodes made, ${m.metrics.peakLiveNodes} live at most; $m")
+      assert(m.rows > 1000, s"the workload should match, or it tests nothing: $m")
+      assert(m.metrics.work.unionNodes <= m.rows + m.events, s"more union nodes made than rows and events at window $w: $m")
+      assert(m.metrics.maxOutputDepth <= 3, s"the tECS is no longer 3-bounded at window $w: $m")
+    }
+  }
+
   test("EXPLAIN says how the runs grow, and where rows still repeat") {
     def explain(query: String) = LocalEngine.compile(query, columns).pattern.describe
     val linear = explain(issue(100))
