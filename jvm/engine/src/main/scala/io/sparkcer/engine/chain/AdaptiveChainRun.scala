@@ -17,8 +17,11 @@ import io.sparkcer.engine.tecs.{MatchSink, Tecs}
  * work passes [[ChainCost.Factor]] times the other's, by more than the costliest event of each, is dropped. After the
  * race, the winner runs alone for [[ChainCost.RacesApart]] times the race's length (twice that for each race in a row
  * the leader kept its lead, up to [[ChainCost.Doublings]] times; once only, for a race decided in the partition's
- * first window), then a fresh challenger starts the next race. The saved state records the leader, the race in
- * progress and the challenger's run, so a stream restarted from a checkpoint goes on with the same choice.
+ * first window), then a fresh challenger starts the next race. Once the races on the evaluator's other partitions
+ * agree ([[ChainDecisions.consensus]]), a partition's first race ends as soon as it begins, on their path, the next
+ * put off as the longest run of kept leads would: many partitions alike pay for a few races, not one each. The saved
+ * state records the leader, the race in progress and the challenger's run, so a stream restarted from a checkpoint
+ * goes on with the same choice.
  *
  * @param newRun  a run of a path with nothing read, over the partition's events
  * @param first   the path that leads at the partition's first event
@@ -62,6 +65,7 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     if (!racing) { if (untilRace <= 0) startRace(key) else untilRace -= 1 }
+    else if (exactFrom == Long.MinValue && comparedFrom == Long.MaxValue) decisions.consensus.foreach(follow)
     begun = true
     if (!racing) runs(leader).read(position, symbol, bits, key, threshold, sink)
     else {
@@ -130,6 +134,19 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
     leader = winner
     untilRace = if (filling) raced
       else math.max(raced, ChainCost.MinRaceEvents) * (ChainCost.RacesApart << math.min(kept, ChainCost.Doublings))
+  }
+
+  /**
+   * Ends the partition's first race while it warms up, on the path the races of the evaluator's other partitions
+   * agree on ([[ChainDecisions.consensus]]): the challenger began with the partition, so it has every match and may
+   * lead. The next race comes as late as after the longest run of kept leads, so that a partition whose stream
+   * differs finds out then; the race is not counted as decided, so the consensus stays what races measured.
+   */
+  private def follow(path: ChainPath): Unit = {
+    leader = path.index
+    runs(challenger) = null
+    kept = ChainCost.Doublings
+    untilRace = math.max(decisions.meanRace, ChainCost.MinRaceEvents) * (ChainCost.RacesApart << kept)
   }
 
   def expire(threshold: Long): Unit = runs.foreach(r => if (r != null) r.expire(threshold))

@@ -31,7 +31,8 @@ object ChainPath {
  * and [[Slack]], is dropped at once: so a race costs at most 1 + [[Factor]] times the cheaper path, plus a few events'
  * work, never a blow-up. The race is run again, with a fresh run of the path that lost, after [[RacesApart]] times
  * its length, so that a stream whose statistics change is followed; while the same path keeps winning, the races
- * grow apart, up to 2^[[Doublings]] times that, so that a steady stream pays for few of them.
+ * grow apart, up to 2^[[Doublings]] times that, so that a steady stream pays for few of them. Once [[Consensus]]
+ * races on an evaluator's partitions agree, a new partition starts on their choice, its first race that far off.
  */
 object ChainCost {
   /** A path that has done more than Factor times the other's work (plus the costliest events' and [[Slack]]) is dropped. */
@@ -44,11 +45,14 @@ object ChainCost {
   val RacesApart = 8L
   /** How many times the races may double their distance while the same path keeps winning. */
   val Doublings = 3
+  /** How many races an evaluator's partitions decide before their choice leads new partitions (nine in ten agreeing). */
+  val Consensus = 16L
 
   def describe(chain: Chains, registers: String): String =
     s"${chain.describe}, or $registers, whichever does less work on each partition: both read its first two " +
       s"windows counting their work, a path past ${Factor}x the other's is dropped, and the race is run again after " +
-      s"${RacesApart}x its length (up to ${RacesApart << Doublings}x while the same path wins)"
+      s"${RacesApart}x its length (up to ${RacesApart << Doublings}x while the same path wins); once $Consensus races " +
+      "agree, a new partition starts on their choice"
 }
 
 /**
@@ -64,6 +68,18 @@ final class ChainDecisions {
   var events = 0L
 
   def isEmpty: Boolean = won.forall(_ == 0)
+
+  /**
+   * The path the races decided so far agree on: once there are [[ChainCost.Consensus]] of them and nine in ten chose
+   * it. Partitions of one stream mostly look alike, so a new one starts on it ([[AdaptiveChainRun]]), racing later.
+   */
+  def consensus: Option[ChainPath] = {
+    val races = won.sum
+    if (races < ChainCost.Consensus) None else ChainPath.all.find(p => 10 * won(p.index) >= 9 * races)
+  }
+
+  /** The events a race's comparison spanned, on average. */
+  def meanRace: Long = events / math.max(1L, won.sum)
 
   def describe: String = {
     val per = ChainPath.all.map(p => f"${p.name} ${work(p.index).toDouble / math.max(1L, events)}%.1f").mkString(", ")

@@ -3,6 +3,7 @@ package io.sparkcer.engine.complexity
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.EngineOptions
+import io.sparkcer.engine.chain.ChainCost
 
 /**
  * A chain with conditions runs on the lazy chain or on registers, whichever costs less ([[io.sparkcer.engine.chain.ChainCost]]):
@@ -96,6 +97,26 @@ class ChainComplexitySuite extends AnyFunSuite {
 
   test("two events, an unselective condition: both paths alike") {
     within(w => s"SELECT * FROM S WHERE A AS a ; B AS b FILTER a.v < b.v WITHIN $w [ts]", uniform)
+  }
+
+  test("many partitions alike: the first races decide for the rest, which race only much later") {
+    // 100 keys one after another, 200 events each: a partition's first race is decided within its events, so the
+    // first partitions' races make the consensus (ChainDecisions.consensus) the later ones start on.
+    val keys = 100
+    def sequential = {
+      val random = new java.util.Random(11)
+      Iterator.tabulate(keys * 200) { i =>
+        Array[Any](Seq("A", "B", "C", "D")(random.nextInt(4)), Long.box(i / 200), Long.box(random.nextInt(100)), Long.box(i))
+      }
+    }
+    val query = "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < c.v AND b.v < c.v PARTITION BY [k] " +
+      "WITHIN 50 [ts]"
+    val p = new Paths(50, measure(query, sequential, Lazy), measure(query, sequential, Eager), measure(query, sequential, Chosen))
+    info(p.toString)
+    assert(p.lazyChain.rows == p.registers.rows && p.chosen.rows == p.registers.rows && p.chosen.rows > 0, p.toString)
+    val races = p.chosen.metrics.chainDecisions.won.sum
+    assert(races >= ChainCost.Consensus && races <= ChainCost.Consensus + 2, s"$races races decided on $keys partitions: $p")
+    assert(p.ratio <= 1.2, s"the races cost more than a fifth of the cheaper path's work: $p")
   }
 
   /**
