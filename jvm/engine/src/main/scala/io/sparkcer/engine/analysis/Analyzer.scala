@@ -34,7 +34,12 @@ final case class AnalyzedQuery(
      * Equalities across every variable, run as partition keys ([[EqualityPartition]]): `query` is then the query
      * with them read as PARTITION BY.
      */
-    derivedPartition: Option[EqualityPartition.Derived])
+    derivedPartition: Option[EqualityPartition.Derived],
+    /**
+     * SELECT MAX over a pattern whose every match binds this many events: no match contains another, so MAX keeps every
+     * match, and `query` reads SELECT ALL, which every evaluator takes.
+     */
+    maxAsAll: Option[Int] = None)
 
 /**
  * Semantic analysis: resolves columns and variables, and rejects what CEQL cannot mean, saying what to write
@@ -110,7 +115,11 @@ object Analyzer {
         if (orderKeys.nonEmpty) orderKeys
         else IndexedSeq(window.collect { case WindowSpec(_, WindowKey.Column(i, false)) => i }.getOrElse(timeColumn.get) -> false)
       val derived = EqualityPartition.derive(query, columns)
-      val evaluated = derived.fold(query)(_.query)
+      val maxAsAll = Option.when(query.strategy == Strategy.Max)(Multiplicity.eventsPerMatch(query.pattern)).flatten
+      val evaluated = derived.fold(query)(_.query) match {
+        case q if maxAsAll.isDefined => q.copy(strategy = Strategy.All)
+        case q => q
+      }
       AnalyzedQuery(
         evaluated, text, columns, outputs,
         evaluated.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
@@ -119,7 +128,8 @@ object Analyzer {
         columns.indexWhere(_.equalsIgnoreCase(typeColumn)) match { case -1 => None; case i => Some(i) },
         streamColumn.map(optionColumn(_, "stream column")),
         query.partitionBy.length,
-        derived)
+        derived,
+        maxAsAll)
     }
 
     private def checkStreams(cel: Cel): Unit = {

@@ -11,6 +11,15 @@ object Multiplicity {
 
   def of(cel: Cel, variable: String): Multiplicity = count(cel, Some(variable))
 
+  /**
+   * How many distinct events a match of the formula binds, when it is the same in every match: not under an iteration,
+   * nor an OR whose operands bind different numbers, nor an AND, whose operands may read one event.
+   */
+  def eventsPerMatch(cel: Cel): Option[Int] = count(cel, None, distinct = true) match {
+    case Exactly(n) => Some(n)
+    case Varies => None
+  }
+
   /** Whether every match of the formula binds `variable` to some event (every match marks at least one event). */
   def always(cel: Cel, variable: String): Boolean = cel match {
     case Cel.Atom(_, t, _) => t.value == variable
@@ -48,18 +57,18 @@ object Multiplicity {
     case _ => Varies
   }
 
-  /** `variable` None counts every marked event of the formula. */
-  private def count(cel: Cel, variable: Option[String]): Multiplicity = cel match {
+  /** `variable` None counts every marked event of the formula; `distinct`, events rather than bindings. */
+  private def count(cel: Cel, variable: Option[String], distinct: Boolean = false): Multiplicity = cel match {
     case Cel.Atom(_, t, _) => Exactly(if (variable.forall(_ == t.value)) 1 else 0)
     case _: Cel.Not => Exactly(0)
-    case Cel.Bind(body, v, _) => count(body, if (variable.contains(v.value)) None else variable)
-    case Cel.Sequence(a, b, _, _, _) => sum(count(a, variable), count(b, variable))
-    case Cel.And(a, b, _) => sum(count(a, variable), count(b, variable))
+    case Cel.Bind(body, v, _) => count(body, if (variable.contains(v.value)) None else variable, distinct)
+    case Cel.Sequence(a, b, _, _, _) => sum(count(a, variable, distinct), count(b, variable, distinct))
+    case Cel.And(a, b, _) => if (distinct) Varies else sum(count(a, variable), count(b, variable))
     case Cel.Or(a, b, _) =>
       // Each operand once: evaluated again per OR, a chain of n alternatives would cost 2^n.
-      val left = count(a, variable)
-      if (left == count(b, variable)) left else Varies
-    case Cel.Iteration(body, _, _) => if (count(body, variable) == Exactly(0)) Exactly(0) else Varies
-    case Cel.Filtered(body, _, _) => count(body, variable)
+      val left = count(a, variable, distinct)
+      if (left == count(b, variable, distinct)) left else Varies
+    case Cel.Iteration(body, _, _) => if (count(body, variable, distinct) == Exactly(0)) Exactly(0) else Varies
+    case Cel.Filtered(body, _, _) => count(body, variable, distinct)
   }
 }

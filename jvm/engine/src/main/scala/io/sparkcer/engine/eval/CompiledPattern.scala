@@ -169,6 +169,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     new PatternEvaluator[E](this, reader, grouped, bound)
 
   def describe: String =
+    analyzed.maxAsAll.fold("")(n => s"MAX read as ALL (every match has $n events, so none contains another): ") +
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
       analyzed.derivedPartition.fold("")(d => s", partitioned by ${d.attributes.mkString(", ")} (from " +
         s"${d.equalities.mkString(" AND ")}: equal across every event)") +

@@ -170,4 +170,21 @@ class AnalyzerSuite extends AnyFunSuite {
     LocalEngine.compile("SELECT LAST * FROM S WHERE (SELL AS a)+ ; NONE(BUY FILTER BUY[price > 1]) ; SELL LIMIT 1 ORDER BY ts",
       columns)
   }
+
+  test("SELECT MAX where every match has as many events is ALL, and runs as ALL; with an iteration, OR or AND it is not") {
+    val rows = (0 until 40).map(i => Array[Any](Seq("SELL", "BUY")(i % 3 % 2), Long.box(i), "n", Long.box(i % 7), Long.box(i)))
+    def run(query: String) = {
+      val q = LocalEngine.compile(query, columns)
+      (q.run(rows.iterator).map(m => m.bindings.map(_.map(_.seq).toSeq)).toSet, q.pattern.describe)
+    }
+    for (pattern <- Seq("SELL AS s ; BUY AS b ; BUY AS c", "(SELL AS s ; BUY) OR (BUY AS s ; SELL)",
+        "SELL AS s ; NONE(BUY FILTER BUY[price > 5]) ; BUY AS b FILTER b.price > s.price")) {
+      val (max, explained) = run(s"SELECT MAX * FROM S WHERE $pattern WITHIN 6 [ts]")
+      val (all, _) = run(s"SELECT * FROM S WHERE $pattern WITHIN 6 [ts]")
+      assert(explained.startsWith("MAX read as ALL (every match has"), explained)
+      assert(max == all && max.nonEmpty, pattern)
+    }
+    for (pattern <- Seq("SELL AS s ; BUY+ AS b", "(SELL AS s ; BUY) OR SELL AS s", "SELL AS s AND BUY AS b"))
+      assert(run(s"SELECT MAX * FROM S WHERE $pattern WITHIN 6 [ts]")._2.startsWith("MAX over"), pattern)
+  }
 }
