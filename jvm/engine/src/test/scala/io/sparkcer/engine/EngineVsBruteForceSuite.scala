@@ -7,6 +7,7 @@ import scala.collection.mutable
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.eval.CompiledPattern
 import io.sparkcer.engine.predicate.{ArithmeticOp, Expr}
 import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
 import io.sparkcer.engine.oracle.Generators.Features
@@ -44,7 +45,8 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   private val scale: Double = sys.props.get("oracle.cases").map(_.toDouble / 1000).getOrElse(1.0)
   private val baseSeed = 0x5eedL
 
-  private def makeCase(seed: Long, features: Features, maxLength: Int, minLength: Int = 0): Case = {
+  private def makeCase(seed: Long, features: Features, maxLength: Int, minLength: Int = 0,
+      adjust: EngineOptions => EngineOptions = identity): Case = {
     val rnd = new Random(seed)
     val q0 = Generators.query(rnd, features)
     val rows = Generators.stream(rnd, minLength + rnd.nextInt(maxLength - minLength + 1))
@@ -54,7 +56,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     val (columns, options) =
       if (rnd.nextInt(8) == 0) (Generators.Columns.updated(0, "kind"), EngineOptions(typeColumn = "kind", timeColumn = timeColumn))
       else (Generators.Columns, EngineOptions(timeColumn = timeColumn))
-    Case(seed, q, Printer.query(q, explicitAll = rnd.nextBoolean()), rows, columns, options)
+    Case(seed, q, Printer.query(q, explicitAll = rnd.nextBoolean()), rows, columns, adjust(options))
   }
 
   /** Runs the engine on a case and checks it against the oracle. */
@@ -102,8 +104,12 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       shrunk.fold("")(s => s"\n--- shrunk case ---\n${one(s._1, s._2, s._3)}\nrows as Scala:\n${Generators.asScala(s._2)}")
   }
 
-  /** Registers a property: `cases` random cases with the given features; collects up to 5 shrunk failures. */
-  private def property(name: String, cases: Int, features: Features, maxLength: Int = 9, minLength: Int = 0): Unit =
+  /**
+   * Registers a property: `cases` random cases with the given features, run with the engine options `adjust` makes;
+   * collects up to 5 shrunk failures. `path` says what is wrong with the path a case's query compiled to, if anything.
+   */
+  private def property(name: String, cases: Int, features: Features, maxLength: Int = 9, minLength: Int = 0,
+      adjust: EngineOptions => EngineOptions = identity, path: CompiledPattern => Option[String] = _ => None): Unit =
     test(name) {
       if (!EngineHarness.engineAvailable) cancel("LocalEngine is not implemented yet")
       val seeds = onlySeed match {
@@ -116,8 +122,11 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       val constructs = mutable.TreeMap.empty[String, (Int, Int)] // construct -> (cases, cases with a match)
       val it = seeds.iterator
       while (it.hasNext && failures.size < 5) {
-        val c = makeCase(it.next(), features, maxLength, minLength)
+        val c = makeCase(it.next(), features, maxLength, minLength, adjust)
         evaluate(c.query, c.text, c.rows, c.columns, c.options) match {
+          case Passed if path(LocalEngine.compile(c.text, c.columns, c.options).pattern).isDefined =>
+            val wrong = path(LocalEngine.compile(c.text, c.columns, c.options).pattern).get
+            if (problemKinds.add(wrong.take(40))) failures += s"seed ${c.seed}: ${c.text}\n$wrong"
           case Passed =>
             passed += 1
             val exps = new BruteForce.Oracle(c.query, c.columns, c.options).expectations(c.rows)
@@ -206,6 +215,25 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("NONE(...) relating its event to the events around it: the lazy chain, streams of dozens of events", 400,
     Features(judgedExclusions = true, strategies = false, consumption = false, limits = false), maxLength = 60,
     minLength = 20)
+
+  // Where a NONE's conditions name only variables bound before it, the registers judge its events as a run waits
+  // between its neighbours: with the lazy chain off, under every strategy and clause, its gap anywhere a `;` stands.
+  property("NONE(...) relating its event to earlier events: registers, lazy chain off, every strategy and clause, +", 1000,
+    Features(earlierExclusions = true, exclusions = true), maxLength = 12, minLength = 4,
+    adjust = _.copy(lazyChains = false), path = judgedOnRegisters)
+
+  property("NONE(...) relating its event to earlier events, with conditions relating events: registers", 600,
+    Features(earlierExclusions = true, relations = true), maxLength = 12, minLength = 4,
+    adjust = _.copy(lazyChains = false), path = judgedOnRegisters)
+
+  property("NONE(...) relating its event to earlier events under NEXT, LAST and MAX: ranked registers", 800,
+    Features(earlierExclusions = true, ranked = true), maxLength = 12, minLength = 4, path = judgedOnRegisters)
+
+  /** What is wrong with the path of a pattern whose NONEs relate their event to earlier events, if anything. */
+  private def judgedOnRegisters(pattern: CompiledPattern): Option[String] =
+    Option.when(pattern.analyzed.derivedPartition.isEmpty && (pattern.registers.forall(_.judgements.isEmpty) ||
+      pattern.chain.isDefined || !pattern.describe.contains("judged against the registers")))(
+      s"not judged on registers: ${pattern.describe}")
 
   property("order comparisons over repeating variables under NEXT, LAST and MAX, windows, partitions, projections", 800,
     Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)
