@@ -412,6 +412,20 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
         query((atom("A") seq atom("B").as("b").plus).filter(rel(attr("b", "x") > call("prev", attr("b", "x")))).plus),
         stream(("A", 0, 0), ("B", 2, 0), ("A", 0, 0), ("B", 1, 0)), Seq(r(0, 1, v(1)), r(0, 3, v(3)), r(2, 3, v(3)), r(0, 3, v(1, 3)))),
 
+      // --- NONE relating its event to earlier ones: judged against the registers as a run waits in the gap.
+      Fixed("NONE(B AS n FILTER n.x = a.x): no B of a's x between a and c",
+        query(atom("A").as("a").seqWithout(none(Seq("B"), Some("n"), Some(rel(attr("n", "x") === attr("a", "x")))))(
+          atom("C").as("c"))), stream(("A", 1, 0), ("A", 2, 0), ("B", 1, 0), ("C", 0, 0)), Seq(r(1, 3, v(1), v(3)))),
+      Fixed("NONE after a repeating a: its event excluded where its condition holds for every a",
+        query(atom("A").as("a").plus.seqWithout(none(Seq("B"), Some("n"), Some(rel(attr("n", "x") === attr("a", "x")))))(
+          atom("C").as("c"))), stream(("A", 1, 0), ("A", 2, 0), ("B", 1, 0), ("C", 0, 0)),
+        Seq(r(1, 3, v(1), v(3)), r(0, 3, v(0, 1), v(3)))),
+      Fixed("NONE inside an iteration whose part before it begins with NOT(...)",
+        query((not("C") seq atom("A").as("a")).seqWithout(none(Seq("B"), Some("n"),
+          Some(rel(attr("n", "x") === attr("a", "x")))))(atom("C").as("c")).plus),
+        stream(("A", 1, 0), ("A", 1, 0), ("B", 1, 0), ("A", 2, 0), ("C", 0, 0)),
+        Seq(r(0, 4, v(3), v(4)), r(1, 4, v(3), v(4)), r(2, 4, v(3), v(4)))),
+
       // --- conjunction.
       Fixed("A AND B: both, in any order",
         query(atom("A").as("a") and atom("B").as("b")), stream(("A", 0, 0), ("B", 0, 0), ("A", 0, 0)),

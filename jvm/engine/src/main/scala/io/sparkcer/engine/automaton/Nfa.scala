@@ -112,8 +112,8 @@ final class Nfa(
   /**
    * Whether an event that satisfies no guard leaves every run as it is: each state either reads nothing more
    * (a final state at the end of the pattern) or only skips such an event, into a waiting state that reads the
-   * same events as itself (a NONE's skip passes them too: they are no NONE's candidates). Dropping such events from the stream then changes no run.
-   * Not so with `:`, `:+`, NOT or STRICT, which forbid or read the events in between.
+   * same events as itself (a NONE's skip passes them too: they are no NONE's candidates). Dropping such events from
+   * the stream then changes no run. Not so with `:`, `:+`, NOT or STRICT, which forbid or read the events in between.
    */
   def skipsUnguardedEvents: Boolean = {
     def guarded(q: Int) = transitions(q).filter(_.guard >= 0).toSet
@@ -133,7 +133,9 @@ final class Nfa(
       t <- ts
     } yield {
       val read = (if (t.guard < 0) "TRUE" else (if (t.negated) "NOT " else "") + guards(t.guard)) +
-        t.checks.map(c => s" ✓$c").mkString + t.excludes.map(g => s" but ${if (g < guards.length) guards(g) else s"✗$g"}").mkString +
+        t.checks.map(c => s" ✓$c").mkString +
+        // Past the guards, a bit of the registers' automaton: a NONE's judgement.
+        t.excludes.map(g => s" but ${if (g < guards.length) guards(g).toString else s"✗$g"}").mkString +
         t.judges.map(g => s" but NONE(${gaps(g).variable})").mkString
       val mark = if (t.marks) s"•${labels(t.label).mkString("{", ",", "}")}" else "∘"
       s"  q$from --$read/$mark--> q${t.target}${if (finals(t.target)) " (final)" else ""}"

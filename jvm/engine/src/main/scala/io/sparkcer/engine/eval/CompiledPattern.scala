@@ -49,9 +49,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   /** NONEs whose conditions name a variable bound after them: only the lazy chain judges them. */
   private val judgedLazily = compiled.gaps.filterNot(g => g.onAutomaton || g.onRegisters)
   judgedLazily.headOption.filter(_ => chainShape.isEmpty).foreach { g =>
-    val conditions = g.conditions.map(compiled.conditions(_))
     throw new CeqlException(s"NONE(... FILTER ...) relates its event '${g.variable}' to the events of the match " +
-      s"(${conditions.map(_.text).mkString(" AND ")}), naming ${g.later.map(v => s"'$v'").mkString(", ")} bound after it, " +
+      s"(${g.conditions.map(compiled.conditions(_).text).mkString(" AND ")}), naming " +
+      s"${g.later.map(v => s"'$v'").mkString(", ")} bound after it, " +
       "which only the lazy chain judges: it takes a sequence of single events, each bound to a variable of its own " +
       "(A AS a ; NONE(B AS b FILTER b.acct = c.acct) ; C AS c), with conditions on no repeating variable, under SELECT " +
       "ALL (the default) with a WITHIN window and no LIMIT or CONSUME BY" +

@@ -85,9 +85,10 @@ object Placement {
     private val judged: Map[Int, Seq[Check]] = nfa.gaps.indices.filter(nfa.gaps(_).onRegisters).map { g =>
       val gap = nfa.gaps(g)
       g -> gap.scopes.map { s =>
-        val c = nfa.conditions(nfa.scopes(s).condition)
-        Check(nfa.scopes(s).condition, c.variables.map(v => if (v == gap.variable) Source.Current else source(allocations(s), v)),
-          Nil, label = 0, Phase.Before)
+        val condition = nfa.scopes(s).condition
+        val sources = nfa.conditions(condition).variables.map(v =>
+          if (v == gap.variable) Source.Current else source(allocations(s), v))
+        Check(condition, sources, Nil, label = 0, Phase.Before)
       }
     }.toMap
 
@@ -121,7 +122,8 @@ object Placement {
         nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms, nfa.gaps)
       val automaton = if (ranked) placedNfa else DominatedTakes.removed(placedNfa, actions, judgedReads)
       val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, actions, checks.keys.toIndexedSeq,
-        nfa.guards.length, RunGrowth.perSubset(automaton, actions, subsetRegisters), judgements.values.toIndexedSeq.sortBy(_.bit))
+        nfa.guards.length, RunGrowth.perSubset(automaton, actions, subsetRegisters),
+        judgements.values.toIndexedSeq.sortBy(_.bit))
       Placed(automaton, program)
     }
 

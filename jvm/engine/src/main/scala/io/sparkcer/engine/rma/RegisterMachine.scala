@@ -28,9 +28,9 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
   /** Per label: whether reading an event with it adds the event to the match (it binds a selected variable). */
   private val outputs = cea.nfa.labels.map(_.nonEmpty).toArray
   /** Per deterministic state: what its transitions carry. */
-  private val checksOf = mutable.ArrayBuffer.empty[Carried]
+  private val carriedByState = mutable.ArrayBuffer.empty[Carried]
   /** The same per NFA state. */
-  private val checksOfNfaState = new Array[Carried](cea.nfa.stateCount)
+  private val carriedByNfaState = new Array[Carried](cea.nfa.stateCount)
   /** Per NFA state and symbol, the transitions the symbol enables. */
   private val enabledMoves = new TransitionCache[Array[Transition]]
 
@@ -76,12 +76,12 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
 
   /** The symbol of an event for a run in deterministic state `state` with registers `registers`. */
   def symbol(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int =
-    symbolWith(checksAt(state), guards, registers, events, position)
+    symbolWith(carriedAt(state), guards, registers, events, position)
 
   /** The symbol of an event for a run in NFA state `state` with registers `registers`. */
   def symbolAt(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int = {
-    if (checksOfNfaState(state) == null) checksOfNfaState(state) = carriedBy(Seq(state))
-    symbolWith(checksOfNfaState(state), guards, registers, events, position)
+    if (carriedByNfaState(state) == null) carriedByNfaState(state) = carriedBy(Seq(state))
+    symbolWith(carriedByNfaState(state), guards, registers, events, position)
   }
 
   /** The transitions of NFA state `state` that `symbol`, computed last by [[symbolAt]], enables. */
@@ -244,10 +244,10 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     true
   }
 
-  private def checksAt(state: Int): Carried = {
-    while (checksOf.length <= state) checksOf += null
-    if (checksOf(state) == null) checksOf(state) = carriedBy(cea.keyOf(state).toSeq)
-    checksOf(state)
+  private def carriedAt(state: Int): Carried = {
+    while (carriedByState.length <= state) carriedByState += null
+    if (carriedByState(state) == null) carriedByState(state) = carriedBy(cea.keyOf(state).toSeq)
+    carriedByState(state)
   }
 
   /** What the transitions leaving NFA states `states` carry. */
