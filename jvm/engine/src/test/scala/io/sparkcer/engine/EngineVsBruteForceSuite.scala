@@ -204,7 +204,8 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(filterNot = true, orderComparisons = true), maxLength = 10, minLength = 4)
 
   // NONE(...) between the operands of `;` (issue 22): testing its event alone, it is part of the automaton, so every
-  // evaluator and clause takes it; relating its event to the events around it, the lazy chain judges it.
+  // evaluator and clause takes it; relating its event to the events around it, the lazy chain judges it, and so do the
+  // registers where it names only events before it (the properties after these).
   property("NONE(...) testing its event alone, wherever ; stands (inside + and OR), with every clause", 1000,
     Features(exclusions = true), maxLength = 12)
 
