@@ -27,8 +27,9 @@ def pairs(rows) -> list:
     return sorted((r.a.ts, r.c.ts) for r in rows)
 
 
-# A count window runs the NONE on the lazy chain; a window on ts lets acct be a partition (nothing counts the events
-# between), where the NONE tests its event alone, and an unpartitioned query is cut into ranges of ts.
+# A count window judges the NONE on the lazy chain or the registers, raced; a window on ts lets acct be a partition
+# (nothing counts the events between), where the NONE tests its event alone, and an unpartitioned query is cut into
+# ranges of ts.
 WINDOWS = ["10 EVENTS", "10 [ts]"]
 
 

@@ -7,6 +7,7 @@ import scala.collection.mutable
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.eval.CompiledPattern
 import io.sparkcer.engine.predicate.{ArithmeticOp, Expr}
 import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
 import io.sparkcer.engine.oracle.Generators.Features
@@ -44,7 +45,8 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   private val scale: Double = sys.props.get("oracle.cases").map(_.toDouble / 1000).getOrElse(1.0)
   private val baseSeed = 0x5eedL
 
-  private def makeCase(seed: Long, features: Features, maxLength: Int, minLength: Int = 0): Case = {
+  private def makeCase(seed: Long, features: Features, maxLength: Int, minLength: Int = 0,
+      adjust: EngineOptions => EngineOptions = identity): Case = {
     val rnd = new Random(seed)
     val q0 = Generators.query(rnd, features)
     val rows = Generators.stream(rnd, minLength + rnd.nextInt(maxLength - minLength + 1))
@@ -54,12 +56,15 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     val (columns, options) =
       if (rnd.nextInt(8) == 0) (Generators.Columns.updated(0, "kind"), EngineOptions(typeColumn = "kind", timeColumn = timeColumn))
       else (Generators.Columns, EngineOptions(timeColumn = timeColumn))
-    Case(seed, q, Printer.query(q, explicitAll = rnd.nextBoolean()), rows, columns, options)
+    Case(seed, q, Printer.query(q, explicitAll = rnd.nextBoolean()), rows, columns, adjust(options))
   }
 
-  /** Runs the engine on a case and checks it against the oracle. */
+  /**
+   * Runs the engine on a case and checks it against the oracle, and the path the query compiled to with `path`, which
+   * says what is wrong with it, if anything.
+   */
   private def evaluate(q: Query, text: String, rows: IndexedSeq[Array[Any]], columns: IndexedSeq[String],
-      options: EngineOptions): Outcome = {
+      options: EngineOptions, path: CompiledPattern => Option[String]): Outcome = {
     val oracle = new BruteForce.Oracle(q, columns, options)
     val tooLarge = try { oracle.prepare(rows); false } catch { case _: BruteForce.TooLarge => true }
     if (tooLarge) Skipped
@@ -77,7 +82,8 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
           val expectedVars = BruteForce.outputVariables(q)
           if (vars != expectedVars)
             Failed(s"output variables ${vars.mkString("[", ", ", "]")}, expected ${expectedVars.mkString("[", ", ", "]")}", got)
-          else oracle.check(rows, got).fold[Outcome](Passed)(problem => Failed(problem, got))
+          else oracle.check(rows, got).orElse(path(LocalEngine.compile(text, columns, options).pattern))
+            .fold[Outcome](Passed)(problem => Failed(problem, got))
       }
     }
   }
@@ -102,8 +108,12 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       shrunk.fold("")(s => s"\n--- shrunk case ---\n${one(s._1, s._2, s._3)}\nrows as Scala:\n${Generators.asScala(s._2)}")
   }
 
-  /** Registers a property: `cases` random cases with the given features; collects up to 5 shrunk failures. */
-  private def property(name: String, cases: Int, features: Features, maxLength: Int = 9, minLength: Int = 0): Unit =
+  /**
+   * Registers a property: `cases` random cases with the given features, run with the engine options `adjust` makes;
+   * collects up to 5 shrunk failures. `path` says what is wrong with the path a case's query compiled to, if anything.
+   */
+  private def property(name: String, cases: Int, features: Features, maxLength: Int = 9, minLength: Int = 0,
+      adjust: EngineOptions => EngineOptions = identity, path: CompiledPattern => Option[String] = _ => None): Unit =
     test(name) {
       if (!EngineHarness.engineAvailable) cancel("LocalEngine is not implemented yet")
       val seeds = onlySeed match {
@@ -116,8 +126,8 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       val constructs = mutable.TreeMap.empty[String, (Int, Int)] // construct -> (cases, cases with a match)
       val it = seeds.iterator
       while (it.hasNext && failures.size < 5) {
-        val c = makeCase(it.next(), features, maxLength, minLength)
-        evaluate(c.query, c.text, c.rows, c.columns, c.options) match {
+        val c = makeCase(it.next(), features, maxLength, minLength, adjust)
+        evaluate(c.query, c.text, c.rows, c.columns, c.options, path) match {
           case Passed =>
             passed += 1
             val exps = new BruteForce.Oracle(c.query, c.columns, c.options).expectations(c.rows)
@@ -130,9 +140,9 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
           case Skipped => skipped += 1
           case f: Failed =>
             val fails = (q: Query, r: IndexedSeq[Array[Any]]) =>
-              evaluate(q, Printer.query(q), r, c.columns, c.options).isInstanceOf[Failed]
+              evaluate(q, Printer.query(q), r, c.columns, c.options, path).isInstanceOf[Failed]
             val (sq, sr) = Generators.shrink(c.query, c.rows, fails)
-            val shrunk = evaluate(sq, Printer.query(sq), sr, c.columns, c.options) match {
+            val shrunk = evaluate(sq, Printer.query(sq), sr, c.columns, c.options, path) match {
               case sf: Failed => Some((sq, sr, sf))
               case _ => None
             }
@@ -195,7 +205,8 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(filterNot = true, orderComparisons = true), maxLength = 10, minLength = 4)
 
   // NONE(...) between the operands of `;` (issue 22): testing its event alone, it is part of the automaton, so every
-  // evaluator and clause takes it; relating its event to the events around it, the lazy chain judges it.
+  // evaluator and clause takes it; relating its event to the events around it, the lazy chain judges it, and so do the
+  // registers where it names only events before it (the properties after these).
   property("NONE(...) testing its event alone, wherever ; stands (inside + and OR), with every clause", 1000,
     Features(exclusions = true), maxLength = 12)
 
@@ -206,6 +217,31 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("NONE(...) relating its event to the events around it: the lazy chain, streams of dozens of events", 400,
     Features(judgedExclusions = true, strategies = false, consumption = false, limits = false), maxLength = 60,
     minLength = 20)
+
+  // Where a NONE's conditions name only variables bound before it, the registers judge its events as a run waits
+  // between its neighbours: with the lazy chain off, under every strategy and clause, its gap anywhere a `;` stands.
+  property("NONE(...) relating its event to earlier events: registers, lazy chain off, every strategy and clause, +", 1000,
+    Features(earlierExclusions = true, exclusions = true), maxLength = 12, minLength = 4,
+    adjust = _.copy(lazyChains = false), path = judgedOnRegisters)
+
+  property("NONE(...) relating its event to earlier events, with conditions relating events: registers", 600,
+    Features(earlierExclusions = true, relations = true), maxLength = 12, minLength = 4,
+    adjust = _.copy(lazyChains = false), path = judgedOnRegisters)
+
+  property("NONE(...) relating its event to earlier events under NEXT, LAST and MAX: ranked registers", 800,
+    Features(earlierExclusions = true, ranked = true), maxLength = 12, minLength = 4, path = judgedOnRegisters)
+
+  /**
+   * What is wrong with the path of a pattern whose NONEs relate their event to earlier events, if anything: they must
+   * be judged on registers (unless an equality made them tests of their event alone, in a partition).
+   */
+  private def judgedOnRegisters(pattern: CompiledPattern): Option[String] = {
+    val relating = Cel.exclusions(pattern.analyzed.query.pattern).exists(e =>
+      e.filter.exists(f => Filter.relations(f).exists(_.condition.variables.exists(_ != e.candidate))))
+    Option.when(relating && pattern.analyzed.derivedPartition.isEmpty && (pattern.registers.forall(_.judgements.isEmpty) ||
+      pattern.chain.isDefined || !pattern.describe.contains("judged against the registers")))(
+      s"not judged on registers: ${pattern.describe}")
+  }
 
   property("order comparisons over repeating variables under NEXT, LAST and MAX, windows, partitions, projections", 800,
     Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)
@@ -383,6 +419,20 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       Fixed("prev inside an iteration starts again in each iteration",
         query((atom("A") seq atom("B").as("b").plus).filter(rel(attr("b", "x") > call("prev", attr("b", "x")))).plus),
         stream(("A", 0, 0), ("B", 2, 0), ("A", 0, 0), ("B", 1, 0)), Seq(r(0, 1, v(1)), r(0, 3, v(3)), r(2, 3, v(3)), r(0, 3, v(1, 3)))),
+
+      // --- NONE relating its event to earlier ones: judged against the registers as a run waits in the gap.
+      Fixed("NONE(B AS n FILTER n.x = a.x): no B of a's x between a and c",
+        query(atom("A").as("a").seqWithout(none(Seq("B"), Some("n"), Some(rel(attr("n", "x") === attr("a", "x")))))(
+          atom("C").as("c"))), stream(("A", 1, 0), ("A", 2, 0), ("B", 1, 0), ("C", 0, 0)), Seq(r(1, 3, v(1), v(3)))),
+      Fixed("NONE after a repeating a: its event excluded where its condition holds for every a",
+        query(atom("A").as("a").plus.seqWithout(none(Seq("B"), Some("n"), Some(rel(attr("n", "x") === attr("a", "x")))))(
+          atom("C").as("c"))), stream(("A", 1, 0), ("A", 2, 0), ("B", 1, 0), ("C", 0, 0)),
+        Seq(r(1, 3, v(1), v(3)), r(0, 3, v(0, 1), v(3)))),
+      Fixed("NONE inside an iteration whose part before it begins with NOT(...)",
+        query((not("C") seq atom("A").as("a")).seqWithout(none(Seq("B"), Some("n"),
+          Some(rel(attr("n", "x") === attr("a", "x")))))(atom("C").as("c")).plus),
+        stream(("A", 1, 0), ("A", 1, 0), ("B", 1, 0), ("A", 2, 0), ("C", 0, 0)),
+        Seq(r(0, 4, v(3), v(4)), r(1, 4, v(3), v(4)), r(2, 4, v(3), v(4)))),
 
       // --- conjunction.
       Fixed("A AND B: both, in any order",

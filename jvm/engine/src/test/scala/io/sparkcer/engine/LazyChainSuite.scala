@@ -152,9 +152,15 @@ class LazyChainSuite extends AnyFunSuite {
       "WITHIN 10 EVENTS ORDER BY ts"
     val (out, q) = run(query, data, ByCost)
     assert(out == Vector("4:{1}{4}", "7:{6}{7}"))
-    assert(q.pattern.chain.isDefined && q.pattern.registers.isEmpty, "only the lazy chain judges such a NONE")
+    // Its condition names a, bound before it: the lazy chain judges it, and so do the registers, whichever costs less.
+    assert(q.pattern.chain.isDefined && q.pattern.registers.exists(_.judgements.nonEmpty))
     assert(q.pattern.describe.contains("lazy chain over a ; NONE(b) ; c: events buffered per atom") &&
-      q.pattern.describe.contains("each NONE's events buffered too"))
+      q.pattern.describe.contains("each NONE's events buffered too") &&
+      q.pattern.describe.contains("1 NONE(...) relating its event to earlier ones judged against the registers"))
+    for (options <- Seq(Lazy, Eager)) assert(run(query, data, options)._1 == out)
+    // Naming c, bound after it, only the lazy chain judges it.
+    val later = run(query.replace("b.x = a.x", "b.x = c.x"), data, ByCost)._2
+    assert(later.pattern.chain.isDefined && later.pattern.registers.isEmpty)
     // With a window on ts, nothing counts the events between: x is a partition (every event of the match has a's),
     // the NONE then tests its event alone, and the pattern runs on the automaton, each x on its own.
     val (byAccount, partitioned) = run(query.replace("WITHIN 10 EVENTS", "WITHIN 10 [ts]"), data, ByCost)
@@ -235,7 +241,7 @@ class LazyChainSuite extends AnyFunSuite {
   }
 
   test("by cost: a saved state carries the race on; the matches of one uninterrupted pass") {
-    // The last runs on the lazy chain alone, its NONE's events saved with the atoms' own.
+    // The last judges its NONE's events on either path, saved with the atoms' own (buffered) or in the registers.
     val withNone = changing :+ ("SELECT * FROM S WHERE A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c ; NONE(D) ; " +
       "B AS b FILTER a.y < c.y WITHIN 40 [ts]")
     for ((query, seed) <- withNone.zipWithIndex) {

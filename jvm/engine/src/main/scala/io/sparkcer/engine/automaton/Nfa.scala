@@ -31,10 +31,13 @@ final case class Guard(stream: Option[String], eventType: String, predicates: Se
  * into an atom leaves (-1: none, the match begins), which under AND is not the atom of its source state.
  *
  * `excludes` are guards the event must fail: a skip between the two operands of `φ ; NONE(...) ; ψ` passes by any
- * event but those the NONE excludes ([[Gap]]), so that a run waiting there dies on one.
+ * event but those the NONE excludes ([[Gap]]), so that a run waiting there dies on one. `judges` are the NONEs (indices
+ * in [[Nfa.gaps]]) whose conditions relate their event to the events before it: the skip passes by no event such a
+ * NONE excludes, which only the run's registers tell, so the registers' automaton makes each a further bit of the
+ * symbol that `excludes` names ([[io.sparkcer.engine.rma.Placement]]).
  */
 final case class Transition(guard: Int, negated: Boolean, label: Int, target: Int, checks: Seq[Int] = Nil,
-    resets: Seq[Int] = Nil, from: Int = -1, excludes: Seq[Int] = Nil) {
+    resets: Seq[Int] = Nil, from: Int = -1, excludes: Seq[Int] = Nil, judges: Seq[Int] = Nil) {
   /** Whether the transition reads the event into an atom (marking it, or as a NOT), rather than skipping it. */
   def reads: Boolean = marks || negated
   def marks: Boolean = label >= 0
@@ -58,20 +61,29 @@ final case class AtomSpec(guard: Int, negated: Boolean, label: Int, variables: S
  * @param condition the condition's index in [[Nfa.conditions]]
  * @param body      the filtered sub-pattern
  * @param repeats   whether it lies inside an iteration, so that a match may enter it again, afresh
+ * @param candidate for a condition of a NONE(...), the NONE's event, which no atom binds: the scope is then the operand
+ *                  before the NONE, whose events the condition reads from the registers when a candidate comes, on the
+ *                  skips of the gap ([[Gap]]) rather than on the scope's atoms
  */
 final case class Scope(condition: Int, body: Cel, atoms: Set[Int], bindings: Map[Int, Seq[String]], first: Set[Int],
-    repeats: Boolean)
+    repeats: Boolean, candidate: Option[String] = None)
 
 /**
  * A `NONE(...)` of the pattern: between an event read into one of the atoms `before` and the next one read into one of
  * `after`, no event may pass one of `guards` (its types, with the tests of that event alone) and satisfy each of
  * `conditions` (those relating it, as `variable`, to the match's events: indices in [[Nfa.conditions]]). Without
  * conditions the automaton's skips between the two atoms exclude such events themselves (`excludes`); with them the
- * events can only be judged against the match, which the lazy chain does ([[io.sparkcer.engine.chain.ChainPlan]]).
+ * events can only be judged against the match's. Where the conditions name only variables bound before the NONE, those
+ * events are in a run's registers when a candidate comes, and the skips judge it there (`judges`), each condition
+ * reading the registers of its scope (`scopes`, one per condition, in [[Nfa.scopes]]). Where they name variables
+ * bound after it (`later`), only the lazy chain, which judges buffered candidates once the events around them are
+ * chosen, takes the NONE ([[io.sparkcer.engine.chain.ChainPlan]]).
  */
 final case class Gap(before: Set[Int], after: Set[Int], guards: Seq[Int], conditions: Seq[Int], variable: String,
-    exclusion: Exclusion) {
+    exclusion: Exclusion, later: Seq[String] = Nil, scopes: Seq[Int] = Nil) {
   def onAutomaton: Boolean = conditions.isEmpty
+  /** Whether the registers judge its events: it has conditions, and they name no variable bound after it. */
+  def onRegisters: Boolean = !onAutomaton && later.isEmpty
 }
 
 /**
@@ -91,22 +103,25 @@ final class Nfa(
     val gaps: IndexedSeq[Gap] = IndexedSeq.empty) {
   def stateCount: Int = transitions.length
   def symbolWords: Int = math.max(1, (guards.length + 63) >>> 6)
-  /** Whether conditions relate events: the pattern then runs with registers ([[io.sparkcer.engine.rma]]). */
+  /**
+   * Whether conditions relate events (a FILTER's, or a NONE's on the variables before it): the pattern then runs with
+   * registers ([[io.sparkcer.engine.rma]]).
+   */
   def hasRegisters: Boolean = scopes.nonEmpty
 
   /**
    * Whether an event that satisfies no guard leaves every run as it is: each state either reads nothing more
    * (a final state at the end of the pattern) or only skips such an event, into a waiting state that reads the
-   * same events as itself (a NONE's skip passes them too). Dropping such events from the stream then changes no run.
-   * Not so with `:`, `:+`, NOT or STRICT, which forbid or read the events in between.
+   * same events as itself (a NONE's skip passes them too: they are no NONE's candidates). Dropping such events from
+   * the stream then changes no run. Not so with `:`, `:+`, NOT or STRICT, which forbid or read the events in between.
    */
   def skipsUnguardedEvents: Boolean = {
     def guarded(q: Int) = transitions(q).filter(_.guard >= 0).toSet
     !transitions.exists(_.exists(_.negated)) && transitions.indices.forall { q =>
       transitions(q).isEmpty || (transitions(q).filter(_.guard < 0) match {
-        case Seq(Transition(_, _, -1, w, _, _, _, excludes)) =>
-          guarded(w) == guarded(q) &&
-            transitions(w).filter(_.guard < 0) == Seq(Transition(-1, negated = false, -1, w, excludes = excludes))
+        case Seq(Transition(_, _, -1, w, _, _, _, excludes, judges)) =>
+          guarded(w) == guarded(q) && transitions(w).filter(_.guard < 0) ==
+            Seq(Transition(-1, negated = false, -1, w, excludes = excludes, judges = judges))
         case _ => false
       })
     }
@@ -118,7 +133,10 @@ final class Nfa(
       t <- ts
     } yield {
       val read = (if (t.guard < 0) "TRUE" else (if (t.negated) "NOT " else "") + guards(t.guard)) +
-        t.checks.map(c => s" ✓$c").mkString + t.excludes.map(g => s" but ${guards(g)}").mkString
+        t.checks.map(c => s" ✓$c").mkString +
+        // Past the guards, a bit of the registers' automaton: a NONE's judgement.
+        t.excludes.map(g => s" but ${if (g < guards.length) guards(g).toString else s"✗$g"}").mkString +
+        t.judges.map(g => s" but NONE(${gaps(g).variable})").mkString
       val mark = if (t.marks) s"•${labels(t.label).mkString("{", ",", "}")}" else "∘"
       s"  q$from --$read/$mark--> q${t.target}${if (finals(t.target)) " (final)" else ""}"
     }

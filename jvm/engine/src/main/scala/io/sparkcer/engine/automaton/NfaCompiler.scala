@@ -2,7 +2,7 @@ package io.sparkcer.engine.automaton
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.analysis.Relations
+import io.sparkcer.engine.analysis.{Multiplicity, Relations}
 import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Exclusion, Filter, Position, Predicate}
 
 /**
@@ -49,9 +49,9 @@ object NfaCompiler {
   }
   /**
    * `φ ; ψ` or `φ : ψ` where one of them holds a conjunction: ψ's automaton entered from where φ's ends, after a gap
-   * whose skips pass by no event that fails `excludes`' guards.
+   * whose skips pass by what `passing` lets through.
    */
-  private final case class Chain(before: Shape, after: Shape, contiguous: Boolean, excludes: Seq[Int]) extends Shape {
+  private final case class Chain(before: Shape, after: Shape, contiguous: Boolean, passing: Passing) extends Shape {
     def first: Seq[Int] = before.first
     def last: Seq[Int] = after.last
   }
@@ -68,6 +68,14 @@ object NfaCompiler {
    */
   private final class Component(val transitions: IndexedSeq[Seq[Transition]], val last: Set[Int],
       val atomOf: IndexedSeq[Int], val done: Int)
+  /**
+   * What the skips of a gap pass by: any event but those that pass one of `guards` (the NONEs that test their event
+   * alone) and those that the NONEs `judged` (indices in the gaps) judge against the run's registers.
+   */
+  private final case class Passing(guards: Seq[Int], judged: Seq[Int])
+  private object Passing {
+    val Anything: Passing = Passing(Nil, Nil)
+  }
   private final case class PendingFilter(predicate: EventPredicate, bindingsAbove: Int)
   private final case class AtomInfo(guard: Int, negated: Boolean, label: Int, node: Cel, variables: List[String])
   /** A filter in normal form (NOT pushed to the leaves): the leaf, and whether it is negated. */
@@ -106,10 +114,10 @@ object NfaCompiler {
   private final class Builder(outputs: IndexedSeq[String], strict: Boolean, query: String) {
     private val outputIndex = outputs.zipWithIndex.toMap
     private val atoms = mutable.ArrayBuffer.empty[AtomInfo]
-    // follow(a)((b, resets, excludes)) = true when b may only come right after a (`:`), false when a gap is allowed;
-    // `resets` are the scopes the link enters from outside, `excludes` the guards of the events a NONE keeps out of
-    // the gap (each distinct set waits in a state of its own).
-    private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[(Int, Seq[Int], Seq[Int]), Boolean]]
+    // follow(a)((b, resets, passing)) = true when b may only come right after a (`:`), false when a gap is allowed;
+    // `resets` are the scopes the link enters from outside, `passing` what the gap's skips pass by (the NONEs between:
+    // each distinct one waits in a state of its own).
+    private val follow = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[(Int, Seq[Int], Passing), Boolean]]
     private val gaps = mutable.ArrayBuffer.empty[Gap]
     private val conditions = mutable.LinkedHashMap.empty[Condition, Int]
     private var iterations = 0 // how many iterations are around the node being visited
@@ -175,15 +183,18 @@ object NfaCompiler {
       case Cel.Filtered(_, other, _) =>
         throw new IllegalStateException(s"filter not expanded: $other")
       case Cel.Sequence(first, second, contiguous, _, exclusions) =>
-        (visit(first, bindings, filters), visit(second, bindings, filters)) match {
-          case (a, b) =>
-            val excludes = exclusions.map(gap(_, a, b)).filter(_.onAutomaton).flatMap(_.guards).distinct.sorted
-            (a, b) match {
-              case (a: Fragment, b: Fragment) =>
-                link(a.last, b.first, contiguous, excludes)
-                Fragment(a.first, b.last)
-              case _ => Chain(a, b, contiguous, excludes)
-            }
+        val start = atoms.length
+        val a = visit(first, bindings, filters)
+        val middle = atoms.length
+        val b = visit(second, bindings, filters)
+        val made = exclusions.map(gap(_, a, b, first, start + 1 to middle, middle + 1 to atoms.length, bindings.length))
+        val passing = Passing(made.filter(gaps(_).onAutomaton).flatMap(gaps(_).guards).distinct.sorted,
+          made.filter(gaps(_).onRegisters))
+        (a, b) match {
+          case (a: Fragment, b: Fragment) =>
+            link(a.last, b.first, contiguous, passing)
+            Fragment(a.first, b.last)
+          case _ => Chain(a, b, contiguous, passing)
         }
       case Cel.Or(left, right, _) =>
         (visit(left, bindings, filters), visit(right, bindings, filters)) match {
@@ -196,17 +207,20 @@ object NfaCompiler {
         iterations += 1
         try visit(body, bindings, filters) match {
           case a: Fragment =>
-            link(a.last, a.first, contiguous, excludes = Nil)
+            link(a.last, a.first, contiguous, Passing.Anything)
             a
           case other => Repeat(other, contiguous)
         } finally iterations -= 1
     }
 
     /**
-     * The [[Gap]] of a NONE between the shapes `before` and `after`: its types, with the tests of its event alone, are
-     * guards; the conditions relating its event to others are conditions of the automaton, which no scope places.
+     * The [[Gap]] of a NONE between the shapes `before` (of the formula `left`, over the atoms `earlier`) and `after`
+     * (over the atoms `later`), and its index: its types, with the tests of its event alone, are guards; the conditions
+     * relating its event to others are conditions of the automaton, which no scope places on atoms. Where they name no
+     * variable bound after the NONE (the analysis let them name only those around it), each gets the scope of `left`
+     * (`above` AS names around it), whose registers then hold those events while a run waits in the gap.
      */
-    private def gap(e: Exclusion, before: Shape, after: Shape): Gap = {
+    private def gap(e: Exclusion, before: Shape, after: Shape, left: Cel, earlier: Range, later: Range, above: Int): Int = {
       val candidate = e.candidate
       val (alone, relating) = e.filter.toSeq.flatMap(conjuncts).partition {
         case _: Filter.OnVariable => true
@@ -218,11 +232,22 @@ object NfaCompiler {
         case Filter.Relation(c, _) => EventPredicate(asEventPredicate(c), negated = false)
         case other => throw new IllegalStateException(s"not a test of one event: $other")
       }
-      val related = relating.collect { case Filter.Relation(c, _) => conditions.getOrElseUpdate(c, conditions.size) }
-      val made = Gap(before.last.toSet, after.first.toSet, e.types.map(guardOf(_, predicates)).distinct, related,
-        candidate, e)
-      gaps += made
-      made
+      val related = relating.collect { case Filter.Relation(c, _) => c }
+      val indices = related.map(c => conditions.getOrElseUpdate(c, conditions.size))
+      def bindingsOf(a: Int) = atoms(a - 1).variables.dropRight(above).distinct
+      val afterIt = later.flatMap(bindingsOf).toSet
+      val boundLater = related.flatMap(_.variables).distinct.filter(v => v != candidate && afterIt(v))
+      // In an iteration, each instance of `left` writes a variable it binds exactly once before the gap: only the
+      // registers of the others (lists, hardest events) need emptying as it begins again.
+      def rewritten(c: Condition) = c.variables.forall(v => v == candidate || Multiplicity.of(left, v) == Multiplicity.One)
+      val registerScopes = if (boundLater.nonEmpty) Nil else related.zip(indices).map { case (c, i) =>
+        scopes += Scope(i, left, earlier.toSet, earlier.map(a => a -> bindingsOf(a)).toMap, before.first.toSet,
+          repeats = iterations > 0 && !rewritten(c), candidate = Some(candidate))
+        scopes.length - 1
+      }
+      gaps += Gap(before.last.toSet, after.first.toSet, e.types.map(guardOf(_, predicates)).distinct, indices, candidate,
+        e, boundLater, registerScopes)
+      gaps.length - 1
     }
 
     /** The filter of NOT(type FILTER ...): a conjunction of predicates over that one event. */
@@ -255,11 +280,11 @@ object NfaCompiler {
      * link (it was built inside an operand of this node); inside an iteration that may be its second time, so the
      * link resets that scope's registers (the first time, a run's registers are empty anyway).
      */
-    private def link(from: Seq[Int], to: Seq[Int], contiguous: Boolean, excludes: Seq[Int]): Unit =
+    private def link(from: Seq[Int], to: Seq[Int], contiguous: Boolean, passing: Passing): Unit =
       for (a <- from; b <- to) {
         val edges = follow(a - 1)
         val edge = (b, scopes.indices.filter(s => scopes(s).repeats && scopes(s).first.contains(b)),
-          if (contiguous) Nil else excludes)
+          if (contiguous) Passing.Anything else passing)
         edges(edge) = edges.getOrElse(edge, true) && contiguous // a gap-allowing edge subsumes a contiguous one
       }
 
@@ -272,8 +297,9 @@ object NfaCompiler {
 
     private def labelOf(variables: Seq[Int]): Int = labels.getOrElseUpdate(variables, labels.size)
 
-    /** A move into waiting state `w` that passes by any event but those passing a guard of `excludes`. */
-    private def skip(w: Int, excludes: Seq[Int]): Transition = Transition(-1, negated = false, -1, w, excludes = excludes)
+    /** A move into waiting state `w` that passes by what `passing` lets through. */
+    private def skip(w: Int, passing: Passing): Transition =
+      Transition(-1, negated = false, -1, w, excludes = passing.guards, judges = passing.judged)
 
     /** CORE's automaton of the whole pattern: the component of every atom, which ends where the pattern does. */
     private def automaton(pattern: Fragment): Nfa = nfa(component(pattern, 1 to atoms.length, withDone = false))
@@ -301,9 +327,9 @@ object NfaCompiler {
         product(operand(c.left, withDone = true, Some(whole)), operand(c.right, withDone = true, Some(whole)), withDone,
           whole)
       case Union(l, r) => union(operand(l, withDone, conjunction), operand(r, withDone, conjunction))
-      case Chain(before, after, contiguous, excludes) =>
+      case Chain(before, after, contiguous, passing) =>
         sequence(operand(before, withDone = false, conjunction), operand(after, withDone, conjunction), contiguous,
-          excludes)
+          passing)
       case Repeat(body, contiguous) => repeat(operand(body, withDone, conjunction), contiguous)
     }
 
@@ -313,27 +339,27 @@ object NfaCompiler {
      * with a gap allowed, also a waiting state per such end, whose any-event loop skips the events in between. The
      * moves keep the atom they leave (`from`) and reset the scopes they enter afresh, as [[link]] does.
      */
-    private def sequence(x: Component, y: Component, contiguous: Boolean, excludes: Seq[Int]): Component = {
+    private def sequence(x: Component, y: Component, contiguous: Boolean, passing: Passing): Component = {
       val offset = x.transitions.length - 1 // y's state s > 0 becomes s + offset; y's initial state is x's
       val shifted = (1 until y.transitions.length).map(s => y.transitions(s).map(t => t.copy(target = t.target + offset)))
       val entries = y.transitions(Nfa.Initial).filter(_.reads).map(t => t.copy(target = t.target + offset))
       val atomOf = x.atomOf ++ y.atomOf.tail
-      continued(x.transitions ++ shifted, x.last, entries, atomOf, contiguous, excludes, y.last.map(_ + offset),
+      continued(x.transitions ++ shifted, x.last, entries, atomOf, contiguous, passing, y.last.map(_ + offset),
         if (y.done < 0) -1 else y.done + offset)
     }
 
     /** `x+` (or `x:+`): from each state where x ends, x's first moves again, as in [[sequence]] with x after itself. */
     private def repeat(x: Component, contiguous: Boolean): Component =
-      continued(x.transitions, x.last, x.transitions(Nfa.Initial).filter(_.reads), x.atomOf, contiguous, Nil, x.last,
+      continued(x.transitions, x.last, x.transitions(Nfa.Initial).filter(_.reads), x.atomOf, contiguous, Passing.Anything, x.last,
         x.done)
 
     /**
      * The states `transitions` (whose atoms are `atomOf`), where from each of `ends` the moves `entries` are taken
      * next (right after it, or, unless `contiguous`, after a gap spent in a waiting state of its own, which passes by
-     * no event that fails a guard of `excludes`).
+     * what `passing` lets through).
      */
     private def continued(transitions: IndexedSeq[Seq[Transition]], ends: Set[Int], entries: Seq[Transition],
-        atomOf: IndexedSeq[Int], contiguous: Boolean, excludes: Seq[Int], last: Set[Int], done: Int): Component = {
+        atomOf: IndexedSeq[Int], contiguous: Boolean, passing: Passing, last: Set[Int], done: Int): Component = {
       val from = ends.toSeq.sorted
       val waiting = if (contiguous) Map.empty[Int, Int] else from.zipWithIndex.map { case (q, i) => q -> (transitions.length + i) }.toMap
       def enter(q: Int): Seq[Transition] = entries.map { t =>
@@ -342,9 +368,9 @@ object NfaCompiler {
       }
       val linked = transitions.indices.map { q =>
         if (!ends(q)) transitions(q)
-        else transitions(q) ++ enter(q) ++ waiting.get(q).map(skip(_, excludes))
+        else transitions(q) ++ enter(q) ++ waiting.get(q).map(skip(_, passing))
       }
-      val waits = from.filter(waiting.contains).map(q => skip(waiting(q), excludes) +: enter(q))
+      val waits = from.filter(waiting.contains).map(q => skip(waiting(q), passing) +: enter(q))
       new Component(linked ++ waits, last, atomOf ++ from.filter(waiting.contains).map(atomOf), done)
     }
 
@@ -354,8 +380,9 @@ object NfaCompiler {
       if (info.negated && strict) None
       else {
         if (info.negated && resets.nonEmpty)
-          throw new CeqlException("a filtered part of an iteration that relates events cannot begin with NOT(...); " +
-            "begin it with the event NOT precedes, or move the FILTER outside the iteration", info.node.pos, query)
+          throw new CeqlException("a filtered part of an iteration that relates events (or the part before a NONE that " +
+            "relates its event to a repeating variable's) cannot begin with NOT(...); begin it with the event NOT " +
+            "precedes, or move the FILTER outside the iteration", info.node.pos, query)
         Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b, resets = resets, from = from))
       }
     }
@@ -368,8 +395,8 @@ object NfaCompiler {
      */
     private def component(pattern: Fragment, over: Seq[Int], withDone: Boolean): Component = {
       val local = over.zipWithIndex.map { case (a, i) => a -> (i + 1) }.toMap
-      // A waiting state per atom and set of events its gap excludes.
-      val waits = if (strict) Nil else over.flatMap(a => follow(a - 1).toSeq.collect { case ((_, _, ex), false) => (a, ex) }.distinct)
+      // A waiting state per atom and what its gap passes by.
+      val waits = if (strict) Nil else over.flatMap(a => follow(a - 1).toSeq.collect { case ((_, _, p), false) => (a, p) }.distinct)
       val waiting = waits.zipWithIndex.map { case (w, i) => w -> (over.length + 1 + i) }.toMap
       val done = if (withDone) over.length + 1 + waiting.size else -1
       val stateCount = over.length + 1 + waiting.size + (if (withDone) 1 else 0)
@@ -380,11 +407,11 @@ object NfaCompiler {
       for (a <- over) {
         transitions(local(a)) ++= follow(a - 1).keys.map { case (b, resets, _) => (b, resets) }.toSeq.distinct
           .flatMap { case (b, resets) => enterLocal(a, b, resets) }
-        for (key @ (_, excludes) <- waits if key._1 == a) {
+        for (key @ (_, passing) <- waits if key._1 == a) {
           val w = waiting(key)
-          transitions(local(a)) += skip(w, excludes)
-          transitions(w) += skip(w, excludes)
-          transitions(w) ++= follow(a - 1).collect { case ((b, resets, `excludes`), false) => enterLocal(a, b, resets) }.flatten
+          transitions(local(a)) += skip(w, passing)
+          transitions(w) += skip(w, passing)
+          transitions(w) ++= follow(a - 1).collect { case ((b, resets, `passing`), false) => enterLocal(a, b, resets) }.flatten
         }
       }
       if (withDone) {

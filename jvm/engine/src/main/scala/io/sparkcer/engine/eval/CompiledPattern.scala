@@ -19,11 +19,13 @@ import io.sparkcer.engine.rma.{Placement, RegisterProgram}
  * ([[io.sparkcer.engine.rma.RankedRegisterRun]]) or compared by inclusion ([[io.sparkcer.engine.rma.MaximalRegisterRun]]).
  *
  * A NONE(...) that tests its event alone is part of the automaton (its skips exclude such events), so every evaluator
- * takes it. One whose conditions relate its event to the match's is judged by the lazy chain only, once the events
- * around it are chosen. Registers could judge one that names only variables bound before it, when it comes; but one
- * that names a later variable cannot be judged when it comes, only kept in a list until that variable is bound, a run
- * per list content: the lazy chain's buffer holds those events once for every run, and judges them only where a match
- * is complete around them. So a pattern with such a NONE runs on the lazy chain or is refused, saying what it needs.
+ * takes it. One whose conditions relate its event to the match's events is judged against them: where they name only
+ * variables bound before it, those events are in a run's registers when a candidate comes, and the registers judge it
+ * there (its gap's skips do not pass it: [[io.sparkcer.engine.rma.Judgement]]), so the pattern runs with registers as
+ * any other, under every clause, or on the lazy chain where it takes the pattern. One that names a later variable
+ * cannot be judged when it comes, only kept in a list until that variable is bound, a run per list content: the lazy
+ * chain's buffer holds those events once for every run, and judges them only where a match is complete around them.
+ * So a pattern with such a NONE runs on the lazy chain or is refused, saying what it needs.
  *
  * @param lazyChains   whether a chain of single events with conditions may be evaluated lazily; without, it runs
  *                     with registers on the automaton, as every other pattern with conditions
@@ -44,21 +46,24 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   /** Equalities keyed by a PCEA (Pinto and Riveros): hash joins of each event with the runs it extends. */
   val pcea: Option[PceaPlan] = pceaOrReason.toOption
   private val chainShape = if (lazyChains && pcea.isEmpty) Chains.of(analyzed, compiled) else None
-  /** NONEs whose conditions relate their event to the match's events: only the lazy chain judges them. */
-  private val judged = compiled.gaps.filterNot(_.onAutomaton)
-  judged.headOption.filter(_ => chainShape.isEmpty).foreach { g =>
+  /** NONEs whose conditions name a variable bound after them: only the lazy chain judges them. */
+  private val judgedLazily = compiled.gaps.filterNot(g => g.onAutomaton || g.onRegisters)
+  judgedLazily.headOption.filter(_ => chainShape.isEmpty).foreach { g =>
     throw new CeqlException(s"NONE(... FILTER ...) relates its event '${g.variable}' to the events of the match " +
-      s"(${g.conditions.map(compiled.conditions(_).text).mkString(" AND ")}), which only the lazy chain judges: it " +
-      s"takes a sequence of single events, each bound to a variable of its own (A AS a ; NONE(B AS b FILTER b.acct = " +
-      "a.acct) ; C AS c), with conditions on no repeating variable, under SELECT ALL (the default) with a WITHIN window " +
-      "and no LIMIT or CONSUME BY" + (if (lazyChains) "" else " (the lazy chain is turned off here)") + "; a NONE " +
-      "that tests its event alone (NONE(B FILTER B.amount > 100)) runs with any pattern", g.exclusion.pos,
+      s"(${g.conditions.map(compiled.conditions(_).text).mkString(" AND ")}), naming " +
+      s"${g.later.map(v => s"'$v'").mkString(", ")} bound after it, " +
+      "which only the lazy chain judges: it takes a sequence of single events, each bound to a variable of its own " +
+      "(A AS a ; NONE(B AS b FILTER b.acct = c.acct) ; C AS c), with conditions on no repeating variable, under SELECT " +
+      "ALL (the default) with a WITHIN window and no LIMIT or CONSUME BY" +
+      (if (lazyChains) "" else " (the lazy chain is turned off here)") + ". A NONE whose conditions name only variables " +
+      "bound before it (NONE(B AS b FILTER b.acct = a.acct)) runs with any pattern and clause, judged against the " +
+      "registers, and so does one that tests its event alone (NONE(B FILTER B.amount > 100))", g.exclusion.pos,
       analyzed.text, 4)
   }
   // The general evaluators keep the events a condition relates to a repeating variable's until the match ends.
   if (pcea.isEmpty) Relations.requireBounded(analyzed.query, analyzed.text)
   private val placed =
-    if (compiled.hasRegisters && pcea.isEmpty && judged.isEmpty && (chainShape.isEmpty || chainsByCost))
+    if (compiled.hasRegisters && pcea.isEmpty && judgedLazily.isEmpty && (chainShape.isEmpty || chainsByCost))
       Some(Placement.place(compiled, ranked || strategy == Strategy.Max))
     else None
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
@@ -205,6 +210,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   private def describe(registers: RegisterProgram): String =
     s"${nfa.conditions.length} conditions relating events checked on ${registers.checks.length} transitions with " +
       s"${registers.registers} registers (RMA), " +
+      (if (registers.judgements.isEmpty) ""
+      else s"${registers.judgements.length} NONE(...) relating its event to earlier ones judged against the registers " +
+        "as a run waits in its gap, ") +
       (if (ranked) s"${strategy.keyword} over configurations (NFA state, registers) in priority order, kept past the " +
         "window while they may outrank another (the strategy chooses before the window), so they grow with the stream"
       else if (strategy == Strategy.Max) "MAX over sets of configurations (NFA state, registers): each run's own, " +

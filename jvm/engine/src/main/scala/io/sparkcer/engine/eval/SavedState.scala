@@ -15,9 +15,10 @@ object SavedState {
    * 4: a PCEA's run records the events it keeps unread, and its nodes their union rank and witnesses. 5: an OR of
    * chains runs on the lazy chain too (it ran on registers alone), one chain's buffers per alternative
    * ([[io.sparkcer.engine.chain.Chains]]), and a NONE's; a partition's events end with those kept after the window
-   * (NEXT and LAST with conditions).
+   * (NEXT and LAST with conditions). 6: a chain with a NONE relating its event only to earlier ones races the
+   * registers too (it ran on the lazy chain alone), whose automaton waits in a state of its own in such a NONE's gap.
    */
-  final val Format = 5
+  final val Format = 6
 
   def save[E <: AnyRef](partitions: Partitions[E], out: DataOutput, codec: EventCodec[E]): Unit = {
     out.writeInt(Format)

@@ -15,8 +15,9 @@ import io.sparkcer.engine.ceql.Condition
  * order comparison one side of which reads that register's variable alone ([[OrderComparison.sideOf]]; the
  * [[Hardest]] event of a repeating variable is such a register): each by
  * [[io.sparkcer.engine.eval.EventReader.compareHardness]], no event (nothing to check yet) being the easiest and
- * [[Registers.Unsatisfiable]] the hardest. Any other register (read by another condition, by `prev`, a list or an
- * accumulator) must hold the same in both. Both measures keep their order as events come: a write puts one event in
+ * [[Registers.Unsatisfiable]] the hardest. Any other register (read by another condition, by `prev`, by a NONE's
+ * [[Judgement]], whose conditions an easier event makes exclude more, a list or an accumulator) must hold the same in
+ * both. Both measures keep their order as events come: a write puts one event in
  * both, a challenge keeps the harder of the event and each one held.
  *
  * @param comparisons per single register, the (condition, side) of each condition that reads it, or null where it must
@@ -51,6 +52,7 @@ final class Dominance private (comparisons: Array[Array[(Int, Int)]]) {
 object Dominance {
   def of(program: RegisterProgram, conditions: IndexedSeq[Condition]): Dominance = {
     val reads = Array.fill(program.singles)(List.empty[Option[(Int, Int)]])
+    for (judgement <- program.judgements; check <- judgement.checks; Source.Single(r) <- check.sources) reads(r) ::= None
     for (check <- program.checks) {
       val variables = conditions(check.condition).variables
       val order = OrderComparison.of(conditions(check.condition))

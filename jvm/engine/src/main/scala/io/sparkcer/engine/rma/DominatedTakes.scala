@@ -13,7 +13,8 @@ import io.sparkcer.engine.automaton.{Nfa, Transition}
  * a transition t from state q to state b is removed when it reads the event into no selected variable, is not the
  * first of a match (q is not the initial state: the row's start) nor its last (b is not final: the row's end), its
  * actions only constrain ([[Actions.onlyConstrain]]: it appends to lists and challenges hardest events, every event
- * of which the conditions ahead must satisfy), and q skips the event into a state w that simulates b: every
+ * of which the conditions ahead must satisfy) and add nothing to what a NONE's [[Judgement]] reads (there an event
+ * more makes the run harder to stop, not to go on), and q skips the event into a state w that simulates b: every
  * transition that reads from b reads from w alike (same guard, label, checks, resets and target), and every skip
  * from b is matched by a skip from w into a state that simulates the skip's target.
  *
@@ -27,14 +28,17 @@ import io.sparkcer.engine.automaton.{Nfa, Transition}
  */
 object DominatedTakes {
 
-  def removed(nfa: Nfa, actions: IndexedSeq[Actions]): Nfa = {
+  /** @param judged the registers the NONEs' judgements read */
+  def removed(nfa: Nfa, actions: IndexedSeq[Actions], judged: RegisterSet): Nfa = {
     val simulation = new Simulation(nfa)
     def dominated(q: Int, t: Transition): Boolean =
       q != Nfa.Initial && t.marks && nfa.labels(t.label).isEmpty && actions(t.label).onlyConstrain &&
+        !actions(t.label).adds(judged) &&
         !nfa.finals(t.target) && simulation.skips(q).exists(simulation.simulates(_, t.target))
     val transitions = nfa.transitions.indices.map(q => nfa.transitions(q).filterNot(dominated(q, _)))
     if (transitions == nfa.transitions) nfa
-    else new Nfa(transitions, nfa.finals, nfa.guards, nfa.labels, nfa.conditions, nfa.scopes, nfa.atomOf, nfa.atoms)
+    else new Nfa(transitions, nfa.finals, nfa.guards, nfa.labels, nfa.conditions, nfa.scopes, nfa.atomOf, nfa.atoms,
+      nfa.gaps)
   }
 
   /**

@@ -19,7 +19,11 @@ import io.sparkcer.engine.ceql.SlotFunction
  *  - each condition is placed on the transitions that bind one of its variables, reading the others' registers
  *    (RMA's last-bound placement, made dynamic: see [[Check]]); a condition with aggregates is placed on the
  *    transitions that leave its scope, and, where the match may end inside the scope, on a final copy of the atom
- *    that ends it (the atom itself stays, not final, so that the run goes on).
+ *    that ends it (the atom itself stays, not final, so that the run goes on);
+ *  - a NONE(...) whose conditions name only variables bound before it ([[io.sparkcer.engine.automaton.Gap.onRegisters]])
+ *    is judged on the skips of its gap ([[Judgement]]): its conditions read the registers of the operand before it
+ *    (allocated as a scope's, though no atom binds the NONE's event), with the event as the NONE's, and an event that
+ *    passes its guard and satisfies them all is one the skips do not pass.
  * No state is added but those final copies, as in the paper. Then the takes that a skip dominates are removed
  * ([[DominatedTakes]]), unless the runs are compared (NEXT, LAST and MAX compare the complex events, with every
  * event they mark, where removing a take keeps each row but not each complex event), and what may still make the runs
@@ -54,7 +58,8 @@ object Placement {
     private val allocations: IndexedSeq[Allocation] = nfa.scopes.map { scope =>
       val c = nfa.conditions(scope.condition)
       val prev = c.prevVariables.headOption
-      val plain = if (prev.isDefined) Nil else c.variables
+      // A NONE's event is the current event of its judgement, in no register.
+      val plain = if (prev.isDefined) Nil else c.variables.filterNot(scope.candidate.contains)
       val (one, several) = plain.partition(v => Multiplicity.of(scope.body, v) == Multiplicity.One)
       // An event that binds another variable of the condition too is checked as both: that needs its list.
       def alone(v: String) =
@@ -73,6 +78,20 @@ object Placement {
 
     private def aggregates(s: Int): Boolean = nfa.conditions(nfa.scopes(s).condition).aggregates.nonEmpty
 
+    /**
+     * Per NONE the registers judge (by its index in the automaton's gaps), its conditions, each read against the
+     * registers of its scope as they are before the event, the event as the NONE's.
+     */
+    private val judged: Map[Int, Seq[Check]] = nfa.gaps.indices.filter(nfa.gaps(_).onRegisters).map { g =>
+      val gap = nfa.gaps(g)
+      g -> gap.scopes.map { s =>
+        val condition = nfa.scopes(s).condition
+        val sources = nfa.conditions(condition).variables.map(v =>
+          if (v == gap.variable) Source.Current else source(allocations(s), v))
+        Check(condition, sources, Nil, label = 0, Phase.Before)
+      }
+    }.toMap
+
     def build(): Placed = {
       val n = nfa.stateCount
       // Final atoms inside a scope with aggregates get a final copy, where the aggregates are checked as the match ends.
@@ -86,18 +105,25 @@ object Placement {
         }
       } ++ copies.map(_ => IndexedSeq.empty)
       val live = liveness(placed)
-      val transitions = placed.map(_.map { case (t, target, checks) =>
+      val checked = placed.map(_.map { case (t, target, checks) =>
         val label = if (t.marks) labelOf(t, live(target)) else t.label
         // A check applies its transition's label (its resets); a transition that marks nothing has none.
         t.copy(target = target, label = label, checks = checks.map(c => checkBit(c.copy(label = math.max(label, 0)))))
       })
+      // The judgements' bits follow the checks'.
+      val judgements = judged.keys.toSeq.sorted.zipWithIndex.map { case (g, j) =>
+        g -> Judgement(nfa.guards.length + checks.size + j, nfa.gaps(g).guards, judged(g))
+      }.toMap
+      val transitions = checked.map(_.map(t =>
+        if (t.judges.isEmpty) t else t.copy(excludes = t.excludes ++ t.judges.map(judgements(_).bit), judges = Nil)))
       val finals = (0 until n).map(q => nfa.finals(q) && !copies.contains(q)) ++ copies.map(_ => true)
       val actions = labels.keys.toIndexedSeq.map(_._2)
       val placedNfa = new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1), nfa.conditions,
-        nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms)
-      val automaton = if (ranked) placedNfa else DominatedTakes.removed(placedNfa, actions)
+        nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms, nfa.gaps)
+      val automaton = if (ranked) placedNfa else DominatedTakes.removed(placedNfa, actions, judgedReads)
       val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, actions, checks.keys.toIndexedSeq,
-        nfa.guards.length, RunGrowth.perSubset(automaton, actions, subsetRegisters))
+        nfa.guards.length, RunGrowth.perSubset(automaton, actions, subsetRegisters),
+        judgements.values.toIndexedSeq.sortBy(_.bit))
       Placed(automaton, program)
     }
 
@@ -118,16 +144,24 @@ object Placement {
       lists ++ sums
     }
 
+    /** The registers the judgements read: what an event added to them makes a NONE's event harder to judge excluded. */
+    private val judgedReads: RegisterSet = judged.values.flatten.map(reads).foldLeft(RegisterSet.None)(_ ++ _)
+
     /**
-     * The registers live at each state: those that a check on some transition ahead reads (RMA keeps an event "only
-     * for as long as" a predicate needs it). A least fixpoint over the automaton's transitions.
+     * The registers live at each state: those that a check on some transition ahead reads, or a judgement on a skip
+     * ahead (RMA keeps an event "only for as long as" a predicate needs it). A least fixpoint over the automaton's
+     * transitions.
      */
     private def liveness(placed: IndexedSeq[IndexedSeq[(Transition, Int, Seq[Check])]]): IndexedSeq[RegisterSet] = {
-      // A check reads the registers before its transition's writes, or (at the end of a match) after them.
+      // A check reads the registers before its transition's writes, or (at the end of a match) after them; a judgement
+      // as the run waits in the gap.
       val live = Array.fill(placed.length)(RegisterSet.None)
-      for (q <- placed.indices; (_, target, checks) <- placed(q); c <- checks) {
-        val at = if (c.phase == Phase.Write) target else q
-        live(at) = live(at) ++ reads(c)
+      for (q <- placed.indices; (t, target, checks) <- placed(q)) {
+        for (c <- checks) {
+          val at = if (c.phase == Phase.Write) target else q
+          live(at) = live(at) ++ reads(c)
+        }
+        for (g <- t.judges; c <- judged(g)) live(q) = live(q) ++ reads(c)
       }
       var changed = true
       while (changed) {
@@ -180,13 +214,13 @@ object Placement {
     /**
      * The checks on a transition that reads an event into atom b, leaving atom `from` (-1: none): the conditions of
      * the scopes whose variables it binds, and the aggregates of the scopes it leaves (checked before the transition
-     * acts). A skip carries none.
+     * acts). A skip carries none (a NONE's conditions are judged on skips, apart: [[judged]]).
      */
     private def checksOn(t: Transition): Seq[Check] = if (!t.reads) Nil else {
       val (from, b) = (t.from, nfa.atomOf(t.target))
       val binding = for {
         ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
-        if scope.atoms.contains(b) && !aggregates(s)
+        if scope.atoms.contains(b) && !aggregates(s) && scope.candidate.isEmpty
         c = nfa.conditions(scope.condition)
         here = scope.bindings(b).filter(c.allVariables.contains)
         if here.nonEmpty

@@ -12,8 +12,9 @@ import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, TooManyMatch
  *
  * A run's symbol extends the event's guard bits with the outcome of each check on the transitions leaving its state,
  * evaluated against the run's registers: so the cached moves of the automaton serve every run, and a condition is
- * evaluated only where a transition that carries it can be taken. Each evaluation, one per combination of the events
- * its variables take, is one of [[Work.conditionChecks]]. NEXT, LAST and MAX compare runs of single NFA states
+ * evaluated only where a transition that carries it can be taken; likewise a NONE's [[Judgement]], where a skip that
+ * excludes it leaves the state and the event passes the NONE's guard. Each evaluation, one per combination of the
+ * events its variables take, is one of [[Work.conditionChecks]]. NEXT, LAST and MAX compare runs of single NFA states
  * ([[RankedRegisterRun]], [[MaximalRegisterRun]]): for them a symbol is computed per NFA state ([[symbolAt]]) and
  * the transitions it enables are cached alike ([[enabled]]).
  */
@@ -26,10 +27,10 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
   private val aggregations = program.accumulators.map { case (condition, slot) => reader.aggregation(condition, slot) }
   /** Per label: whether reading an event with it adds the event to the match (it binds a selected variable). */
   private val outputs = cea.nfa.labels.map(_.nonEmpty).toArray
-  /** Per deterministic state: its checks, each with the guards (guard, negated) of the transitions carrying it. */
-  private val checksOf = mutable.ArrayBuffer.empty[Array[(Int, Array[(Int, Boolean)])]]
+  /** Per deterministic state: what its transitions carry. */
+  private val carriedByState = mutable.ArrayBuffer.empty[Carried]
   /** The same per NFA state. */
-  private val checksOfNfaState = new Array[Array[(Int, Array[(Int, Boolean)])]](cea.nfa.stateCount)
+  private val carriedByNfaState = new Array[Carried](cea.nfa.stateCount)
   /** Per NFA state and symbol, the transitions the symbol enables. */
   private val enabledMoves = new TransitionCache[Array[Transition]]
 
@@ -82,12 +83,12 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
 
   /** The symbol of an event for a run in deterministic state `state` with registers `registers`. */
   def symbol(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int =
-    symbolWith(checksAt(state), guards, registers, events, position)
+    symbolWith(carriedAt(state), guards, registers, events, position)
 
   /** The symbol of an event for a run in NFA state `state` with registers `registers`. */
   def symbolAt(state: Int, guards: Array[Long], registers: Registers, events: EventRing[E], position: Long): Int = {
-    if (checksOfNfaState(state) == null) checksOfNfaState(state) = carriedBy(Seq(state))
-    symbolWith(checksOfNfaState(state), guards, registers, events, position)
+    if (carriedByNfaState(state) == null) carriedByNfaState(state) = carriedBy(Seq(state))
+    symbolWith(carriedByNfaState(state), guards, registers, events, position)
   }
 
   /** The transitions of NFA state `state` that `symbol`, computed last by [[symbolAt]], enables. */
@@ -100,18 +101,24 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     moves
   }
 
-  private def symbolWith(checks: Array[(Int, Array[(Int, Boolean)])], guards: Array[Long], registers: Registers,
-      events: EventRing[E], position: Long): Int = {
+  private def symbolWith(carried: Carried, guards: Array[Long], registers: Registers, events: EventRing[E],
+      position: Long): Int = {
     java.util.Arrays.fill(bits, 0L)
     System.arraycopy(guards, 0, bits, 0, guards.length)
+    def passes(g: Int) = ((guards(g >>> 6) >>> (g & 63)) & 1L) != 0L
+    def set(bit: Int): Unit = bits(bit >>> 6) |= 1L << (bit & 63)
     var i = 0
-    while (i < checks.length) {
-      val (check, carriers) = checks(i)
-      if (carriers.exists { case (g, negated) => g < 0 || (((guards(g >>> 6) >>> (g & 63)) & 1L) != 0L) != negated } &&
-        holds(prepared(check), registers, events, position)) {
-        val bit = program.guards + check
-        bits(bit >>> 6) |= 1L << (bit & 63)
-      }
+    while (i < carried.checks.length) {
+      val (check, carriers) = carried.checks(i)
+      if (carriers.exists { case (g, negated) => g < 0 || passes(g) != negated } &&
+        holds(prepared(check), registers, events, position)) set(program.guards + check)
+      i += 1
+    }
+    i = 0
+    while (i < carried.judgements.length) {
+      val judgement = carried.judgements(i)
+      if (judgement.guards.exists(passes) && judgement.checks.forall(holds(_, registers, events, position)))
+        set(judgement.bit)
       i += 1
     }
     symbols.intern(bits)
@@ -159,6 +166,20 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     val slots = new Array[Any](slotSources.length)
   }
   private val prepared = program.checks.map(new Prepared(_)).toArray
+
+  /** A NONE's judgement made ready: its guards and its checks as arrays. */
+  private final class PreparedJudgement(judgement: Judgement) {
+    val bit: Int = judgement.bit
+    val guards: Array[Int] = judgement.guards.toArray
+    val checks: Array[Prepared] = judgement.checks.map(new Prepared(_)).toArray
+  }
+  private val judgements = program.judgements.map(new PreparedJudgement(_))
+
+  /**
+   * What the transitions leaving some NFA states carry: their checks, each with the guards (guard, negated) of the
+   * transitions carrying it, and the judgements their skips exclude.
+   */
+  private final class Carried(val checks: Array[(Int, Array[(Int, Boolean)])], val judgements: Array[PreparedJudgement])
 
   /**
    * Whether a check holds: its condition for every combination of the events its variables take (vacuously when a
@@ -230,20 +251,19 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     true
   }
 
-  private def checksAt(state: Int): Array[(Int, Array[(Int, Boolean)])] = {
-    while (checksOf.length <= state) checksOf += null
-    if (checksOf(state) == null) checksOf(state) = carriedBy(cea.keyOf(state).toSeq)
-    checksOf(state)
+  private def carriedAt(state: Int): Carried = {
+    while (carriedByState.length <= state) carriedByState += null
+    if (carriedByState(state) == null) carriedByState(state) = carriedBy(cea.keyOf(state).toSeq)
+    carriedByState(state)
   }
 
-  /** The checks on the transitions leaving NFA states, each with the guards (guard, negated) of those carrying it. */
-  private def carriedBy(states: Seq[Int]): Array[(Int, Array[(Int, Boolean)])] = {
-    val carriers = for {
-      q <- states
-      t <- cea.nfa.transitions(q)
-      c <- t.checks
-    } yield (c - program.guards) -> (t.guard -> t.negated)
-    carriers.groupBy(_._1).toArray.sortBy(_._1).map { case (c, ts) => c -> ts.map(_._2).distinct.toArray }
+  /** What the transitions leaving NFA states `states` carry. */
+  private def carriedBy(states: Seq[Int]): Carried = {
+    val transitions = states.flatMap(cea.nfa.transitions(_))
+    val carriers = for (t <- transitions; c <- t.checks) yield (c - program.guards) -> (t.guard -> t.negated)
+    new Carried(
+      carriers.groupBy(_._1).toArray.sortBy(_._1).map { case (c, ts) => c -> ts.map(_._2).distinct.toArray },
+      judgements.filter(j => transitions.exists(_.excludes.contains(j.bit))).toArray)
   }
 }
 

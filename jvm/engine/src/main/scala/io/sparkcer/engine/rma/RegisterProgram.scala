@@ -22,6 +22,7 @@ package io.sparkcer.engine.rma
  * @param checks       per check (bit `guards + k` of a symbol), what it evaluates
  * @param perSubset    the registers that may hold a value per subset of a repeating variable's events in the window,
  *                     each as the condition that needs it and what it keeps ([[RunGrowth]])
+ * @param judgements   the NONEs judged against the registers, their bits after the checks'
  */
 final class RegisterProgram(
     val singles: Int,
@@ -30,9 +31,10 @@ final class RegisterProgram(
     val actions: IndexedSeq[Actions],
     val checks: IndexedSeq[Check],
     val guards: Int,
-    val perSubset: Seq[String]) {
-  /** The symbol's words: the guards' bits, then the checks'. */
-  val words: Int = math.max(1, (guards + checks.length + 63) >>> 6)
+    val perSubset: Seq[String],
+    val judgements: IndexedSeq[Judgement] = IndexedSeq.empty) {
+  /** The symbol's words: the guards' bits, then the checks', then the judgements'. */
+  val words: Int = math.max(1, (guards + checks.length + judgements.length + 63) >>> 6)
 
   /** How many registers a run has, of every kind. */
   def registers: Int = singles + lists + accumulators.length
@@ -42,6 +44,16 @@ final class RegisterProgram(
     if (perSubset.isEmpty) "runs polynomial in the window, each register holding one of its events or values"
     else s"runs up to 2^n over the window's n events, as ${perSubset.mkString(" and ")}"
 }
+
+/**
+ * A NONE(...) whose conditions relate its event to events bound before it, judged as a run waits between its
+ * neighbours: bit `bit` of the run's symbol is set when the event passes one of `guards` (the NONE's types, with the
+ * tests of its event alone) and every one of `checks` holds against the run's registers, the event as the NONE's
+ * ([[Source.Current]]). The skips of the gap exclude the bit, so the run cannot wait past such an event, exactly as the
+ * lazy chain rejects a combination with one between its neighbours. A condition that holds vacuously (a variable that
+ * the match left unbound, in an alternative of an OR) makes every such event excluded, as CEL's semantics reads it.
+ */
+final case class Judgement(bit: Int, guards: Seq[Int], checks: Seq[Check])
 
 /**
  * A single register that stands for every event a repeating variable bound, in a condition that is an order
@@ -77,6 +89,10 @@ final case class Actions(reset: RegisterSet, write: Seq[Int], append: Seq[Int], 
    * hardest), and drop what nothing ahead reads; they reset, write and accumulate nothing.
    */
   def onlyConstrain: Boolean = reset.isEmpty && write.isEmpty && accumulate.isEmpty
+
+  /** Whether the actions add the event to one of `registers`: append it to a list, or challenge a hardest event. */
+  def adds(registers: RegisterSet): Boolean =
+    append.exists(registers.lists.contains) || keepHardest.exists(h => registers.singles.contains(h.register))
 
   // As arrays, for the loops of Registers.after, which every run takes at every event.
   private[rma] val writes: Array[Int] = write.toArray

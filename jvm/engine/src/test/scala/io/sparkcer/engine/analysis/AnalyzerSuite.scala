@@ -152,20 +152,27 @@ class AnalyzerSuite extends AnyFunSuite {
         "e.price > 5)", (1, 30, 4))))
   }
 
-  test("NONE inside an operand of AND, and NONE relating its event on a pattern the lazy chain does not take") {
+  test("NONE inside an operand of AND, and NONE relating its event to a later one on a pattern the lazy chain does not take") {
     val and = error("SELECT * FROM S WHERE (SELL ; NONE(BUY) ; SELL) AND BUY ORDER BY ts")
     assert(and.problem.startsWith("NONE(...) is not supported inside an operand of AND"))
     assert(at(and) == ((1, 31, 4)))
-    val related = "SELECT %s * FROM S WHERE SELL AS a ; NONE(BUY AS b FILTER b.name = a.name) ; SELL AS c %s ORDER BY ts"
-    for ((strategy, clauses) <- Seq(("", ""), ("ANY", "WITHIN 5 EVENTS"), ("", "WITHIN 5 EVENTS LIMIT 1"))) {
-      val e = error(related.format(strategy, clauses))
+    val later = "SELECT %s * FROM S WHERE SELL AS a ; NONE(BUY AS b FILTER b.name = c.name) ; SELL AS c %s ORDER BY ts"
+    for ((strategy, clauses, options) <- Seq(("", "", EngineOptions()), ("ANY", "WITHIN 5 EVENTS", EngineOptions()),
+        ("", "WITHIN 5 EVENTS LIMIT 1", EngineOptions()), ("", "WITHIN 5 EVENTS", EngineOptions(lazyChains = false)))) {
+      val e = error(later.format(strategy, clauses), options)
       assert(e.problem.startsWith("NONE(... FILTER ...) relates its event 'b' to the events of the match (b.name = " +
-        "a.name), which only the lazy chain judges: it takes a sequence of single events"), clauses)
+        "c.name), naming 'c' bound after it, which only the lazy chain judges: it takes a sequence of single events"),
+        clauses)
+      assert(e.problem.contains("A NONE whose conditions name only variables bound before it (NONE(B AS b FILTER " +
+        "b.acct = a.acct)) runs with any pattern and clause, judged against the registers"), clauses)
+      assert(e.problem.contains("(the lazy chain is turned off here)") == !options.lazyChains, clauses)
       assert(at(e)._3 == 4)
     }
-    val repeating = error("SELECT * FROM S WHERE (SELL AS a)+ ; NONE(BUY AS b FILTER b.name = a.name) ; SELL WITHIN 5 EVENTS ORDER BY ts")
-    assert(repeating.problem.contains("which only the lazy chain judges"))
-    assert(LocalEngine.compile(related.format("", "WITHIN 5 EVENTS"), columns).pattern.chain.isDefined)
+    assert(LocalEngine.compile(later.format("", "WITHIN 5 EVENTS"), columns).pattern.chain.isDefined)
+    // Naming only variables bound before it, the registers judge it, with any pattern and clause.
+    val earlier = "SELECT %s * FROM S WHERE (SELL AS a)+ ; NONE(BUY AS b FILTER b.name = a.name) ; SELL %s ORDER BY ts"
+    for ((strategy, clauses) <- Seq(("", ""), ("ANY", "WITHIN 5 EVENTS"), ("LAST", "LIMIT 1"), ("MAX", "CONSUME BY ANY")))
+      assert(LocalEngine.compile(earlier.format(strategy, clauses), columns).pattern.registers.exists(_.judgements.nonEmpty))
     // Testing its event alone, a NONE runs with any pattern and clause.
     LocalEngine.compile("SELECT LAST * FROM S WHERE (SELL AS a)+ ; NONE(BUY FILTER BUY[price > 1]) ; SELL LIMIT 1 ORDER BY ts",
       columns)

@@ -296,7 +296,12 @@ object Generators {
        */
       judgedExclusions: Boolean = false,
       /** Every query selects with NEXT, LAST or MAX, which compare the runs that conditions keep apart. */
-      ranked: Boolean = false)
+      ranked: Boolean = false,
+      /**
+       * Formulas with NONEs whose conditions relate their event to variables bound before them only
+       * (`(A AS a)+ ; NONE(B AS n FILTER n.x = a.x) ; C AS c`), which the registers judge under every clause.
+       */
+      earlierExclusions: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -572,9 +577,9 @@ object Generators {
     }
     val vars = asVars(q.pattern)
     val selectable = definedVars(q.pattern)
-    // A NONE whose conditions relate its event to others runs on the lazy chain only: a chain of single events, each
-    // variable bound once, under ALL with a window and no LIMIT or CONSUME BY.
-    val judged = Cel.exclusions(q.pattern).exists(e => e.filter.exists(f => conditions(f).exists(_.variables != Seq(e.candidate))))
+    // A NONE whose conditions relate its event to one bound after it runs on the lazy chain only: a chain of single
+    // events, each variable bound once, under ALL with a window and no LIMIT or CONSUME BY.
+    val judged = namesLater(q.pattern)
     ok(q.pattern) && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
       (!judged || (chainOfSingles(q.pattern) && q.strategy == Strategy.All && q.limit.isEmpty &&
         q.consumeBy == Consumption.Nothing && q.within.isDefined)) &&
@@ -604,6 +609,19 @@ object Generators {
     val candidates = Cel.exclusions(c).map(_.candidate).toSet
     val named = (Filter.filters(c).flatMap(conditions).flatMap(_.variables).toSet -- candidates)
     atoms(c).exists(as => named.forall(v => as.count(a => definedVars(a).contains(v)) == 1))
+  }
+
+  /** Whether a NONE of `c` names, in a condition, a variable the operand after it binds. */
+  def namesLater(c: Cel): Boolean = c match {
+    case _: Cel.Atom | _: Cel.Not => false
+    case Cel.Sequence(a, b, _, _, gap) =>
+      gap.exists(e => e.filter.exists(f => Filter.relations(f).flatMap(_.condition.variables)
+        .exists(v => v != e.candidate && definedVars(b).contains(v)))) || namesLater(a) || namesLater(b)
+    case Cel.Bind(b, _, _) => namesLater(b)
+    case Cel.Or(a, b, _) => namesLater(a) || namesLater(b)
+    case Cel.And(a, b, _) => namesLater(a) || namesLater(b)
+    case Cel.Iteration(b, _, _) => namesLater(b)
+    case Cel.Filtered(b, _, _) => namesLater(b)
   }
 
   def containsNot(c: Cel): Boolean = c match {
@@ -890,6 +908,8 @@ object Generators {
           formula(l, allowNot).seq(formula(size - l, allowNot)) match {
             case s: Cel.Sequence if features.exclusions && rnd.nextInt(2) == 0 =>
               s.copy(gap = Seq.fill(1 + rnd.nextInt(2))(exclusionOfOne()))
+            case s: Cel.Sequence if features.earlierExclusions && rnd.nextInt(2) == 0 =>
+              exclusionAfter(s.first, s.second).fold[Cel](s)(e => s.copy(gap = Seq(e)))
             case s: Cel.Sequence => if (rnd.nextInt(3) == 0) s.copy(contiguous = true) else s
             case other => other
           }
@@ -912,6 +932,38 @@ object Generators {
         case _ => formula(size, allowNot)
       }
     }
+
+    /**
+     * `φ ; NONE(...) ; ψ` of two formulas of about `size` nodes together (and NONEs inside them, with
+     * [[Features.earlierExclusions]]), the NONE's conditions relating its event to variables φ binds and ψ does not.
+     */
+    def judgedBefore(size: Int): Cel = {
+      val l = 1 + rnd.nextInt(size - 1)
+      val (first, second) = (formula(l), formula(size - l))
+      exclusionAfter(first, second).fold(judgedBefore(size))(e => first.seqWithout(e)(second))
+    }
+
+    /**
+     * A NONE between `first` and `second` whose filter relates its event to variables `first` binds and `second` does
+     * not (`n.x = v1.x`, `n.y < v1.y`, `n.x + v1.x > A.y`), sometimes with a test of its event alone; None where
+     * there are none, or where `first` may begin with NOT(...) (which the registers of a repeating variable refuse
+     * inside an iteration, as a relating FILTER's).
+     */
+    def exclusionAfter(first: Cel, second: Cel): Option[Exclusion] = {
+      val earlier = (definedVars(first) -- definedVars(second)).toSeq.sorted
+      Option.when(earlier.nonEmpty && !canStartWithNot(first)) {
+        val n = s"n${rnd.nextInt(1000)}"
+        def before() = attr(pick(rnd, earlier: _*), pick(rnd, "x", "y"))
+        val P = Position.Unknown
+        val test = rnd.nextInt(5) match {
+          case 0 | 1 => rel(attr(n, "x") === before())
+          case 2 => rel(Expr.Comparison(cmpOp(), attr(n, "y"), before(), P))
+          case 3 => rel(Expr.Comparison(cmpOp(), Expr.Arithmetic(ArithmeticOp.Add, attr(n, "x"), before(), P), before(), P))
+          case _ => rel(attr(n, "x") === before()) and on(n)(predicate(rnd))
+        }
+        none(Seq(pick(rnd, "A", "B", "B", "C")), Some(n), Some(test))
+      }
+    }
   }
 
   /** A random valid query. */
@@ -922,6 +974,7 @@ object Generators {
       val pattern =
         if (features.equalities) gen.equational(1 + rnd.nextInt(features.maxSize))
         else if (features.judgedExclusions) gen.judged()
+        else if (features.earlierExclusions) gen.judgedBefore(2 + rnd.nextInt(features.maxSize - 1))
         else if (features.orderComparisons) gen.ordered()
         else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
