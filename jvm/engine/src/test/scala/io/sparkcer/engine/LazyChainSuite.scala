@@ -338,5 +338,11 @@ class LazyChainSuite extends AnyFunSuite {
     val byCost = LocalEngine.compile(query, columns, ByCost, bound)
     assert(byCost.run(data.iterator).isEmpty)
     assert(byCost.metrics.chainDecisions.won(ChainPath.Registers.index) > 0, byCost.metrics.chainDecisions.describe)
+    // count(b) <= 2 fails on every larger subset, which grows from one of 2: per C, the 14 B read as candidates, the
+    // 14 + 91 subsets of at most 2 visited, all of them matches, and the one A.
+    val few = LocalEngine.compile(query.replace("max(b.x) < 0", "count(b) <= 2"), columns, Lazy, bound)
+    assert(few.pattern.describe.contains("every subset of b's events between its neighbours' enumerated up to 2 events"))
+    assert(few.run(data.iterator).length == 5 * 105)
+    assert(few.metrics.work.bufferVisits == 5 * (14 + 105 + 1), few.metrics.work.describe)
   }
 }

@@ -1,7 +1,8 @@
 package io.sparkcer.engine.chain
 
 import io.sparkcer.engine.automaton.{AtomSpec, Gap, Nfa}
-import io.sparkcer.engine.ceql.{Cel, SlotFunction}
+import io.sparkcer.engine.ceql.{CeqlException, Cel, Condition, SlotFunction}
+import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
 
 /**
  * A pattern the lazy chain evaluates ([[ChainRun]]): a sequence (SEQ) or a conjunction (AND) of single events, each
@@ -26,8 +27,9 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
     gaps: IndexedSeq[ChainGap] = IndexedSeq.empty, iteration: Option[ChainIteration] = None) {
   def describe: String = s"lazy chain over $written: ${ChainPlan.Method}" +
     (if (gaps.isEmpty) "" else "; each NONE's events buffered too, a combination with one between its neighbours' rejected") +
-    iteration.fold("")(i => s"; then every subset of ${i.variable}'s events between its neighbours' enumerated, " +
-      "its aggregates kept running as each event is added (the paper's iterate edge)")
+    iteration.fold("")(i => s"; then every subset of ${i.variable}'s events between its neighbours' enumerated" +
+      (if (i.largest < Int.MaxValue) s" up to ${i.largest} events (count(${i.variable}))" else "") +
+      ", its aggregates kept running as each event is added (the paper's iterate edge)")
 
   /** The chain as CEQL writes it, by its variables: `a ; NONE(n) ; b+ ; c`. */
   def written: String = {
@@ -61,9 +63,11 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
  *                    they also name b.attr)
  * @param aggregates  the aggregates of the `whole` conditions, as (condition, slot): one running state each
  * @param slots       per condition of the automaton, how many slots (aggregates, prev) it has
+ * @param largest     the most events a subset may have: a `whole` condition `count(b) <= k` (or `<`, `=`) fails on
+ *                    every subset larger than k, and a larger subset only grows from one of k events
  */
 final case class ChainIteration(atom: Int, variable: String, eachEvent: IndexedSeq[Int], consecutive: IndexedSeq[Int],
-    whole: IndexedSeq[Int], aggregates: IndexedSeq[(Int, Int)], slots: IndexedSeq[Int]) {
+    whole: IndexedSeq[Int], aggregates: IndexedSeq[(Int, Int)], slots: IndexedSeq[Int], largest: Int = Int.MaxValue) {
   def conditions: Set[Int] = (eachEvent ++ consecutive ++ whole).toSet
 }
 
@@ -140,7 +144,41 @@ object ChainPlan {
     val wholes = whole.result()
     if (!fits || repeated) None
     else Some(ChainIteration(k, atoms(k).variables.lastOption.getOrElse("?"), each.result(), consecutive.result(), wholes,
-      wholes.flatMap(c => nfa.conditions(c).slots.indices.map(c -> _)), nfa.conditions.map(_.slots.length)))
+      wholes.flatMap(c => nfa.conditions(c).slots.indices.map(c -> _)), nfa.conditions.map(_.slots.length),
+      (Int.MaxValue +: wholes.flatMap(c => countAtMost(nfa.conditions(c)))).min))
+  }
+
+  /**
+   * The most events a condition `count(b) <= k`, `count(b) < k` or `count(b) = k` (either way round) admits; None for
+   * any other condition. `count(b.x)` counts only the events whose x is not NULL: it bounds nothing.
+   */
+  private def countAtMost(condition: Condition): Option[Int] = condition.slots match {
+    case Seq(slot) if slot.function == SlotFunction.Count && slot.argument.isEmpty =>
+      def isCount(e: Expr) = e match {
+        case Expr.Column(name) => name.value == slot.name.stripPrefix("`").stripSuffix("`")
+        case _ => false
+      }
+      def bound(op: ComparisonOp, k: Long): Option[Long] = op match {
+        case ComparisonOp.LtEq | ComparisonOp.Eq => Some(k)
+        case ComparisonOp.Lt => Some(k - 1)
+        case _ => None
+      }
+      val parsed = try Some(PredicateParser.parse(condition.predicate.sparkSql)) catch { case _: CeqlException => None }
+      parsed.flatMap {
+        case Expr.Comparison(op, c, Expr.Literal(k: java.lang.Long, _), _) if isCount(c) => bound(op, k)
+        case Expr.Comparison(op, Expr.Literal(k: java.lang.Long, _), c, _) if isCount(c) => bound(mirrored(op), k)
+        case _ => None
+      }.map(k => math.max(0L, math.min(k, Int.MaxValue.toLong)).toInt)
+    case _ => None
+  }
+
+  /** `k op x` as `x op' k`. */
+  private def mirrored(op: ComparisonOp): ComparisonOp = op match {
+    case ComparisonOp.Lt => ComparisonOp.Gt
+    case ComparisonOp.LtEq => ComparisonOp.GtEq
+    case ComparisonOp.Gt => ComparisonOp.Lt
+    case ComparisonOp.GtEq => ComparisonOp.LtEq
+    case other => other
   }
 
   /** A NONE between two neighbouring atoms (numbered from 1 in the automaton, from 0 in the chain after `from`). */

@@ -12,9 +12,9 @@ import io.sparkcer.engine.eval.{Aggregation, EventReader, EventRing, MatchBound,
  * The subsets are enumerated depth first, adding the candidates in stream order, so that each subset extends the one
  * before it by one event: its aggregates ([[Aggregation]], the states the registers keep for them) are updated once
  * from its parent's, and a `prev` condition is checked on the pair just formed. What no subset can escape is pruned:
- * a candidate that fails an `eachEvent` condition is dropped before the enumeration, and a pair that fails a
- * `consecutive` one is not extended. Aggregates prune nothing: whether `sum(b.x) > a.x` can still come to hold
- * depends on the values to come, which may have either sign.
+ * a candidate that fails an `eachEvent` condition is dropped before the enumeration, a pair that fails a
+ * `consecutive` one is not extended, and no subset grows past the size `count(b) <= k` admits. Other aggregates prune
+ * nothing: whether `sum(b.x) > a.x` can still come to hold depends on the values to come, which may have either sign.
  *
  * Each subset is one of [[Work.bufferVisits]] (and each condition evaluated one of [[Work.conditionChecks]]). Their
  * number is exponential in the candidates, so it is bounded per event read: past [[MatchBound.perEvent]] subsets,
@@ -98,7 +98,8 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
         visit(size + 1)
       }
     } else if (size > 0) visit(size)
-    var k = next
+    // A larger subset than the conditions admit (count(b) <= k) only grows from here: none is visited.
+    var k = if (size + 1 + (if (last != Subsets.NoLast) 1 else 0) > iteration.largest) count else next
     while (open && k < count) {
       val p = candidates(k)
       if (size == 0 || pairHolds(chosen(size - 1), p)) {
