@@ -215,10 +215,11 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     minLength = 20)
 
   // Kleene iteration with aggregates on the lazy chain (issue 22): every subset of the iterated atom's events between
-  // its neighbours', judged on aggregates, each event and prev.
+  // its neighbours', judged on aggregates, each event and prev (selected: the chain leaves an unselected one to the
+  // registers).
   property("Kleene iteration with aggregates on the lazy chain: one iterated atom in a sequence, streams of dozens of events",
-    300, Features(iteratedChains = true, strategies = false, consumption = false, limits = false), maxLength = 28,
-    minLength = 14, onLazyChain = true)
+    300, Features(iteratedChains = true, strategies = false, consumption = false, limits = false, projections = false),
+    maxLength = 28, minLength = 14, onLazyChain = true)
 
   property("order comparisons over repeating variables under NEXT, LAST and MAX, windows, partitions, projections", 800,
     Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)

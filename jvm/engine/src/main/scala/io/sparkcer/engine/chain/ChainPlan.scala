@@ -119,21 +119,26 @@ object ChainPlan {
     }
 
   /**
-   * The iteration of atom `k` of a sequence, where each condition of the alternative (`applying`) that names its
-   * variable is of one of [[ChainIteration]]'s kinds, with aggregates and prev over that variable only (the others
-   * have none), and none lies inside the iteration (a FILTER under the `+` would apply to each iteration apart).
+   * The iteration of atom `k` of a sequence, where its events are selected, each condition of the alternative
+   * (`applying`) that names its variable is of one of [[ChainIteration]]'s kinds, naming it by one name, with
+   * aggregates and prev over it only (the others have none), and none lies inside the iteration (a FILTER under the
+   * `+` would apply to each iteration apart). Unselected, every subset with the same other events would be one row,
+   * found again and dropped for each subset: the registers keep one run for them (or the hardest event).
+   * Named twice (`(B+) AS b FILTER B.x <= b.x`), a condition relates every pair of the subset's events, not each one.
    */
   private def iterationOf(k: Int, atoms: IndexedSeq[AtomSpec], nfa: Nfa, applying: IndexedSeq[Int],
       numbers: Set[Int]): Option[ChainIteration] = {
     // Its own variables: those no other atom binds too (its type's name may be another atom's).
     val mine = atoms(k).variables.toSet -- atoms.indices.filter(_ != k).flatMap(atoms(_).variables)
     def names(c: Int) = nfa.conditions(c).allVariables.exists(mine)
+    def namedOnce(c: Int) = nfa.conditions(c).allVariables.count(mine) == 1
     val (each, consecutive, whole) = (IndexedSeq.newBuilder[Int], IndexedSeq.newBuilder[Int], IndexedSeq.newBuilder[Int])
     val fits = applying.forall { c =>
       val condition = nfa.conditions(c)
       val slots = condition.slots
       val onMine = slots.forall(s => mine(s.variable.value))
       if (!names(c)) slots.isEmpty
+      else if (!namedOnce(c)) false
       else if (slots.isEmpty) { each += c; true }
       else if (onMine && slots.forall(_.function == SlotFunction.Prev) && condition.variables.forall(mine)) {
         consecutive += c; true
@@ -141,8 +146,9 @@ object ChainPlan {
       else false
     }
     val repeated = nfa.scopes.exists(s => s.repeats && (s.atoms & numbers).nonEmpty)
+    val selected = nfa.labels(atoms(k).label).nonEmpty
     val wholes = whole.result()
-    if (!fits || repeated) None
+    if (!fits || repeated || !selected) None
     else Some(ChainIteration(k, atoms(k).variables.lastOption.getOrElse("?"), each.result(), consecutive.result(), wholes,
       wholes.flatMap(c => nfa.conditions(c).slots.indices.map(c -> _)), nfa.conditions.map(_.slots.length),
       (Int.MaxValue +: wholes.flatMap(c => countAtMost(nfa.conditions(c)))).min))

@@ -83,8 +83,8 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     (plan.conditions.indices.filterNot(ofGaps).map(plan.conditions(_)) ++ gapAtoms.map(_.toIndexedSeq))
       .forall(atoms => atoms.isEmpty || atoms.max - atoms.min <= 1)
   private val predecessors = if (backwards) new Predecessors(n) else null
-  private val subsets = plan.iteration.map(i => new Subsets(i, plan.conditions, reader, events, work, matchBound,
-    (c: Int, event: AnyRef, slots: Array[Any]) => holds(c, event, slots), reportWith(_, _))).orNull
+  private val subsets =
+    plan.iteration.map(i => new Subsets(i, plan.conditions, reader, events, work, matchBound, OnSubsets)).orNull
   /** While an iteration's subset is reported: its positions (stream order), and how many. */
   private var subset: Array[Long] = null
   private var subsetSize = 0
@@ -106,7 +106,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         if (passes(plan.atoms(last).guard, bits)) {
           java.util.Arrays.fill(isBound, false)
           bind(last, position)
-          // The single events left to bind: all but this one, and but the iterated atom's, bound apart.
+          // The single atoms left to bind: all but this one and the iterated atom, which is bound last, apart.
           val singles = if (iterated >= 0 && iterated != last) n - 2 else n - 1
           if (holdsAt(last)) { if (backwards) assemble(sink) else search(singles, sink) }
         }
@@ -171,18 +171,20 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     val from = if (iterated > 0) buffer.firstAtOrAfter(bound(iterated - 1) + 1) else 0
     val last = if (isBound(iterated)) bound(iterated) else Subsets.NoLast
     val until = buffer.firstAtOrAfter(if (isBound(iterated)) last else bound(iterated + 1))
-    reporting = sink
+    OnSubsets.sink = sink
     open = subsets.search(buffer, from, until, last)
   }
 
-  /** The sink an iteration's subsets go to while [[iterate]] runs. */
-  private var reporting: MatchSink = null
-
-  private def reportWith(positions: Array[Long], size: Int): Boolean = {
-    subset = positions
-    subsetSize = size
-    report(reporting)
-    open
+  /** The chain as its iteration's [[Subsets]] see it while [[iterate]] runs: the other atoms bound, and a sink. */
+  private object OnSubsets extends Subsets.Chain {
+    var sink: MatchSink = _
+    def holds(c: Int, event: AnyRef, slots: Array[Any]): Boolean = ChainRun.this.holds(c, event, slots)
+    def report(positions: Array[Long], size: Int): Boolean = {
+      subset = positions
+      subsetSize = size
+      ChainRun.this.report(sink)
+      open
+    }
   }
 
   /**

@@ -20,15 +20,14 @@ import io.sparkcer.engine.eval.{Aggregation, EventReader, EventRing, MatchBound,
  * number is exponential in the candidates, so it is bounded per event read: past [[MatchBound.perEvent]] subsets,
  * the evaluation fails with what to write instead ([[TooManyMatchesException]]), as past that many matches.
  *
- * @param iteration the iterated atom and its conditions
- * @param holds     whether a condition holds, given an event of the iterated atom (null: none, for a condition over
- *                  its aggregates alone) and the values of the condition's slots, the other atoms' events bound
- * @param report    reports a subset (positions in stream order, the first `size`) with the other atoms' events;
- *                  false when the sink wants no more
+ * @param iteration  the iterated atom and its conditions
+ * @param conditions per condition, the atoms of its variables ([[ChainPlan.conditions]])
+ * @param chain      the chain's search, which evaluates the conditions and reports the subsets
  */
 private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, conditions: IndexedSeq[IndexedSeq[Int]],
-    reader: EventReader[E], events: EventRing[E], work: Work, bound: MatchBound,
-    holds: (Int, AnyRef, Array[Any]) => Boolean, report: (Array[Long], Int) => Boolean) {
+    reader: EventReader[E], events: EventRing[E], work: Work, bound: MatchBound, chain: Subsets.Chain) {
+  import chain.{holds, report}
+
   private val aggregations: Array[Aggregation] =
     iteration.aggregates.map { case (condition, slot) => reader.aggregation(condition, slot) }.toArray
   private val eachEvent = iteration.eachEvent.toArray
@@ -191,4 +190,15 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
 private[chain] object Subsets {
   /** No event ends every subset: the iterated atom is not the last. */
   val NoLast: Long = Long.MinValue
+
+  /** What the subsets need of the chain whose other atoms are bound. */
+  trait Chain {
+    /**
+     * Whether condition `c` holds with `event` as the iterated atom's (null: none, for a condition over its aggregates
+     * alone) and `slots` as the values of its aggregates and prev, the other atoms' events as bound.
+     */
+    def holds(c: Int, event: AnyRef, slots: Array[Any]): Boolean
+    /** Reports a subset (its first `size` positions, in stream order); false when the sink wants no more. */
+    def report(subset: Array[Long], size: Int): Boolean
+  }
 }
