@@ -234,10 +234,12 @@ class LazyChainSuite extends AnyFunSuite {
   }
 
   test("by cost: a saved state carries the race on; the matches of one uninterrupted pass") {
-    // The last runs on the lazy chain alone, its NONE's events saved with the atoms' own.
-    val withNone = changing :+ ("SELECT * FROM S WHERE A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c ; NONE(D) ; " +
-      "B AS b FILTER a.y < c.y WITHIN 40 [ts]")
-    for ((query, seed) <- withNone.zipWithIndex) {
+    // The NONE's runs on the lazy chain alone, its NONE's events saved with the atoms' own; the iteration's events
+    // are saved as any atom's.
+    val saved = changing :+ ("SELECT * FROM S WHERE A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c ; NONE(D) ; " +
+      "B AS b FILTER a.y < c.y WITHIN 40 [ts]") :+
+      "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER count(b) <= 2 AND a.x + 80 < c.x AND max(b.y) > a.y WITHIN 30 [ts]"
+    for ((query, seed) <- saved.zipWithIndex) {
       val data = regimes(seed).zipWithIndex.map { case (row, i) => new Event(i, row) }
       val q = LocalEngine.compile(query, columns, ByCost)
       def evaluator() = new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound)
