@@ -244,6 +244,16 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       s"not judged on registers: ${pattern.describe}")
   }
 
+  // Kleene iteration with aggregates on the lazy chain (issue 22): every subset of the iterated atom's events between
+  // its neighbours', judged on aggregates, each event and prev (selected: the chain leaves an unselected one to the
+  // registers).
+  property("Kleene iteration with aggregates on the lazy chain: one iterated atom in a sequence, streams of dozens of events",
+    300, Features(iteratedChains = true, strategies = false, consumption = false, limits = false, projections = false),
+    maxLength = 28, minLength = 14, adjust = _.copy(chainsByCost = false), path = onLazyChain)
+
+  private def onLazyChain(pattern: CompiledPattern): Option[String] =
+    Option.when(pattern.chain.isEmpty)(s"not on the lazy chain: ${pattern.describe}")
+
   property("order comparisons over repeating variables under NEXT, LAST and MAX, windows, partitions, projections", 800,
     Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)
 

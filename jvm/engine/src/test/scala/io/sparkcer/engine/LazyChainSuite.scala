@@ -7,7 +7,7 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.chain.ChainPath
-import io.sparkcer.engine.eval.PatternEvaluator
+import io.sparkcer.engine.eval.{MatchBound, PatternEvaluator, TooManyMatchesException}
 
 /**
  * The lazy chain ([[io.sparkcer.engine.chain.ChainRun]]) against the eager evaluation with registers on the automaton
@@ -134,9 +134,8 @@ class LazyChainSuite extends AnyFunSuite {
     info(explained)
     assert(explained.contains("lazy chain over a ; b") && explained.contains("or 1 conditions relating events checked") &&
       explained.contains("whichever does less work on each partition"))
-    // No window, an iteration, a strategy that chooses, a LIMIT, or no condition: not a chain.
+    // No window, a strategy that chooses, a LIMIT, or no condition: not a chain.
     assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x ORDER BY ts").chain.isEmpty)
-    assert(plan("SELECT * FROM S WHERE A AS a ; (B AS b)+ FILTER a.x < max(b.x) WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
     assert(plan("SELECT ANY * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
     assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts LIMIT 1").chain.isEmpty)
     assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < 3 WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
@@ -241,10 +240,12 @@ class LazyChainSuite extends AnyFunSuite {
   }
 
   test("by cost: a saved state carries the race on; the matches of one uninterrupted pass") {
-    // The last judges its NONE's events on either path, saved with the atoms' own (buffered) or in the registers.
-    val withNone = changing :+ ("SELECT * FROM S WHERE A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c ; NONE(D) ; " +
-      "B AS b FILTER a.y < c.y WITHIN 40 [ts]")
-    for ((query, seed) <- withNone.zipWithIndex) {
+    // The NONE's judged on either path, its events saved with the atoms' own (buffered) or in the registers; the
+    // iteration's events are saved as any atom's.
+    val saved = changing :+ ("SELECT * FROM S WHERE A AS a ; NONE(B AS n FILTER n.x = a.x) ; C AS c ; NONE(D) ; " +
+      "B AS b FILTER a.y < c.y WITHIN 40 [ts]") :+
+      "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER count(b) <= 2 AND a.x + 80 < c.x AND max(b.y) > a.y WITHIN 30 [ts]"
+    for ((query, seed) <- saved.zipWithIndex) {
       val data = regimes(seed).zipWithIndex.map { case (row, i) => new Event(i, row) }
       val q = LocalEngine.compile(query, columns, ByCost)
       def evaluator() = new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound)
@@ -266,5 +267,92 @@ class LazyChainSuite extends AnyFunSuite {
       }
       assert(got == expected, query)
     }
+  }
+
+  test("LAZY-T3 in the chain: (B AS b)+ between a and c takes every non-empty subset of the B events between them") {
+    val data = Seq("A", "B", "B", "B", "C").zipWithIndex.map { case (t, i) => Array[Any](t, L(i), L(0), L(i)) }.toIndexedSeq
+    val query = "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER a.x < c.x WITHIN 10 EVENTS ORDER BY ts"
+    val (out, q) = run(query, data, Lazy)
+    assert(q.pattern.chain.isDefined, query)
+    assert(out == Vector("{0}{1}{4}", "{0}{1,2}{4}", "{0}{1,2,3}{4}", "{0}{1,3}{4}", "{0}{2}{4}", "{0}{2,3}{4}",
+      "{0}{3}{4}").map("4:" + _).sorted)
+  }
+
+  /** Kleene iteration with aggregates, the iterated atom anywhere in the sequence, each kind of condition on it. */
+  private val iterations = Seq(
+    "A AS a ; (B AS b)+ ; C AS c FILTER sum(b.x) > a.x AND c.x > a.x",
+    "A AS a ; (B AS b)+ FILTER count(b) = 2 AND max(b.x) < a.y + 2",
+    "(B AS b)+ ; C AS c FILTER avg(b.x) >= c.y",
+    "A AS a ; (B AS b)+ ; C AS c FILTER b.x > a.x AND min(b.y) <= c.y",
+    "A AS a ; (B AS b)+ ; C AS c FILTER b.x >= prev(b.x) AND a.y < c.y",
+    "A AS a ; (B AS b)+ ; C AS c FILTER b.x < sum(b.y) + a.x",
+    "A AS a ; (B AS b FILTER b[x > 0])+ ; D AS d ; C AS c FILTER count(b) <= 2 AND first(b.y) > last(b.y) - 2",
+    "(B AS b)+ FILTER sum(b.x) = 4")
+
+  test("Kleene iteration with aggregates in the chain against the eager run: every subset, each kind of condition") {
+    val random = new Random(23)
+    var compared = 0
+    for (round <- 0 until 80; body <- iterations) {
+      val selection = if (round % 4 == 0) "b" else "*"
+      val window = if (random.nextBoolean()) s"WITHIN ${4 + random.nextInt(6)} EVENTS ORDER BY ts" else s"WITHIN ${4 + random.nextInt(6)} [ts]"
+      val query = s"SELECT $selection FROM S WHERE $body $window"
+      val data = rows(3000 + round, 40, Seq("A", "B", "B", "C", "D"))
+      val (chain, compiled) = run(query, data, Lazy)
+      assert(compiled.pattern.chain.isDefined, query)
+      val (eager, other) = run(query, data, Eager)
+      assert(other.pattern.chain.isEmpty && other.pattern.registers.isDefined, query)
+      assert(chain == eager, s"$query\non ${data.map(_.mkString(",")).mkString(" | ")}")
+      assert(run(query, data, ByCost)._1 == eager, s"by cost: $query")
+      compared += chain.size
+    }
+    assert(compared > 3000, s"only $compared matches compared")
+  }
+
+  test("EXPLAIN names the iterated atom; shapes the chain does not take run on registers") {
+    def plan(body: String) = LocalEngine.compile(s"SELECT * FROM S WHERE $body WITHIN 5 EVENTS ORDER BY ts", columns).pattern
+    val explained = plan("A AS a ; (B AS b)+ ; C AS c FILTER sum(b.x) > a.x AND c.x > a.x").describe
+    info(explained)
+    assert(explained.contains("lazy chain over a ; b+ ; c") && explained.contains("every subset of b's events"), explained)
+    for (body <- Seq(
+      "A AS a ; (B AS b ; D AS d)+ ; C AS c FILTER sum(b.x) > a.x", // the iteration of a compound
+      "A AS a ; ((B AS b)+)+ ; C AS c FILTER sum(b.x) > a.x", // nested
+      "A AS a ; (B AS b)+ ; (D AS d)+ ; C AS c FILTER sum(b.x) > a.x", // two iterations
+      "A AS b ; (B AS b)+ ; C AS c FILTER sum(b.x) > c.x", // b bound inside and outside
+      "A AS a ; (B AS b)+ ; C AS b FILTER sum(b.x) > a.x", // b bound inside and after
+      "A AS a ; (B AS b)+ : C AS c FILTER sum(b.x) > a.x", // contiguous
+      "A AS a ; (B AS b):+ ; C AS c FILTER sum(b.x) > a.x", // contiguous iteration
+      "(A AS a ; (B AS b)+) OR (C AS a ; B AS b) FILTER sum(b.x) > a.x", // an OR
+      "(A AS a AND (B AS b)+) ; C AS c FILTER sum(b.x) > a.x")) // under AND
+      assert(plan(body).chain.isEmpty, body)
+    // A strategy that chooses; b unselected (each subset would give the same row).
+    for (select <- Seq("SELECT NEXT *", "SELECT a, c"))
+      assert(LocalEngine.compile(s"$select FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER sum(b.x) > a.x " +
+        "WITHIN 5 EVENTS ORDER BY ts", columns).pattern.chain.isEmpty, select)
+  }
+
+  test("the subsets one event may have the chain visit are bounded, in the words of the bound on matches") {
+    // Blocks of A, 14 B and C, a maximum no subset reaches: 2^14 subsets to visit in vain at each C, none a match.
+    val block = ("A" +: Seq.fill(14)("B")) :+ "C"
+    val data = Seq.fill(5)(block).flatten.zipWithIndex.map { case (t, i) => Array[Any](t, L(1), L(1), L(i)) }
+    val query = "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.x) < 0 AND a.x = c.x WITHIN 16 EVENTS " +
+      "ORDER BY ts"
+    val bound = MatchBound(10000, "spark.cer.maxMatchesPerEvent")
+    val q = LocalEngine.compile(query, columns, Lazy, bound)
+    val e = intercept[TooManyMatchesException](q.run(data.iterator).toVector)
+    info(e.getMessage)
+    assert(e.getMessage.contains("at ts = 15 has the lazy chain visit more than 10000 subsets of the events of b+, the " +
+      "bound spark.cer.maxMatchesPerEvent"))
+    assert(q.metrics.work.bufferVisits <= 10000 + 100)
+    // By cost, the registers keep one run (every maximum is 1): the chain, leading as the race begins, passes its
+    // bound at the first C before reporting anything, and hands over to them; the query goes on.
+    val byCost = LocalEngine.compile(query, columns, ByCost, bound)
+    assert(byCost.run(data.iterator).isEmpty)
+    assert(byCost.metrics.chainDecisions.won(ChainPath.Registers.index) > 0, byCost.metrics.chainDecisions.describe)
+    // count(b) <= 2 fails on every larger subset, which grows from one of 2: per C, the 14 B read as candidates, the
+    // 14 + 91 subsets of at most 2 visited, all of them matches, and the one A.
+    val few = LocalEngine.compile(query.replace("max(b.x) < 0", "count(b) <= 2"), columns, Lazy, bound)
+    assert(few.pattern.describe.contains("every subset of b's events between its neighbours' enumerated up to 2 events"))
+    assert(few.run(data.iterator).length == 5 * 105)
+    assert(few.metrics.work.bufferVisits == 5 * (14 + 105 + 1), few.metrics.work.describe)
   }
 }

@@ -19,9 +19,11 @@ import io.sparkcer.engine.tecs.{MatchSink, Tecs}
  * the leader kept its lead, up to [[ChainCost.Doublings]] times; once only, for a race decided in the partition's
  * first window), then a fresh challenger starts the next race. Once the races on the evaluator's other partitions
  * agree ([[ChainDecisions.consensus]]), a partition's first race ends as soon as it begins, on their path, the next
- * put off as the longest run of kept leads would: many partitions alike pay for a few races, not one each. The saved
- * state records the leader, the race in progress and the challenger's run, so a stream restarted from a checkpoint
- * goes on with the same choice.
+ * put off as the longest run of kept leads would: many partitions alike pay for a few races, not one each. A leader
+ * that passes a bound of its own on an event ([[TooManyMatchesException]]) before reporting any of that event's
+ * matches hands over to a challenger that has them all; a challenger that passes one loses the race. The saved state
+ * records the leader, the race in progress and the challenger's run, so a stream restarted from a checkpoint goes on
+ * with the same choice.
  *
  * @param newRun  a run of a path with nothing read, over the partition's events
  * @param first   the path that leads at the partition's first event
@@ -71,7 +73,16 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
     else {
       // Each path's cost is the work it adds to the counters while it reads.
       val before = work.steps
-      val found = runs(leader).read(position, symbol, bits, key, threshold, sink)
+      val found =
+        try runs(leader).read(position, symbol, bits, key, threshold, if (sink == null) null else Counting.to(sink))
+        catch {
+          case _: Tecs.Full | _: TooManyMatchesException if threshold >= exactFrom && Counting.accepted == 0 =>
+            // The leader passed a bound of its own on this event (the lazy chain's on an iteration's subsets, the
+            // registers' on their runs) before reporting any of its matches, and the challenger has them all: it
+            // takes over, and reads the event in its place.
+            decide(challenger)
+            return runs(leader).read(position, symbol, bits, key, threshold, sink)
+        }
       val between = work.steps
       add(leader, between - before)
       val challenging =
@@ -173,6 +184,17 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
     cost.indices.foreach(cost(_) = in.readLong())
     peak.indices.foreach(peak(_) = in.readLong())
     measured = in.readLong(); raced = in.readLong(); untilRace = in.readLong()
+  }
+
+  /** The leader's matches while a race is on, counted on their way to the sink. */
+  private object Counting extends MatchSink {
+    private var sink: MatchSink = _
+    var accepted = 0L
+    def to(sink: MatchSink): MatchSink = { this.sink = sink; accepted = 0; this }
+    def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
+      accepted += 1
+      sink.accept(start, size, positions, labels)
+    }
   }
 
   /** The challenger's matches: found, since that is the work being measured, and dropped. */

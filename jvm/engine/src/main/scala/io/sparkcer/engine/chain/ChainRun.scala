@@ -2,7 +2,7 @@ package io.sparkcer.engine.chain
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.eval.{EventReader, EventRing, Run, Work}
+import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, Run, Work}
 import io.sparkcer.engine.tecs.MatchSink
 
 /**
@@ -29,26 +29,34 @@ import io.sparkcer.engine.tecs.MatchSink
  * work stays with the combinations that survive; with conditions, only the buffered events between the two are
  * judged, each against the match's events.
  *
+ * An iterated atom (`(B AS b)+`, [[ChainIteration]]) is bound last, once the single events around it are: every
+ * subset of its buffered events between theirs that its conditions admit is then a match ([[Subsets]]).
+ *
  * Per event: one append per atom and NONE it passes; at an event that ends matches, work proportional to the candidates
  * the search visits, which conditions prune, never to the events of other partitions or outside the window. Each
  * candidate visited is one of [[Work.bufferVisits]], each condition evaluated one of [[Work.conditionChecks]]. The
  * search is not within a constant factor of the registers' work on every stream (the paper proves no bound either):
  * [[AdaptiveChainRun]] races the two.
  *
+ * @param matchBound     what one event may cost: past [[MatchBound.perEvent]] subsets of an iterated atom's events
+ *                       visited, the evaluation fails ([[Subsets]])
  * @param reportedBefore whether another chain has already reported a match, given its event per atom of this chain
  *                       (an earlier alternative of the same OR, [[Chains]]): then this chain does not report it again
  */
 final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], events: EventRing[E], work: Work,
-    reportedBefore: Array[Long] => Boolean = ChainRun.Unshared) extends Run {
+    matchBound: MatchBound, reportedBefore: Array[Long] => Boolean = ChainRun.Unshared) extends Run {
   private val n = plan.atoms.length
   private val buffers = Array.fill(n)(new PositionBuffer)
   /** Per NONE, the events it may exclude, and the guards they pass. */
   private val excluded = Array.fill(plan.gaps.length)(new PositionBuffer)
   private val excludedGuards = plan.gaps.map(_.guards.toArray).toArray
   private val ofGaps = plan.gaps.flatMap(_.conditions).toSet
-  /** Per atom, the conditions that name it (those of NONEs apart). */
+  /** The iterated atom, -1 for none; the conditions naming its variable are judged on its subsets ([[Subsets]]). */
+  private val iterated = plan.iteration.fold(-1)(_.atom)
+  private val ofIteration = plan.iteration.fold(Set.empty[Int])(_.conditions)
+  /** Per atom, the conditions that name it (those of NONEs and of the iteration apart). */
   private val conditionsOf = Array.tabulate(n)(i =>
-    plan.conditions.indices.filter(c => !ofGaps(c) && plan.conditions(c).contains(i)).toArray)
+    plan.conditions.indices.filter(c => !ofGaps(c) && !ofIteration(c) && plan.conditions(c).contains(i)).toArray)
   /** Per NONE, the atoms whose events it is judged against: the two around it and those its conditions name. */
   private val gapAtoms = plan.gaps.map(g =>
     (Seq(g.atom, g.atom + 1) ++ g.conditions.flatMap(plan.conditions(_)).filter(_ >= 0)).distinct.sorted.toArray).toArray
@@ -63,18 +71,23 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   private var found = 0
   private var open = true
   private val isBound = new Array[Boolean](n)
-  private val positions = new Array[Long](n)
-  private val labels = new Array[Int](n)
+  private var positions = new Array[Long](n)
+  private var labels = new Array[Int](n)
   private val noSlots = new Array[Any](0)
   /** Per condition, the events of its variables while it is checked. */
   private val chosen = plan.conditions.map(atoms => new Array[AnyRef](atoms.length)).toArray
   /** Per condition, the atoms of its variables (as arrays: the search reads them at every step). */
   private val atomsOf = plan.conditions.map(_.toArray).toArray
   /** Whether the matches are assembled backwards, keeping each event's [[Predecessors]]: see above. */
-  private val backwards = plan.ordered && n >= 3 &&
+  private val backwards = plan.ordered && n >= 3 && iterated < 0 &&
     (plan.conditions.indices.filterNot(ofGaps).map(plan.conditions(_)) ++ gapAtoms.map(_.toIndexedSeq))
       .forall(atoms => atoms.isEmpty || atoms.max - atoms.min <= 1)
   private val predecessors = if (backwards) new Predecessors(n) else null
+  private val subsets =
+    plan.iteration.map(i => new Subsets(i, plan.conditions, reader, events, work, matchBound, OnSubsets)).orNull
+  /** While an iteration's subset is reported: its positions (stream order), and how many. */
+  private var subset: Array[Long] = null
+  private var subsetSize = 0
 
   def liveNodes: Int = 0
   def maxOutputDepth: Int = 0
@@ -85,6 +98,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     expire(threshold)
     found = 0
     open = true
+    if (subsets != null) subsets.begin(position)
     if (sink != null) {
       // The event ends a match as the last atom under SEQ, as any atom under AND.
       var last = if (plan.ordered) n - 1 else 0
@@ -92,7 +106,9 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         if (passes(plan.atoms(last).guard, bits)) {
           java.util.Arrays.fill(isBound, false)
           bind(last, position)
-          if (holdsAt(last)) { if (backwards) assemble(sink) else search(n - 1, sink) }
+          // The single atoms left to bind: all but this one and the iterated atom, which is bound last, apart.
+          val singles = if (iterated >= 0 && iterated != last) n - 2 else n - 1
+          if (holdsAt(last)) { if (backwards) assemble(sink) else search(singles, sink) }
         }
         last += 1
       }
@@ -115,15 +131,18 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
 
   private def bind(atom: Int, position: Long): Unit = { bound(atom) = position; isBound(atom) = true }
 
-  /** Binds the `left` atoms still free, rarest first; reports each complete binding while the sink is `open`. */
+  /**
+   * Binds the `left` single atoms still free, rarest first, then the iterated atom's subsets; reports each complete
+   * binding while the sink is `open`.
+   */
   private def search(left: Int, sink: MatchSink): Unit =
-    if (left == 0) report(sink)
+    if (left == 0) { if (iterated >= 0) iterate(sink) else report(sink) }
     else {
       var best = -1
       var (bestFrom, bestUntil) = (0, 0)
       var i = 0
       while (i < n) {
-        if (!isBound(i)) {
+        if (!isBound(i) && i != iterated) {
           val (from, until) = candidates(i)
           if (best < 0 || until - from < bestUntil - bestFrom) { best = i; bestFrom = from; bestUntil = until }
         }
@@ -142,6 +161,31 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         k += 1
       }
     }
+
+  /**
+   * The subsets of the iterated atom's events between its neighbours' (the single atoms all bound), reported with
+   * them. Bound already, the iterated atom is the last and its event (the one being read) ends every subset.
+   */
+  private def iterate(sink: MatchSink): Unit = {
+    val buffer = buffers(iterated)
+    val from = if (iterated > 0) buffer.firstAtOrAfter(bound(iterated - 1) + 1) else 0
+    val last = if (isBound(iterated)) bound(iterated) else Subsets.NoLast
+    val until = buffer.firstAtOrAfter(if (isBound(iterated)) last else bound(iterated + 1))
+    OnSubsets.sink = sink
+    open = subsets.search(buffer, from, until, last)
+  }
+
+  /** The chain as its iteration's [[Subsets]] see it while [[iterate]] runs: the other atoms bound, and a sink. */
+  private object OnSubsets extends Subsets.Chain {
+    var sink: MatchSink = _
+    def holds(c: Int, event: AnyRef, slots: Array[Any]): Boolean = ChainRun.this.holds(c, event, slots)
+    def report(positions: Array[Long], size: Int): Boolean = {
+      subset = positions
+      subsetSize = size
+      ChainRun.this.report(sink)
+      open
+    }
+  }
 
   /**
    * The matches that the event bound to the last atom ends, assembled backwards: each event of the atom before it
@@ -310,14 +354,20 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     true
   }
 
-  /** Condition c over the bound events, with `candidate` as a NONE's event (atom -1). */
-  private def holds(c: Int, candidate: AnyRef): Boolean = {
+  /**
+   * Condition c over the bound events, with `candidate` as a NONE's event (atom -1) or as the iterated atom's, and
+   * `slots` as the values of its aggregates and prev.
+   */
+  private def holds(c: Int, candidate: AnyRef, slots: Array[Any] = noSlots): Boolean = {
     val atoms = atomsOf(c)
     val events = chosen(c)
     var v = 0
-    while (v < atoms.length) { events(v) = if (atoms(v) < 0) candidate else this.events(bound(atoms(v))); v += 1 }
+    while (v < atoms.length) {
+      events(v) = if (atoms(v) < 0 || atoms(v) == iterated) candidate else this.events(bound(atoms(v)))
+      v += 1
+    }
     work.conditionChecks += 1
-    reader.holds(c, events, noSlots)
+    reader.holds(c, events, slots)
   }
 
   /**
@@ -373,14 +423,27 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     holds
   }
 
-  /** One complete binding to the sink, its events latest first as the enumeration gives them. */
+  /**
+   * One complete binding to the sink, its events latest first as the enumeration gives them: the iterated atom's
+   * those of the [[subset]] being reported.
+   */
   private def report(sink: MatchSink): Unit = if (!reportedBefore(bound)) {
     // Under SEQ the atoms' order is the events' order; under AND it is found.
     val order = if (plan.ordered) reversed else (0 until n).sortBy(a => -bound(a)).toArray
+    val size = if (iterated < 0) n else n - 1 + subsetSize
+    if (positions.length < size) { positions = new Array[Long](size * 2); labels = new Array[Int](size * 2) }
+    var at = 0
     var k = 0
-    while (k < n) { positions(k) = bound(order(k)); labels(k) = plan.atoms(order(k)).label; k += 1 }
+    while (k < n) {
+      val atom = order(k)
+      if (atom == iterated) {
+        var e = subsetSize - 1
+        while (e >= 0) { positions(at) = subset(e); labels(at) = plan.atoms(atom).label; at += 1; e -= 1 }
+      } else { positions(at) = bound(atom); labels(at) = plan.atoms(atom).label; at += 1 }
+      k += 1
+    }
     found += 1
-    open = sink.accept(positions(n - 1), n, positions, labels)
+    open = sink.accept(positions(size - 1), size, positions, labels)
   }
 
   def expire(threshold: Long): Unit = {

@@ -5,7 +5,7 @@ import java.io.{DataInput, DataOutput}
 import io.sparkcer.engine.analysis.AnalyzedQuery
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler}
 import io.sparkcer.engine.ceql.{Cel, Consumption, Strategy}
-import io.sparkcer.engine.eval.{EventReader, EventRing, Run, Work}
+import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, Run, Work}
 import io.sparkcer.engine.tecs.MatchSink
 
 /**
@@ -31,9 +31,9 @@ final case class Chains(alternatives: IndexedSeq[ChainPlan]) {
   def labelledAs(from: Nfa, to: Nfa): Chains = Chains(alternatives.map(_.labelledAs(from, to)))
 
   /** The chains' run over a partition's events. */
-  def newRun[E <: AnyRef](reader: EventReader[E], events: EventRing[E], work: Work): Run =
-    if (alternatives.length == 1) new ChainRun(alternatives.head, reader, events, work)
-    else new ChainAlternativesRun(this, reader, events, work)
+  def newRun[E <: AnyRef](reader: EventReader[E], events: EventRing[E], work: Work, bound: MatchBound): Run =
+    if (alternatives.length == 1) new ChainRun(alternatives.head, reader, events, work, bound)
+    else new ChainAlternativesRun(this, reader, events, work, bound)
 
   /**
    * Where alternative `j` may have the matches of alternative `k`: they bind the same variables, each atom of `k` as one
@@ -82,7 +82,9 @@ object Chains {
     val counts = bodies.map(atoms)
     if (counts.sum != nfa.atoms.length) return None
     val plans = bodies.indices.map(k => ChainPlan.alternative(bodies(k), counts.take(k).sum, nfa))
-    if (plans.forall(_.isDefined)) Some(Chains(plans.map(_.get))) else None
+    // An iteration's subsets are not checked against another chain's matches ([[ChainRun.has]]): alone only.
+    val iterationAlone = plans.length == 1 || plans.forall(_.forall(_.iteration.isEmpty))
+    if (plans.forall(_.isDefined) && iterationAlone) Some(Chains(plans.map(_.get))) else None
   }
 
   /** The alternatives of an OR, through the FILTER and AS that apply to all of them; the pattern alone otherwise. */
@@ -110,14 +112,14 @@ object Chains {
  * reports the matches that no earlier alternative has ([[Chains]]). Per event, the work of the alternatives together.
  */
 private final class ChainAlternativesRun[E <: AnyRef](chains: Chains, reader: EventReader[E], events: EventRing[E],
-    work: Work) extends Run {
+    work: Work, bound: MatchBound) extends Run {
   private val runs: Array[ChainRun[E]] = {
     val built = new Array[ChainRun[E]](chains.alternatives.length)
     for (k <- built.indices) {
       // Per earlier alternative that may have this one's matches: its run, and its atom for each of this one's.
       val earlier = chains.sharing(k).map { case (j, atomOf) => built(j) -> atomOf }.toArray
       val asEarlier = new Array[Long](chains.alternatives(k).atoms.length)
-      built(k) = new ChainRun(chains.alternatives(k), reader, events, work, reportedBefore =
+      built(k) = new ChainRun(chains.alternatives(k), reader, events, work, bound, reportedBefore =
         if (earlier.isEmpty) ChainRun.Unshared
         else byAtom => earlier.exists { case (run, atomOf) =>
           var i = 0

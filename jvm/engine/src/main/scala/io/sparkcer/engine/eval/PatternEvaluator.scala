@@ -65,7 +65,7 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
   }
 
-  private def lazyChain(events: EventRing[E]): Run = pattern.chain.get.newRun(reader, events, metrics.work)
+  private def lazyChain(events: EventRing[E]): Run = pattern.chain.get.newRun(reader, events, metrics.work, bound)
   private def withRegisters(events: EventRing[E]): Run = new RegisterRun(registers.get, events, enumerator, metrics.work)
 
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)

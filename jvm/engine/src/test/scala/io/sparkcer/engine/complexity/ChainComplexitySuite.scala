@@ -4,6 +4,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.EngineOptions
 import io.sparkcer.engine.chain.ChainCost
+import io.sparkcer.engine.eval.TooManyMatchesException
 
 /**
  * A chain with conditions runs on the lazy chain or on registers, whichever costs less ([[io.sparkcer.engine.chain.ChainCost]]):
@@ -144,5 +145,36 @@ class ChainComplexitySuite extends AnyFunSuite {
       val Seq(t, t10, t100) = measures.map(perEvent)
       assert(t100 <= 1.25 * t10 && t100 <= 5 * t, s"work per event grows with the window on the $path: $t, $t10, $t100")
     }
+  }
+
+  /**
+   * Kleene iteration with aggregates (issue 22): the registers keep a run per value of what the aggregates read
+   * (here, per A, count and maximum of the B after it), 170 times the lazy chain's work at 10T and past their bound on
+   * nodes at 100T; the lazy chain enumerates at each C the subsets of the B between each A it admits and the C, each
+   * from its parent with one event more ([[io.sparkcer.engine.chain.Subsets]]), and count(b) <= 2 stops them at two
+   * events. The chosen path stays within the bound of the cheaper one where both run, and runs where the registers
+   * alone cannot; the lazy chain's work stays linear in the events read plus the rows output (with their events).
+   */
+  test("Kleene iteration with aggregates: the chosen path within the bound, the lazy chain's work linear in input and output") {
+    val query = (w: Int) => s"SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER count(b) <= 2 AND " +
+      s"a.v + 95 < c.v AND max(b.v) < c.v WITHIN $w [ts]"
+    val measured = Seq(T, 10 * T, 100 * T).map { w =>
+      val lazyChain = measure(query(w), uniform, Lazy)
+      val registers =
+        try Some(measure(query(w), uniform, Eager)) catch { case e: TooManyMatchesException => info(e.getMessage); None }
+      val chosen = measure(query(w), uniform, Chosen)
+      val cheaper = (steps(lazyChain) +: registers.map(steps).toSeq).min
+      val perOutput = steps(lazyChain).toDouble / (lazyChain.events + lazyChain.rows + lazyChain.rowEvents)
+      info(f"window $w: lazy chain ${steps(lazyChain)} (${perOutput}%.2f per event read or output), registers " +
+        f"${registers.fold("past their bound")(steps(_).toString)}, chosen ${steps(chosen)}; ${lazyChain.rows} rows; " +
+        chosen.metrics.chainDecisions.describe)
+      assert(chosen.rows == lazyChain.rows && registers.forall(_.rows == lazyChain.rows), s"different rows at window $w")
+      assert(steps(chosen) <= Bound * cheaper, s"the chosen path costs more than ${Bound}x the cheaper one at window $w")
+      assert(perOutput <= 8, s"the lazy chain's work is not linear in its input and output at window $w")
+      (lazyChain, registers)
+    }
+    val (lazy10, registers10) = measured(1)
+    assert(registers10.exists(r => steps(r) > 10 * steps(lazy10)), "the registers should lose at 10T")
+    assert(measured.last._1.rows > 100000 && measured.last._2.isEmpty, "the registers should pass their bound at 100T")
   }
 }

@@ -301,7 +301,12 @@ object Generators {
        * Formulas with NONEs whose conditions relate their event to variables bound before them only
        * (`(A AS a)+ ; NONE(B AS n FILTER n.x = a.x) ; C AS c`), which the registers judge under every clause.
        */
-      earlierExclusions: Boolean = false)
+      earlierExclusions: Boolean = false,
+      /**
+       * Sequences of single events with one iterated (`A AS a ; (B AS b)+ ; C AS c FILTER sum(b.x) > a.x`), the lazy
+       * chain's, over longer streams and wider windows.
+       */
+      iteratedChains: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -964,6 +969,40 @@ object Generators {
         none(Seq(pick(rnd, "A", "B", "B", "C")), Some(n), Some(test))
       }
     }
+
+    /**
+     * A sequence of up to three single events and one iterated (`A AS a ; (B AS b)+ ; C AS c`), filtered by
+     * conditions on the iterated variable (aggregates, each of its events, prev) and order comparisons between the
+     * others: the lazy chain's shape with an iteration, over longer streams and wider windows.
+     */
+    def iterated(): Cel = {
+      def t() = pick(rnd, "A", "B", "B", "C")
+      val b = fresh()
+      val singles = Seq.fill(rnd.nextInt(4))(fresh())
+      val repeated = if (rnd.nextInt(4) == 0) atom(t()).as(b).filter(on(b)(predicate(rnd))).plus else atom(t()).as(b).plus
+      val at = rnd.nextInt(singles.size + 1)
+      val body = singles.map(atom(t()).as(_)).patch(at, Seq(repeated), 0).reduceLeft(_ seq _)
+      def other(): Expr = if (singles.isEmpty) lit(rnd.nextInt(4)) else attr(pick(rnd, singles: _*), pick(rnd, "x", "y"))
+      def order(l: Expr, r: Expr): Expr =
+        Expr.Comparison(pick(rnd, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq), l, r, Position.Unknown)
+      def onIteration(): Filter = rel(rnd.nextInt(11) match {
+        case 0 => order(call("sum", attr(b, "x")), other())
+        case 1 => cmp(count(b), 1 + rnd.nextInt(3))
+        case 2 => order(call("max", attr(b, "x")), other())
+        case 3 => cmp(call("avg", attr(b, "x")), pick(rnd, 1L, 1.5, 2L))
+        case 4 => cmp(call("min", attr(b, pick(rnd, "x", "y"))), rnd.nextInt(3))
+        case 5 => val c = pick(rnd, "x", "y"); cmp(call("first", attr(b, c)), call("last", attr(b, c)))
+        case 6 => Expr.IsNull(call(pick(rnd, "sum", "avg", "min", "max", "first", "last"), attr(b, "y")), rnd.nextBoolean(),
+          Position.Unknown)
+        case 7 => order(attr(b, "x"), other())
+        case 8 => order(attr(b, pick(rnd, "x", "y")), call("prev", attr(b, "x")))
+        case 9 => order(attr(b, "x"), arith(ArithmeticOp.Add, call("sum", attr(b, "y")), other()))
+        case _ => order(call("sum", attr(b, "x")), count(b))
+      })
+      val between = singles.combinations(2).map { case Seq(v, w) => rel(order(attr(v, "x"), attr(w, "y"))) }.toSeq
+      val conditions = Seq.fill(1 + rnd.nextInt(2))(onIteration()) ++ between.filter(_ => rnd.nextInt(3) == 0)
+      body.filter(conditions.reduceLeft(_ and _))
+    }
   }
 
   /** A random valid query. */
@@ -975,6 +1014,7 @@ object Generators {
         if (features.equalities) gen.equational(1 + rnd.nextInt(features.maxSize))
         else if (features.judgedExclusions) gen.judged()
         else if (features.earlierExclusions) gen.judgedBefore(2 + rnd.nextInt(features.maxSize - 1))
+        else if (features.iteratedChains) gen.iterated()
         else if (features.orderComparisons) gen.ordered()
         else if (features.relations && rnd.nextInt(3) != 0) gen.relational(1 + rnd.nextInt(features.maxSize))
         else gen.formula(1 + rnd.nextInt(features.maxSize))
@@ -1011,6 +1051,7 @@ object Generators {
       // ones, for matches that take several of the variable's events.
       val within =
         if (features.judgedExclusions) Some(pick(rnd, events(10L + rnd.nextInt(30)), span(pick(rnd, 5000L, 10000L), "ts")))
+        else if (features.iteratedChains) Some(pick(rnd, events(10L + rnd.nextInt(11)), span(pick(rnd, 6000L, 12000L), "ts")))
         else if (within0.isEmpty && features.orderComparisons)
           Some(pick(rnd, events(5L + rnd.nextInt(6)), span(pick(rnd, 3000L, 6000L), "ts"), millis(5000L)))
         else if (within0.isEmpty && needsWindow(pattern))
