@@ -141,9 +141,12 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
     decisions.events += measured
     val filling = exactFrom == Long.MinValue && comparedFrom == Long.MaxValue
     if (!filling) kept = if (winner == leader) kept + 1 else 0
+    // A winner the other partitions' races agree on is as sure as after the longest run of kept leads.
+    val agreed = decisions.consensus.exists(_.index == winner)
+    if (agreed) kept = math.max(kept, ChainCost.Doublings)
     runs(1 - winner) = null
     leader = winner
-    untilRace = if (filling) raced
+    untilRace = if (filling && !agreed) raced
       else math.max(raced, ChainCost.MinRaceEvents) * (ChainCost.RacesApart << math.min(kept, ChainCost.Doublings))
   }
 
