@@ -443,7 +443,6 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       k += 1
     }
     found += 1
-    work.enumerationSteps += size + 1 // as the tECS's enumeration counts a row: its events, and the row
     open = sink.accept(positions(size - 1), size, positions, labels)
   }
 

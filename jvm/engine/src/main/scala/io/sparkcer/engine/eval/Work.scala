@@ -20,8 +20,8 @@ package io.sparkcer.engine.eval
  *  - `bufferVisits`: buffered events a lazy chain's search visits.
  *
  * Output work, while matches are enumerated:
- *  - `enumerationSteps`: nodes visited by the enumeration (tECS or PCEA nodes), dead ones included; on the lazy chain,
- *    which assembles its rows from the bound events, one per event of each row and one per row;
+ *  - `enumerationSteps`: nodes visited by the enumeration (tECS or PCEA nodes), dead ones included (the lazy chain
+ *    assembles its rows from the events it bound, and counts that as the search that bound them);
  *  - `dropped`: complex events enumerated and then thrown away (a duplicate row, a valuation reading one event twice),
  *    which output-linear enumeration never does.
  */
