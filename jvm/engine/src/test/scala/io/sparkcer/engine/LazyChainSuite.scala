@@ -330,6 +330,16 @@ class LazyChainSuite extends AnyFunSuite {
         "WITHIN 5 EVENTS ORDER BY ts", columns).pattern.chain.isEmpty, select)
   }
 
+  test("a subset as long as the window's events is searched without a stack of its own depth") {
+    // 100,000 B between an A and a C: the first subset the search grows takes every B, one level per event. A search
+    // recursing per level overflowed the thread's stack there, before the bound on subsets could stop it.
+    val data = ((("A" +: Seq.fill(100000)("B")) :+ "C").zipWithIndex.map { case (t, i) => Array[Any](t, L(1), L(1), L(i)) })
+    val query = "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.x) < 0 WITHIN 200000 EVENTS ORDER BY ts"
+    val q = LocalEngine.compile(query, columns, Lazy, MatchBound(200000, "spark.cer.maxMatchesPerEvent"))
+    val e = intercept[TooManyMatchesException](q.run(data.iterator).toVector)
+    assert(e.getMessage.contains("has the lazy chain visit more than 200000 subsets of the events of b+"), e.getMessage)
+  }
+
   test("the subsets one event may have the chain visit are bounded, in the words of the bound on matches") {
     // Blocks of A, 14 B and C, a maximum no subset reaches: 2^14 subsets to visit in vain at each C, none a match.
     val block = ("A" +: Seq.fill(14)("B")) :+ "C"

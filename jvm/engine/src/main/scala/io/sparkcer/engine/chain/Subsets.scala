@@ -47,6 +47,7 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
   private var count = 0
   /** The subset being built: its positions, and per size the aggregates' states over its first events. */
   private var chosen = new Array[Long](16)
+  private var cursors = new Array[Int](17)
   private var states = Array.fill(17)(new Array[AnyRef](aggregations.length))
   /** The event that ends every subset (the event being read, as the last atom), or [[Subsets.NoLast]]. */
   private var last = Subsets.NoLast
@@ -82,12 +83,34 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
     var a = 0
     while (a < aggregations.length) { states(0)(a) = aggregations(a).zero; a += 1 }
     open = true
-    extend(0, 0)
+    // Depth first, without recursion: a subset may hold every event of the window, deeper than a thread's stack.
+    // Level `size` has `size` candidates chosen; `cursors(size)` is the next candidate it may be extended by.
+    var size = 0
+    enter(0, 0)
+    while (open && size >= 0) {
+      val k = cursors(size)
+      if (k >= count) size -= 1
+      else {
+        cursors(size) = k + 1
+        val p = candidates(k)
+        if (size == 0 || pairHolds(chosen(size - 1), p)) {
+          ensure(size + 1)
+          chosen(size) = p
+          var a = 0
+          while (a < aggregations.length) { states(size + 1)(a) = aggregations(a).update(states(size)(a), arguments(a)(k)); a += 1 }
+          size += 1
+          enter(size, k + 1)
+        }
+      }
+    }
     open
   }
 
-  /** Visits the subset of the `size` events chosen (and [[last]]), then each extension by a candidate from `next` on. */
-  private def extend(size: Int, next: Int): Unit = {
+  /**
+   * Enters level `size`: visits the subset of the `size` events chosen (and [[last]]), and sets where its extensions
+   * begin, at candidate `next` (none where a larger subset than the conditions admit, count(b) <= k, would follow).
+   */
+  private def enter(size: Int, next: Int): Unit = {
     if (last != Subsets.NoLast) {
       if (size == 0 || pairHolds(chosen(size - 1), last)) {
         ensure(size + 1)
@@ -97,19 +120,7 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
         visit(size + 1)
       }
     } else if (size > 0) visit(size)
-    // A larger subset than the conditions admit (count(b) <= k) only grows from here: none is visited.
-    var k = if (size + 1 + (if (last != Subsets.NoLast) 1 else 0) > iteration.largest) count else next
-    while (open && k < count) {
-      val p = candidates(k)
-      if (size == 0 || pairHolds(chosen(size - 1), p)) {
-        ensure(size + 1)
-        chosen(size) = p
-        var a = 0
-        while (a < aggregations.length) { states(size + 1)(a) = aggregations(a).update(states(size)(a), arguments(a)(k)); a += 1 }
-        extend(size + 1, k + 1)
-      }
-      k += 1
-    }
+    cursors(size) = if (size + 1 + (if (last != Subsets.NoLast) 1 else 0) > iteration.largest) count else next
   }
 
   /** A subset of `size` events (`chosen`), its aggregates in `states(size)`: reported if the `whole` conditions hold. */
@@ -175,6 +186,7 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
   /** Room for a subset of `size` events. */
   private def ensure(size: Int): Unit = if (size > chosen.length) {
     chosen = java.util.Arrays.copyOf(chosen, size * 2)
+    cursors = java.util.Arrays.copyOf(cursors, size * 2 + 1)
     states = states ++ Array.fill(size * 2 + 1 - states.length)(new Array[AnyRef](aggregations.length))
   }
 
