@@ -57,8 +57,15 @@ def test_partial_matches_past_the_node_bound_are_a_readable_error(spark):
     query = "SELECT * FROM powers WHERE (A AS a)+ FILTER sum(a.v) < 0 ORDER BY pos WITHIN 40 EVENTS"
     spark.conf.set(NODES, "100000")
     try:
+        # Under SELECT ALL the lazy chain (its subsets bounded per event) races the registers (their tECS nodes
+        # bounded): whichever leads when its bound is passed stops the query, saying which bound and what to write.
         with pytest.raises(SparkRuntimeException) as raised:
             spark.sql(query).collect()
+        message = raised.value.getMessage()
+        assert ("the lazy chain visit more than" in message or "tECS nodes" in message) and "WITHIN" in message, message
+        # With LIMIT the registers alone run it (the lazy chain takes SELECT ALL alone): a run per subset's sum.
+        with pytest.raises(SparkRuntimeException) as raised:
+            spark.sql(query + " LIMIT 10").collect()
         message = raised.value.getMessage()
         assert message.startswith("at the event at pos = 16, the partial matches of its partition hold more than "
                                   f"100000 tECS nodes (one per run and event of the window), the bound {NODES}"), message
