@@ -39,14 +39,23 @@ final class Dominance private (comparisons: Array[Array[(Int, Int)]]) {
         while (easier && r < comparisons.length) {
           val (a, b) = (y.singles(r), x.singles(r))
           easier = a == b || (comparisons(r) != null && (a == Registers.Empty || b == Registers.Unsatisfiable ||
-            a != Registers.Unsatisfiable && b != Registers.Empty && comparisons(r).forall { case (c, side) =>
-              val order = hardness(c, side, a, b)
-              order != io.sparkcer.engine.eval.EventReader.Unordered && order <= 0
-            }))
+            a != Registers.Unsatisfiable && b != Registers.Empty && noHarderIn(comparisons(r), a, b, hardness)))
           r += 1
         }
         easier
       }
+
+  /** Whether event `a` is no harder than `b` in each of `comparisons`: a loop, as this runs per pair of runs compared. */
+  private def noHarderIn(comparisons: Array[(Int, Int)], a: Long, b: Long, hardness: (Int, Int, Long, Long) => Int): Boolean = {
+    var k = 0
+    var noHarder = true
+    while (noHarder && k < comparisons.length) {
+      val order = hardness(comparisons(k)._1, comparisons(k)._2, a, b)
+      noHarder = order != io.sparkcer.engine.eval.EventReader.Unordered && order <= 0
+      k += 1
+    }
+    noHarder
+  }
 }
 
 object Dominance {

@@ -105,20 +105,18 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       position: Long): Int = {
     java.util.Arrays.fill(bits, 0L)
     System.arraycopy(guards, 0, bits, 0, guards.length)
-    def passes(g: Int) = ((guards(g >>> 6) >>> (g & 63)) & 1L) != 0L
     def set(bit: Int): Unit = bits(bit >>> 6) |= 1L << (bit & 63)
     var i = 0
     while (i < carried.checks.length) {
       val (check, carriers) = carried.checks(i)
-      if (carriers.exists { case (g, negated) => g < 0 || passes(g) != negated } &&
+      if (carriers.exists { case (g, negated) => g < 0 || passes(guards, g) != negated } &&
         holds(prepared(check), registers, events, position)) set(program.guards + check)
       i += 1
     }
     i = 0
     while (i < carried.judgements.length) {
       val judgement = carried.judgements(i)
-      if (judgement.guards.exists(passes) && judgement.checks.forall(holds(_, registers, events, position)))
-        set(judgement.bit)
+      if (judged(judgement, guards, registers, events, position)) set(judgement.bit)
       i += 1
     }
     symbols.intern(bits)
@@ -174,6 +172,24 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     val checks: Array[Prepared] = judgement.checks.map(new Prepared(_)).toArray
   }
   private val judgements = program.judgements.map(new PreparedJudgement(_))
+
+  /**
+   * Whether the event is one a NONE excludes for this run: it passes one of the NONE's guards and every check of its
+   * conditions against the run's registers. Loops, not closures: this runs per run and event while a run waits in the
+   * NONE's gap.
+   */
+  private def judged(judgement: PreparedJudgement, guards: Array[Long], registers: Registers, events: EventRing[E],
+      position: Long): Boolean = {
+    var g = 0
+    while (g < judgement.guards.length && !passes(guards, judgement.guards(g))) g += 1
+    var c = 0
+    while (g < judgement.guards.length && c < judgement.checks.length &&
+      holds(judgement.checks(c), registers, events, position)) c += 1
+    g < judgement.guards.length && c == judgement.checks.length
+  }
+
+  /** Whether the event passes guard `g` (its bit in `guards`). */
+  private def passes(guards: Array[Long], g: Int): Boolean = ((guards(g >>> 6) >>> (g & 63)) & 1L) != 0L
 
   /**
    * What the transitions leaving some NFA states carry: their checks, each with the guards (guard, negated) of the
