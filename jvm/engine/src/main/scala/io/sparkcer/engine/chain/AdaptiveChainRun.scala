@@ -17,11 +17,12 @@ import io.sparkcer.engine.tecs.{MatchSink, Tecs}
  * work passes [[ChainCost.Factor]] times the other's, by more than the costliest event of each, is dropped. After the
  * race, the winner runs alone for [[ChainCost.RacesApart]] times the race's length (twice that for each race in a row
  * the leader kept its lead, up to [[ChainCost.Doublings]] times; once only, for a race decided in the partition's
- * first window), then a fresh challenger starts the next race. Once the races on the evaluator's other partitions
- * agree ([[ChainDecisions.consensus]]), a partition's first race ends as soon as it begins, on their path, the next
- * put off as the longest run of kept leads would: many partitions alike pay for a few races, not one each. A leader
- * that passes a bound of its own on an event ([[TooManyMatchesException]]) before reporting any of that event's
- * matches hands over to a challenger that has them all; a challenger that passes one loses the race. The saved state
+ * first window), then a fresh challenger starts the next race; a challenger takes the lead only when clearly
+ * cheaper ([[ChainCost.Close]]). Once the races on the evaluator's other partitions agree
+ * ([[ChainDecisions.consensus]]), a partition's first race ends then (at once, for one begun later), on their path,
+ * the next put off as the longest run of kept leads would: many partitions alike pay for a few races, not one each. A
+ * leader that passes a bound of its own on an event ([[TooManyMatchesException]]) before reporting any of that
+ * event's matches hands over to a challenger that has them all; a challenger that passes one loses the race. The saved state
  * records the leader, the race in progress and the challenger's run, so a stream restarted from a checkpoint goes on
  * with the same choice.
  *
@@ -67,12 +68,12 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     if (!racing) { if (untilRace <= 0) startRace(key) else untilRace -= 1 }
-    else if (exactFrom == Long.MinValue && comparedFrom == Long.MaxValue) decisions.consensus.foreach(follow)
+    else if (exactFrom == Long.MinValue) decisions.consensus.foreach(follow)
     begun = true
     if (!racing) runs(leader).read(position, symbol, bits, key, threshold, sink)
     else {
       // Each path's cost is the work it adds to the counters while it reads.
-      val before = work.steps
+      val before = ChainCost.of(work)
       val found =
         try runs(leader).read(position, symbol, bits, key, threshold, if (sink == null) null else Counting.to(sink))
         catch {
@@ -83,12 +84,12 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
             decide(challenger)
             return runs(leader).read(position, symbol, bits, key, threshold, sink)
         }
-      val between = work.steps
+      val between = ChainCost.of(work)
       add(leader, between - before)
       val challenging =
         try { runs(challenger).read(position, symbol, bits, key, threshold, if (sink == null) null else Discard); true }
         catch { case _: Tecs.Full | _: TooManyMatchesException => false } // the registers' bounds: it would cost more
-      add(challenger, work.steps - between)
+      add(challenger, ChainCost.of(work) - between)
       raced += 1
       measured += 1
       if (challenging) judge(key, threshold) else decide(leader)
@@ -123,7 +124,7 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
         measured = 0
       }
     } else if (threshold >= comparedFrom && measured >= ChainCost.MinRaceEvents)
-      decide(if (cost(challenger) < cost(leader)) challenger else leader)
+      decide(if (ChainCost.Close * cost(challenger) < cost(leader)) challenger else leader)
 
   /** Whether a path has done more than [[ChainCost.Factor]] times the other's work, whatever one more event adds. */
   private def farBehind(path: Int): Boolean =
@@ -136,7 +137,7 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
    * full one: it would do more yet.)
    */
   private def decide(winner: Int): Unit = {
-    decisions.won(winner) += 1
+    decisions.decided(winner, cost(winner), cost(1 - winner))
     for (p <- cost.indices) decisions.work(p) += cost(p)
     decisions.events += measured
     val filling = exactFrom == Long.MinValue && comparedFrom == Long.MaxValue
@@ -151,9 +152,10 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
   }
 
   /**
-   * Ends the partition's first race while it warms up, on the path the races of the evaluator's other partitions
-   * agree on ([[ChainDecisions.consensus]]): the challenger began with the partition, so it has every match and may
-   * lead. The next race comes as late as after the longest run of kept leads, so that a partition whose stream
+   * Ends the partition's first race, on the path the races of the evaluator's other partitions agree on
+   * ([[ChainDecisions.consensus]]): both runs began with the partition, so either has every match and may lead. Where
+   * partitions interleave, they all begin their first races before any is decided: each ends as soon as the consensus
+   * is there. The next race comes as late as after the longest run of kept leads, so that a partition whose stream
    * differs finds out then; the race is not counted as decided, so the consensus stays what races measured.
    */
   private def follow(path: ChainPath): Unit = {

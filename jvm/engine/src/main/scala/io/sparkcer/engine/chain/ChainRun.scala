@@ -91,8 +91,15 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
 
   def liveNodes: Int = 0
   def maxOutputDepth: Int = 0
-  def activeStates: Int =
-    buffers.map(_.size).sum + excluded.map(_.size).sum + (if (backwards) predecessors.size else 0)
+  /** The events buffered (read after every event, so a loop: no array made). */
+  def activeStates: Int = {
+    var held = if (backwards) predecessors.size else 0
+    var i = 0
+    while (i < buffers.length) { held += buffers(i).size; i += 1 }
+    i = 0
+    while (i < excluded.length) { held += excluded(i).size; i += 1 }
+    held
+  }
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     expire(threshold)

@@ -132,7 +132,12 @@ private final class ChainAlternativesRun[E <: AnyRef](chains: Chains, reader: Ev
 
   def liveNodes: Int = 0
   def maxOutputDepth: Int = 0
-  def activeStates: Int = runs.map(_.activeStates).sum
+  def activeStates: Int = {
+    var held = 0
+    var k = 0
+    while (k < runs.length) { held += runs(k).activeStates; k += 1 }
+    held
+  }
 
   def read(position: Long, symbol: Int, bits: Array[Long], key: Long, threshold: Long, sink: MatchSink): Int = {
     var found = 0
