@@ -62,6 +62,8 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
   private var kept = 0
 
   private def racing: Boolean = runs(challenger) != null
+  /** The path whose matches are reported now. */
+  def leading: ChainPath = ChainPath.all(leader)
   def liveNodes: Int = runs(leader).liveNodes + (if (racing) runs(challenger).liveNodes else 0)
   def maxOutputDepth: Int = math.max(runs(leader).maxOutputDepth, if (racing) runs(challenger).maxOutputDepth else 0)
   def activeStates: Int = runs(leader).activeStates + (if (racing) runs(challenger).activeStates else 0)

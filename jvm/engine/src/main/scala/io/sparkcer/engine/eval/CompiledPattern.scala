@@ -2,7 +2,7 @@ package io.sparkcer.engine.eval
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Relations, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
-import io.sparkcer.engine.chain.{ChainCost, Chains}
+import io.sparkcer.engine.chain.{ChainCost, ChainPath, Chains}
 import io.sparkcer.engine.ceql.{CeqlException, Consumption, Strategy}
 import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
@@ -90,11 +90,21 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row); with
    * registers, unless [[rowsTellRunsApart]]; in a lazy chain with an event no selected variable binds, or an OR of chains
    * whose matches no atom-to-atom check tells apart ([[Chains.mayRepeatRows]]); and in a
-   * PCEA, whose runs are labelled by atoms, unless [[PceaPlan.rowsTellRunsApart]].
+   * PCEA, whose runs are labelled by atoms, unless [[PceaPlan.rowsTellRunsApart]]. Where a chain races, only while
+   * the path leading repeats rows ([[deduplicates]]).
    */
-  val deduplicate: Boolean = strategy == Strategy.Max || (registers.isDefined && !ranked && !rowsTellRunsApart) ||
-    chain.exists(c => c.alternatives.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || c.mayRepeatRows) ||
+  val deduplicate: Boolean = strategy == Strategy.Max || registersRepeatRows || chainRepeatsRows ||
     pcea.exists(!_.rowsTellRunsApart)
+
+  /** Whether the rows of one event repeat on a chain's path ([[io.sparkcer.engine.chain.AdaptiveChainRun.leading]]). */
+  def deduplicates(path: ChainPath): Boolean = strategy == Strategy.Max || (path match {
+    case ChainPath.Lazy => chainRepeatsRows
+    case ChainPath.Registers => registersRepeatRows
+  })
+
+  private lazy val registersRepeatRows: Boolean = registers.isDefined && !ranked && !rowsTellRunsApart
+  private lazy val chainRepeatsRows: Boolean =
+    chain.exists(c => c.alternatives.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || c.mayRepeatRows)
 
   /**
    * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected
@@ -186,7 +196,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
         case (None, None) => ""
       }) +
       // MAX de-duplicates its rows whatever the path, as EXPLAIN does not say without conditions either.
-      (if (registers.isDefined && deduplicate && strategy != Strategy.Max) ", and rows repeated by runs that " +
+      (if (registersRepeatRows && strategy != Strategy.Max) ", and rows repeated by runs that " +
         "unselected events or an OR of conditions keep apart dropped (counted)" else "") +
       (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {

@@ -2,6 +2,7 @@ package io.sparkcer.engine.eval
 
 import scala.collection.immutable.ArraySeq
 
+import io.sparkcer.engine.chain.AdaptiveChainRun
 import io.sparkcer.engine.tecs.MatchSink
 
 /**
@@ -31,7 +32,7 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
 
   def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
     val row = boundPositions(start, size, positions, labels)
-    if (pattern.deduplicate && !seen.add(new Row(row))) metrics.work.dropped += 1
+    if (deduplicating && !seen.add(new Row(row))) metrics.work.dropped += 1
     else {
       if (accepted == bound.perEvent) throw tooMany()
       accepted += 1
@@ -40,6 +41,12 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
     }
     accepted < pattern.limit
   }
+
+  /** Whether this row may repeat one before it: on a raced chain, where the path leading now repeats rows. */
+  private def deduplicating: Boolean = pattern.deduplicate && (partition.run match {
+    case raced: AdaptiveChainRun => pattern.deduplicates(raced.leading)
+    case _ => true
+  })
 
   /**
    * The row of a complex event as positions, its identity under de-duplication: the start, then per output
