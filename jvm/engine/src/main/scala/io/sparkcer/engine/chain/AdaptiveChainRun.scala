@@ -139,9 +139,7 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
    * full one: it would do more yet.)
    */
   private def decide(winner: Int): Unit = {
-    decisions.decided(winner, cost(winner), cost(1 - winner))
-    for (p <- cost.indices) decisions.work(p) += cost(p)
-    decisions.events += measured
+    decisions.decided(winner, cost, measured)
     val filling = exactFrom == Long.MinValue && comparedFrom == Long.MaxValue
     if (!filling) kept = if (winner == leader) kept + 1 else 0
     // A winner the other partitions' races agree on is as sure as after the longest run of kept leads.

@@ -17,6 +17,8 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
   private var end = 0L
   private var emit: MatchOf[E] => Unit = _
   private var accepted = 0L
+  /** Rows of the current event that repeated one already output, and were dropped. */
+  private var repeated = 0L
   private val seen = new java.util.HashSet[Row]()
   private val outputs = pattern.analyzed.outputs.length
   private val variablesOf: Array[Array[Int]] = pattern.nfa.labels.map(_.toArray).toArray
@@ -26,14 +28,18 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
   def completedBy(partition: Partition[E], end: Long, emit: MatchOf[E] => Unit): MatchSink = {
     this.partition = partition; this.end = end; this.emit = emit
     accepted = 0
+    repeated = 0
     if (!seen.isEmpty) seen.clear()
     this
   }
 
   def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
     val row = boundPositions(start, size, positions, labels)
-    if (deduplicating && !seen.add(new Row(row))) metrics.work.dropped += 1
-    else {
+    if (deduplicating && !seen.add(new Row(row))) {
+      metrics.work.dropped += 1
+      repeated += 1
+      if (repeated > bound.perEvent) throw tooManyRepeated()
+    } else {
       if (accepted == bound.perEvent) throw tooMany()
       accepted += 1
       metrics.matches += 1
@@ -102,6 +108,13 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
       "memory together. Bound them with a window (WITHIN 100 EVENTS, WITHIN 10 SECONDS) or a shorter one, choose " +
       "among them with SELECT LAST (one per event) or SELECT MAX (the maximal ones), or keep the first n with " +
       s"LIMIT n; or raise ${bound.setting}.")
+
+  private def tooManyRepeated(): TooManyMatchesException = new TooManyMatchesException(
+    s"the event at ${reader.describe(partition.events(end))} completes more than ${bound.perEvent} runs whose rows " +
+      s"repeat one already output, the bound ${bound.setting}: the runs are kept apart by events no selected " +
+      "variable binds, or by an OR of conditions, and each is enumerated before its row is found a repeat (EXPLAIN " +
+      "says so). Select the variables that tell the runs apart, bound the window (WITHIN 100 EVENTS, WITHIN 10 " +
+      s"SECONDS) or shorten it, keep the first n with LIMIT n; or raise ${bound.setting}.")
 }
 
 /** A row's positions ([[MatchReporter]]), compared by content. */

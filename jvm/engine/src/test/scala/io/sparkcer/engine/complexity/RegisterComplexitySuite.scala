@@ -122,6 +122,20 @@ class RegisterComplexitySuite extends AnyFunSuite {
     assert(m.rows > 0 && m.metrics.work.dropped > 0, m.toString)
   }
 
+  test("rows repeated past the bound on an event's matches stop the query, naming the cause") {
+    // SELECT c keeps a run per first a after b, each with c's row: at a window of 200 events, dozens of repeats of
+    // one row at each C. Without a bound on them, a query whose runs all project onto a few rows ran on, unbounded.
+    val query = "SELECT c FROM S WHERE B AS b ; (A AS a)+ ; C AS c FILTER a.v <= c.v + 10 WITHIN 200 [ts]"
+    val bound = MatchBound(20, "the test's bound")
+    val error = intercept[TooManyMatchesException](measure(query, random(), EngineOptions(lazyChains = false), bound))
+    assert(error.getMessage.contains("completes more than 20 runs whose rows repeat one already output, the bound " +
+      "the test's bound: the runs are kept apart by events no selected variable binds, or by an OR of conditions"),
+      error.getMessage)
+    assert(error.getMessage.contains("Select the variables that tell the runs apart"), error.getMessage)
+    val unbounded = measure(query, random(), EngineOptions(lazyChains = false))
+    assert(unbounded.rows > 0 && unbounded.metrics.work.dropped > 20, unbounded.toString)
+  }
+
   test("a sum over a repeating variable: exponential runs, said by EXPLAIN, stopped at the bound naming the cause") {
     val query = "SELECT * FROM S WHERE (A AS a)+ FILTER sum(a.v) < 0 WITHIN 40 [ts]"
     val explained = LocalEngine.compile(query, columns).pattern.describe
