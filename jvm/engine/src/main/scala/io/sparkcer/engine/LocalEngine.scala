@@ -1,6 +1,7 @@
 package io.sparkcer.engine
 
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
+import io.sparkcer.engine.automaton.SymbolTable
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
 import io.sparkcer.engine.eval.{Aggregation, CompiledPattern, EventReader, EvaluatorMetrics, MatchBound}
 import io.sparkcer.engine.predicate.{ConditionInterpreter, Expr, ExprInterpreter, PredicateParser}
@@ -94,7 +95,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
           var k = 0
           while (k < candidates.length) {
             val (g, stream, test) = candidates(k)
-            if (stream.forall(_ == streamOf(row)) && test(row)) symbol(g >>> 6) |= 1L << (g & 63)
+            if (stream.forall(_ == streamOf(row)) && test(row)) SymbolTable.set(symbol, g)
             k += 1
           }
         }

@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BasePredicate, UnsafeProjection}
 import org.apache.spark.sql.types._
 
+import io.sparkcer.engine.automaton.SymbolTable
 import io.sparkcer.engine.eval.{Aggregation, EventReader}
 
 /**
@@ -24,7 +25,7 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
   override def classify(row: InternalRow, symbol: Array[Long]): Unit = {
     var g = 0
     while (g < guards.length) {
-      if (guards(g).eval(row)) symbol(g >>> 6) |= 1L << (g & 63)
+      if (guards(g).eval(row)) SymbolTable.set(symbol, g)
       g += 1
     }
   }

@@ -42,9 +42,8 @@ final case class Transition(guard: Int, negated: Boolean, label: Int, target: In
   def reads: Boolean = marks || negated
   def marks: Boolean = label >= 0
   def enabledBy(symbol: Array[Long]): Boolean =
-    (guard < 0 || ((((symbol(guard >>> 6) >>> (guard & 63)) & 1L) != 0L) != negated)) &&
-      checks.forall(c => ((symbol(c >>> 6) >>> (c & 63)) & 1L) != 0L) &&
-      excludes.forall(g => ((symbol(g >>> 6) >>> (g & 63)) & 1L) == 0L)
+    (guard < 0 || SymbolTable.has(symbol, guard) != negated) && checks.forall(SymbolTable.has(symbol, _)) &&
+      !excludes.exists(SymbolTable.has(symbol, _))
 }
 
 /**

@@ -54,3 +54,11 @@ final class SymbolTable(words: Int) {
     }
   }
 }
+
+object SymbolTable {
+  /** Whether guard (or check) `bit` holds in a symbol: bit `bit` of its words. */
+  def has(symbol: Array[Long], bit: Int): Boolean = ((symbol(bit >>> 6) >>> (bit & 63)) & 1L) != 0L
+
+  /** Sets guard (or check) `bit` in a symbol. */
+  def set(symbol: Array[Long], bit: Int): Unit = symbol(bit >>> 6) |= 1L << (bit & 63)
+}

@@ -2,6 +2,7 @@ package io.sparkcer.engine.chain
 
 import java.io.{DataInput, DataOutput}
 
+import io.sparkcer.engine.automaton.SymbolTable
 import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, Run, Work}
 import io.sparkcer.engine.tecs.MatchSink
 
@@ -134,7 +135,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   }
 
   private def passes(guard: Int, bits: Array[Long]): Boolean =
-    guard < 0 || (((bits(guard >>> 6) >>> (guard & 63)) & 1L) != 0L)
+    guard < 0 || SymbolTable.has(bits, guard)
 
   private def bind(atom: Int, position: Long): Unit = { bound(atom) = position; isBound(atom) = true }
 

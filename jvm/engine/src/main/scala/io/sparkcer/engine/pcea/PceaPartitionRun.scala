@@ -2,6 +2,7 @@ package io.sparkcer.engine.pcea
 
 import java.io.{DataInput, DataOutput}
 
+import io.sparkcer.engine.automaton.SymbolTable
 import io.sparkcer.engine.eval.{EventReader, EventRing, Run, Work}
 import io.sparkcer.engine.tecs.MatchSink
 
@@ -32,7 +33,7 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
   /** The guard bits of the event being read. */
   private var bits: Array[Long] = _
   private val run = new PceaRun[E](plan.pcea, new PceaReader[E] {
-    def passes(guard: Int, event: E): Boolean = passed(bits, guard)
+    def passes(guard: Int, event: E): Boolean = SymbolTable.has(bits, guard)
     def key(extractor: Int, event: E): AnyRef = plan.key(extractor, reader, event)
   }, work, plan.shared)
   private var sink: MatchSink = _
@@ -104,11 +105,9 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
     }
   }
 
-  private def passed(bits: Array[Long], guard: Int): Boolean = ((bits(guard >>> 6) >>> (guard & 63)) & 1L) != 0L
-
   private def passesAny(bits: Array[Long], among: Array[Int]): Boolean = {
     var k = 0
-    while (k < among.length) { if (passed(bits, among(k))) return true; k += 1 }
+    while (k < among.length) { if (SymbolTable.has(bits, among(k))) return true; k += 1 }
     false
   }
 

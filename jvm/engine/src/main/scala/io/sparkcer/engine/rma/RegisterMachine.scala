@@ -105,18 +105,17 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       position: Long): Int = {
     java.util.Arrays.fill(bits, 0L)
     System.arraycopy(guards, 0, bits, 0, guards.length)
-    def set(bit: Int): Unit = bits(bit >>> 6) |= 1L << (bit & 63)
     var i = 0
     while (i < carried.checks.length) {
       val (check, carriers) = carried.checks(i)
-      if (carriers.exists { case (g, negated) => g < 0 || passes(guards, g) != negated } &&
-        holds(prepared(check), registers, events, position)) set(program.guards + check)
+      if (carriers.exists { case (g, negated) => g < 0 || SymbolTable.has(guards, g) != negated } &&
+        holds(prepared(check), registers, events, position)) SymbolTable.set(bits, program.guards + check)
       i += 1
     }
     i = 0
     while (i < carried.judgements.length) {
       val judgement = carried.judgements(i)
-      if (judged(judgement, guards, registers, events, position)) set(judgement.bit)
+      if (judged(judgement, guards, registers, events, position)) SymbolTable.set(bits, judgement.bit)
       i += 1
     }
     symbols.intern(bits)
@@ -181,15 +180,12 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
   private def judged(judgement: PreparedJudgement, guards: Array[Long], registers: Registers, events: EventRing[E],
       position: Long): Boolean = {
     var g = 0
-    while (g < judgement.guards.length && !passes(guards, judgement.guards(g))) g += 1
+    while (g < judgement.guards.length && !SymbolTable.has(guards, judgement.guards(g))) g += 1
     var c = 0
     while (g < judgement.guards.length && c < judgement.checks.length &&
       holds(judgement.checks(c), registers, events, position)) c += 1
     g < judgement.guards.length && c == judgement.checks.length
   }
-
-  /** Whether the event passes guard `g` (its bit in `guards`). */
-  private def passes(guards: Array[Long], g: Int): Boolean = ((guards(g >>> 6) >>> (g & 63)) & 1L) != 0L
 
   /**
    * What the transitions leaving some NFA states carry: their checks, each with the guards (guard, negated) of the
