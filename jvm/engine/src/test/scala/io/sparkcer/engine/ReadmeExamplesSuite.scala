@@ -7,24 +7,18 @@ import java.nio.file.Files
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.eval.{MatchBound, TooManyMatchesException}
-import io.sparkcer.engine.runner.CsvSource
 
 /**
  * The README's examples of conditions relating events run on the stock trace, so that the README cannot drift to
  * a query that fails or never ends: each on a slice of the trace (its first 20,000 events), with matches.
  */
 class ReadmeExamplesSuite extends AnyFunSuite {
-  /** The repository's root: the nearest folder up from here with the README and the trace. */
-  private val root: File = Iterator.iterate(new File(".").getAbsoluteFile)(_.getParentFile).takeWhile(_ != null)
-    .find(d => new File(d, "README.md").isFile && new File(d, "data/stocks.csv.gz").isFile)
-    .getOrElse(fail("no README.md with data/stocks.csv.gz in a folder above the tests' own"))
-
-  private lazy val (columns, trace) = new CsvSource(new File(root, "data/stocks.csv.gz")).read(limit = 20000)
+  private lazy val (columns, trace) = StockTrace.read(limit = 20000)
   private val options = EngineOptions(timeColumn = Some("stock_time"))
 
   /** The statements of the first SQL block after the README's definition of a condition, comments left out. */
   private val examples: Seq[String] = {
-    val readme = new String(Files.readAllBytes(new File(root, "README.md").toPath), StandardCharsets.UTF_8)
+    val readme = new String(Files.readAllBytes(new File(StockTrace.root, "README.md").toPath), StandardCharsets.UTF_8)
     val after = readme.substring(readme.indexOf("A *condition* relates events"))
     val block = after.substring(after.indexOf("```sql") + 6, after.indexOf("```", after.indexOf("```sql") + 6))
     val lines = block.linesIterator.map(_.replaceAll("--.*$", "").trim).filter(_.nonEmpty).toSeq

@@ -2,10 +2,9 @@ package io.sparkcer.engine.complexity
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparkcer.engine.{EngineOptions, LocalEngine}
+import io.sparkcer.engine.{EngineOptions, LocalEngine, StockTrace}
 import io.sparkcer.engine.chain.ChainCost
 import io.sparkcer.engine.eval.TooManyMatchesException
-import io.sparkcer.engine.runner.CsvSource
 
 /**
  * A chain with conditions runs on the lazy chain or on registers, whichever costs less ([[io.sparkcer.engine.chain.ChainCost]]):
@@ -129,9 +128,7 @@ class ChainComplexitySuite extends AnyFunSuite {
     // compared 64 events, and let a challenger ahead by any margin take the lead, decided 373 times on 10 stocks,
     // and nearly a third of the purchases were read racing, the chosen path taking 1.3 times the cheaper one's time.
     // Each run reads the trace's 224,473 events, about two seconds.
-    val root = Iterator.iterate(new java.io.File(".").getAbsoluteFile)(_.getParentFile).takeWhile(_ != null)
-      .find(d => new java.io.File(d, "data/stocks.csv.gz").isFile).getOrElse(fail("no data/stocks.csv.gz above the tests"))
-    val (columns, trace) = new CsvSource(new java.io.File(root, "data/stocks.csv.gz")).read()
+    val (columns, trace) = StockTrace.read()
     val query = "SELECT * FROM S WHERE (BUY AS b)+ FILTER b.price > prev(b.price) AND count(b) = 3 PARTITION BY name " +
       "WITHIN 10000 [stock_time]"
     def run(options: EngineOptions): Measure = {
