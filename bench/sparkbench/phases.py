@@ -176,7 +176,7 @@ def run_spark_phase(b: Bench, a: argparse.Namespace) -> None:
                 tasks.append(Task(f"split-{value}", w, k, make, a.cer_timeout, metrics=True))
         b.measure_many(tasks)
         b.spark.conf.set(RANGE_SPLIT, "true")
-        # the ranges the split cuts S at this scale: how many tasks could share them on a larger cluster
+        # the longest ranges S spans at this scale: how many tasks could share them on a larger cluster
         ranges = b.spark.sql(f"SELECT count(DISTINCT floor(stock_time / {RANGE_WIDTH_MS})) FROM S").collect()[0][0]
         for w in SPLIT if k == a.scale else SPLIT[:1]:
             off, on = b.rec.get("split-false", w, k), b.rec.get("split-true", w, k)

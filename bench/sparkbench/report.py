@@ -127,9 +127,10 @@ def report(rec: Record) -> None:
             "(a window over 32 windows per range is 1/32 = 3.1% where rows are spread evenly). That is the whole "
             "per-task overhead of the split besides the shuffle by range (Expand adds the context copies before it). "
             "On a cluster of N cores, each task sorts and evaluates about 1/N of the rows plus that context, so "
-            f"the evaluation scales as N / {1 + extra:.3f} for as long as there are at least N ranges (S is cut into "
-            f"{', '.join(f'{n:,} ranges at x{k}' for k, n in sorted(ranges.items())) or 'an unrecorded number of ranges'}"
-            " of 32 windows of 10 s); the scan and the "
+            f"the evaluation scales as N / {1 + extra:.3f}: the split cuts the stream into at least two ranges per "
+            "task, each at most 32 windows of 10 s long (S spans "
+            f"{', '.join(f'{n:,} such ranges at x{k}' for k, n in sorted(ranges.items())) or 'an unrecorded number of ranges'}"
+            "); the scan and the "
             "shuffle scale as they do for any Spark query. On these 2 cores the reading and shuffling of the "
             "parquet files is a large share of the time and is already parallel without the split: the split "
             "speeds up what follows the shuffle.\n")

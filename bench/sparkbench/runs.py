@@ -35,6 +35,9 @@ class Task:
     metrics: bool = False
     skip: Optional[Callable[[], Optional[Result]]] = None  # at warm-up: a Result to record instead of running
     check: Optional[Callable[[], None]] = None  # after a successful warm-up: inspects the run just made
+    # the fewest runs kept even when the warm-up is longer than --long: a baseline whose one run varies too much
+    # for the goal that reads it
+    least_runs: int = 1
 
 
 class Bench:
@@ -256,13 +259,14 @@ class Bench:
     def measure_many(self, tasks: List[Task]) -> List[Result]:
         """Each task's warm-up run in order, then `repeat` rounds in which every task runs once (interleaved, so
         that a change in the machine's load hits all of them alike); the best run of each is kept. A warm-up
-        longer than --long is the only run; a failed or cancelled run ends the task."""
-        pending: List[Tuple[Task, Result]] = []
+        longer than --long is the only run, unless the task asks for more (`least_runs`); a failed or cancelled run
+        ends the task."""
+        pending: List[Tuple[Task, Result, int]] = []  # with the timed rounds each takes
         keys = []
         for t in tasks:
             k = key(t.system, t.w, t.scale)
             keys.append(k)
-            if k in self.rec.results or any(k == key(p.system, p.w, p.scale) for p, _ in pending):
+            if k in self.rec.results or any(k == key(p.system, p.w, p.scale) for p, _, _ in pending):
                 continue
             if t.skip:
                 inferred = t.skip()
@@ -278,14 +282,17 @@ class Bench:
                 r.extra.update(self.cer_metrics())
             if status == "ok" and t.check:
                 t.check()
-            if status != "ok" or seconds > self.args.long:
+            long = seconds > self.args.long
+            if status != "ok" or (long and t.least_runs <= 1):
                 r.runs = [seconds] if status == "ok" else []
                 self._finish(t, r)
             else:
-                pending.append((t, r))
-        for _ in range(self.args.repeat):
-            for t, r in pending:
-                if r.status != "ok":
+                # a long warm-up counts among the runs of a task that asks for more than one
+                r.runs = [seconds] if long else []
+                pending.append((t, r, t.least_runs - 1 if long else self.args.repeat))
+        for i in range(max((rounds for _, _, rounds in pending), default=0)):
+            for t, r, rounds in pending:
+                if r.status != "ok" or i >= rounds:
                     continue
                 status, seconds, rows, h, message = self.run_once(t.make_df, t.timeout, t.action)
                 if status != "ok":
@@ -296,7 +303,7 @@ class Bench:
                     self.rec.fail(f"{t.system}, {t.w.name} at x{t.scale}: two runs differ ({r.rows} vs {rows} rows)")
                 if t.metrics:
                     r.extra.update(self.cer_metrics())
-        for t, r in pending:
+        for t, r, _ in pending:
             self._finish(t, r)
         return [self.rec.results[k] for k in keys]
 

@@ -60,5 +60,5 @@ def partition_keys(w: Workload) -> List[str]:
         return []
     return [p.strip() for p in m[1].replace("[", "").replace("]", "").split(",") if p.strip()]
 
-# The range split's default range: 32 windows (spark.cer.rangeSplit.windowsPerRange) of the 10 s window T.
+# The range split's longest range: 32 windows (spark.cer.rangeSplit.windowsPerRange) of the 10 s window T.
 RANGE_WIDTH_MS = 32 * 10_000

@@ -81,7 +81,8 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       if (pattern.compiled.ignoresUnguardedEvents && !input.isStreaming)
         Where(guards.reduce(Or), input)
       else input
-    val (child, split) = RangeSplit(conf, pattern.compiled, order, relevant).getOrElse((relevant, Nil))
+    val tasks = CerConf.rangeSplitPartitions(conf, session.sparkContext.defaultParallelism)
+    val (child, split) = RangeSplit(conf, tasks, pattern.compiled, order, relevant, input).getOrElse((relevant, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
     // Keys derived from equalities partition the evaluation but are not output columns (DESIGN §4).
     val keyOutput = analyzed.partitionKeys.take(analyzed.declaredKeys).zip(keys).map { case (group, key) =>

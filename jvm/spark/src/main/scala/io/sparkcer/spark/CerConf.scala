@@ -43,7 +43,8 @@ object CerConf {
     .createWithDefault(true)
 
   val RANGE_SPLIT_WINDOWS_PER_RANGE = SQLConf.buildConf("spark.cer.rangeSplit.windowsPerRange")
-    .doc("The length of a range of the split stream, in windows; each range also reads the window before it.")
+    .doc("The longest a range of the split stream may be, in windows; each range also reads the window before it. " +
+      "A stream shorter than two such ranges per task is cut into two ranges per task.")
     .version(Since)
     .longConf
     .checkValue(_ >= 1, "must be at least 1")

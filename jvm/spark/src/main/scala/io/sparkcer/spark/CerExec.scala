@@ -53,16 +53,12 @@ case class CerExec(
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
-  /** The ranges of a split stream are shared by one task per core; keys take Spark's shuffle partitions. */
+  /** Keys take Spark's shuffle partitions; a split stream comes hashed into its tasks already ([[RangeSplit]]). */
   override def requiredChildDistribution: Seq[Distribution] =
-    if (clusterKeys.isEmpty) AllTuples :: Nil
-    else {
-      val tasks = if (pattern.grouped) None else Some(CerConf.rangeSplitPartitions(conf, sparkContext.defaultParallelism))
-      ClusteredDistribution(clusterKeys, requiredNumPartitions = tasks) :: Nil
-    }
+    if (clusterKeys.isEmpty) AllTuples :: Nil else ClusteredDistribution(clusterKeys) :: Nil
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    Seq(clusterKeys.map(SortOrder(_, Ascending)) ++ totalOrder(child.output).sortOrder)
+    Seq(sortKeys.map(SortOrder(_, Ascending)) ++ totalOrder(child.output).sortOrder)
 
   /** Output rows stay in their key's task: hashed on the output key columns, which hold the same values. */
   override def outputPartitioning: Partitioning = child.outputPartitioning match {

@@ -25,7 +25,7 @@ trait CerOperator {
   def events: Seq[Seq[Attribute]]
   /** The PARTITION BY columns, `match_start`, `match_end`, then one column per selected variable (DESIGN §4). */
   def output: Seq[Attribute]
-  /** When the input is cut into ranges of the order column ([[RangeSplit]]): its range and context columns. */
+  /** When the input is cut into ranges of the order column ([[RangeSplit]]): its range, context and task columns. */
   def split: Seq[Attribute]
 
   /** The columns the query reads of each event: its guards, its conditions and the selected variables' structs. */
@@ -34,8 +34,11 @@ trait CerOperator {
   /** The stream order of rows of `input`, ties broken by the columns the query reads ([[TotalOrder]]). */
   def totalOrder(input: Seq[Attribute]): TotalOrder = TotalOrder(order, readColumns, input)
 
-  /** The keys a task's rows are clustered by: the PARTITION BY keys, or the ranges of a split stream. */
-  def clusterKeys: Seq[Expression] = if (pattern.grouped) partitionKeys else split.take(1)
+  /** The keys a task's rows are clustered by: the PARTITION BY keys, or the task key of a split stream's ranges. */
+  def clusterKeys: Seq[Expression] = if (pattern.grouped) partitionKeys else split.drop(2)
+
+  /** The keys a task's rows are sorted by before stream order: the PARTITION BY keys, or the ranges. */
+  def sortKeys: Seq[Expression] = if (pattern.grouped) partitionKeys else split.take(1)
 
   /** What a task runs over rows of `input`, with at most `bound` matches per event. */
   def task(input: Seq[Attribute], bound: MatchBound): CerTask =

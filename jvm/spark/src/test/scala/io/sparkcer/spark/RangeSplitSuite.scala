@@ -3,6 +3,8 @@ package io.sparkcer.spark
 import java.sql.Timestamp
 
 import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
@@ -16,10 +18,7 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
 
-  private lazy val spark: SparkSession = LocalSpark.session(
-    CerConf.RANGE_SPLIT_PARTITIONS.key -> "4",
-    // A few KB of test rows: without this, adaptive execution would merge the ranges' partitions into one.
-    "spark.sql.adaptive.coalescePartitions.enabled" -> "false")
+  private lazy val spark: SparkSession = LocalSpark.session(CerConf.RANGE_SPLIT_PARTITIONS.key -> "4")
 
   override def beforeAll(): Unit = {
     import spark.implicits._
@@ -67,7 +66,8 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
     val (single, exec) = run(query, None)
     assert(single.nonEmpty, "the workload should produce matches")
     assert(exec.get.split.isEmpty)
-    for (windows <- Seq(1, 2, 7, 32)) {
+    // Up to 32 windows the longest range decides the width; at 100,000 windows the stream's span does.
+    for (windows <- Seq(1, 2, 7, 32, 100000)) {
       val (split, splitExec) = run(query, Some(windows))
       assert(splitExec.get.split.nonEmpty, s"$windows windows per range: the query should be split")
       assert(sorted(split) == sorted(single), s"$windows windows per range: ${split.length} vs ${single.length} matches")
@@ -80,7 +80,7 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
     try {
       assert(df.rdd.getNumPartitions == 4)
       val plan = df.queryExecution.executedPlan.toString
-      assert(plan.contains("hashpartitioning(__cer_range"), plan)
+      assert(plan.contains("hashpartitioning(__cer_task"), plan)
       assert(plan.contains("in ranges of t"), plan)
       df.collect()
       val exec = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get
@@ -90,6 +90,28 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
       val events = exec.metrics("numEvents").value
       assert(events > relevant && events < relevant * 1.5, s"$events events read, $relevant rows a guard accepts")
     } finally spark.conf.unset(CerConf.RANGE_SPLIT_WINDOWS_PER_RANGE.key)
+  }
+
+  test("a stream a few windows long is cut by its span: every task gets as many rows") {
+    // The span (about 3,000) is 10 windows of 300: 32 windows a range would leave one range, in one task. Cut by
+    // the span, it makes two ranges per task, and range i goes to task i mod 4.
+    val query = "SELECT * FROM events PATTERN A AS a ; B AS b ; C AS c FILTER a[x > 90] ORDER BY t, id WITHIN 300 [t]"
+    val (single, _) = run(query, None)
+    val df = spark.sql(query)
+    val rows = df.collect().toSeq
+    assert(sorted(rows) == sorted(single))
+    val exec = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get
+    val perTask = exec.child.execute().mapPartitions(rows => Iterator(rows.size)).collect().toSeq
+    assert(perTask.length == 4 && perTask.min > 0, perTask)
+    assert(perTask.max <= perTask.min * 1.3, s"rows per task: $perTask")
+  }
+
+  test("the task keys are hashed to the tasks they name") {
+    for (tasks <- 1 to 64) {
+      val keys = RangeSplit.taskKeys(tasks)
+      val hashed = keys.map(k => HashPartitioning(Seq(Literal(k)), tasks).partitionIdExpression.eval())
+      assert(hashed == (0 until tasks), s"$tasks tasks: keys $keys go to $hashed")
+    }
   }
 
   test("queries whose matches depend on more than one window keep one task") {
