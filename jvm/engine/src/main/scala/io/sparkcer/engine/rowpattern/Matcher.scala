@@ -358,9 +358,9 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       else if (window.nonEmpty) "WITHIN gives each its own span, which ends at a different row"
       else "they stand at different places of the pattern (a bounded repetition counts each one's rows apart)"
     val shorter = if (window.isEmpty) "Bound the span of a match (PATTERN (...) WITHIN INTERVAL ...)" else "Shorten WITHIN"
-    throw new RowPatternException(s"MATCH_RECOGNIZE holds ${starts.length} partial matches at once at row $position " +
-      s"of a partition, $held rows besides the oldest match's, over the ${bound.setting} of ${bound.rows}: each row " +
-      s"since row ${starts.head} began a match that is still undecided, and $why, so that no match can stand for " +
+    throw new RowPatternException(s"MATCH_RECOGNIZE holds ${starts.length} partial matches at once at row " +
+      s"${position + 1} of a partition (counted from 1), $held rows besides the oldest match's, over the " +
+      s"${bound.setting} of ${bound.rows}: each row since row ${starts.head + 1} began a match that is still undecided, and $why, so that no match can stand for " +
       s"another. $shorter, give the first variable a condition that fewer rows pass, or raise ${bound.setting}")
   }
 
@@ -398,8 +398,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     val rows = (0 until length).filter(i => vars(matchLabels(i)))
     if (rows.isEmpty)
       throw new RowPatternException(s"AFTER MATCH SKIP failed: pattern variable ${variable.value} is not present in match " +
-        s"$matches (" + (if (length == 0) s"empty, at row $start" else s"rows $start to ${start + length - 1}") +
-        " of its partition)")
+        s"$matches (" + (if (length == 0) s"empty, at row ${start + 1}" else s"rows ${start + 1} to ${start + length}") +
+        " of its partition, counted from 1)")
     val to = start + (if (first) rows.head else rows.last)
     if (to == start)
       throw new RowPatternException(s"AFTER MATCH SKIP failed: cannot skip to first row of match ${matches} (it would " +

@@ -40,6 +40,15 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     assert(summary(run("AFTER MATCH SKIP TO FIRST A")) == Seq((26, 1, 4), "cannot skip to first row of match"))
   }
 
+  test("a failed AFTER MATCH SKIP names the match's rows as users count them, from 1") {
+    val is: Int => Condition = v => (rows, start, labels) => rows(start + labels.length - 1) == v
+    val h = new Harness("AFTER MATCH SKIP TO FIRST B PATTERN (A B? C)", IndexedSeq(0, 1, 3),
+      Map("A" -> is(1), "B" -> is(2), "C" -> is(3)))
+    val e = intercept[RowPatternException] { (0 until 3).foreach(_ => h.matcher.push()); h.matcher.finish() }
+    assert(e.getMessage.contains("variable B is not present in match 1 (rows 2 to 3 of its partition, counted from 1)"),
+      e.getMessage)
+  }
+
   test("preference: alternatives left first, greedy longest, reluctant shortest, PERMUTE lexicographic") {
     val any = Map.empty[String, Condition]
     def labelsOf(pattern: String, rows: Int): Seq[String] = events(s"PATTERN ($pattern)", IndexedSeq.fill(rows)(0), any)
@@ -171,7 +180,7 @@ class RowPatternMatcherSuite extends AnyFunSuite {
       case Seq(Failed(m)) => m
       case other => fail(s"the query should fail, not give $other")
     }
-    assert(message.contains("46 partial matches at once at row 46 of a partition, 1035 rows") &&
+    assert(message.contains("46 partial matches at once at row 47 of a partition (counted from 1), 1035 rows") &&
       message.contains("WITHIN") && message.contains("spark.cer.matchRecognize.maxPartialMatchRows"), message)
     // Without conditions that read the match, the message names what keeps the starts apart: here WITHIN's spans.
     val spans = new Harness("AFTER MATCH SKIP TO NEXT ROW PATTERN (A+) WITHIN INTERVAL '1' HOURS", IndexedSeq.fill(200)(1),
