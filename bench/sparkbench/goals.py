@@ -54,6 +54,17 @@ class Goal:
         return "PASS" if self.verdict else "**FAIL**"
 
 
+def steady(runs: Sequence[Tuple[str, Optional[Result]]], other: str) -> Optional[str]:
+    """Why a growth verdict over `other` cannot be read, or None: when the runs of one workload differ by more than
+    NOISE, the ratios' differences may be the baseline's own variation, not the effect measured."""
+    spreads = [(name, min(r.runs), max(r.runs)) for name, r in runs if r and r.ok and len(r.runs) > 1]
+    name, low, high = max(spreads, key=lambda s: s[2] / s[1], default=("", 1.0, 1.0))
+    if high <= (1 + NOISE) * low:
+        return None
+    return (f"{other}'s runs of one workload differ by up to {high / low:.1f}x ({name}: {low:.1f} s and "
+            f"{high:.1f} s), more than the {NOISE:.0%} a ratio may fall and still count as growing")
+
+
 def flat_memory(what: str, peaks: Sequence[Tuple[str, Optional[int]]]) -> Goal:
     """Memory flat in stream length: the peak at the longest stream at most 1.5 times (plus 16) the peak at the
     shortest; not measured when a run failed or kept no metrics (its peak None)."""
