@@ -174,10 +174,11 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       val exec = collectFirst(df.queryExecution.executedPlan) { case e: RowPatternRecognitionExec => e }.get
       (result, exec.metrics("conditionRowsRead").value)
     }
-    // Navigation through a variable, FIRST with an offset, aggregates of a variable and of the match: one running
-    // summary per row of the one match, which covers every later start as it grows.
-    val (one, read) = conditionRows(50000,
-      "B AS v >= A.v AND v >= coalesce(FIRST(B.v, 1), 0) AND avg(B.v) >= 1 AND count(*) > 1")
+    // Navigation through a variable, FIRST with an offset, aggregates of a variable and of the match, CLASSIFIER of
+    // the match's rows at logical offsets: one running summary per row of the one match, which covers every later
+    // start as it grows.
+    val (one, read) = conditionRows(50000, "B AS v >= A.v AND v >= coalesce(FIRST(B.v, 1), 0) AND avg(B.v) >= 1 AND " +
+      "count(*) > 1 AND FIRST(CLASSIFIER(), 1) = 'B' AND LAST(CLASSIFIER(), 1) IN ('A', 'B')")
     assert(one == Seq(Row(50000L)) && read <= 2L * 50000, s"$read rows read")
     // PREV(CLASSIFIER()) reads a label the summary does not keep: such a condition reads its match row by row.
     val (again, quadratic) = conditionRows(2000, "B AS v >= A.v AND PREV(CLASSIFIER()) IN ('A', 'B')")
@@ -344,5 +345,64 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     val overflow = intercept[ArithmeticException](sql("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY tstamp " +
       "MEASURES sum(A.price * 1e36BD) AS s PATTERN (A+) DEFINE A AS price > 0)").collect()).getMessage
     assert(overflow.contains("sum(A.price * 1e36BD)") && !overflow.contains(MatchRecognizeCall.FunctionName), overflow)
+  }
+
+  // Labels A B B C C on rows 1 to 5; row 6 is in no match.
+  private val kinds = "(SELECT * FROM VALUES (1, 'a'), (2, 'b'), (3, 'b'), (4, 'c'), (5, 'c'), (6, 'x') AS v(ts, kind))"
+
+  test("CLASSIFIER is a value: inside FIRST, LAST, PREV and NEXT, RUNNING and FINAL, and in aggregates as each row's " +
+    "label; PREV and NEXT hold RUNNING or FINAL FIRST and LAST") {
+    val df = sql(
+      s"""SELECT * FROM $kinds MATCH_RECOGNIZE (
+         |  ORDER BY ts
+         |  MEASURES FINAL LAST(CLASSIFIER()) AS fin, LAST(CLASSIFIER(), 3) AS back3, lower(LAST(CLASSIFIER())) AS low,
+         |           FIRST(CLASSIFIER(U), 2) AS u2, NEXT(CLASSIFIER()) AS nxt, PREV(CLASSIFIER(B)) AS before_b,
+         |           RUNNING array_agg(CLASSIFIER(A)) AS a_labels,
+         |           concat_ws('', RUNNING array_agg(lower(CLASSIFIER(U)))) AS u_labels,
+         |           PREV(RUNNING LAST(B.ts)) AS before_last_b, PREV(FINAL LAST(ts), 2) AS two_before_end
+         |  ALL ROWS PER MATCH
+         |  PATTERN (A B+ C+)
+         |  SUBSET U = (B, C)
+         |  DEFINE A AS kind = 'a', B AS kind = 'b', C AS kind = 'c'
+         |)""".stripMargin)
+    // Running, each measure stands at its row: LAST(CLASSIFIER(), 3) is the label 3 rows back, FIRST(CLASSIFIER(U), 2)
+    // U's third row (row 4) once it is reached; NEXT reads the next row's label, NULL past the match's end (row 6).
+    // PREV(CLASSIFIER(B)) is the label of the row before B's last (none on row 1); PREV(RUNNING LAST(B.ts)) the ts
+    // before B's last so far; PREV(FINAL LAST(ts), 2) two rows before the match's last (ts 3) on every row.
+    assert(df.select("ts", "fin", "back3", "low", "u2", "nxt", "before_b", "a_labels", "u_labels", "before_last_b",
+      "two_before_end").collect().toSeq == Seq(
+      Row(1, "C", null, "a", null, "B", null, Seq("A"), "", null, 3),
+      Row(2, "C", null, "b", null, "B", "A", Seq("A"), "b", 1, 3),
+      Row(3, "C", null, "b", null, "C", "B", Seq("A"), "bb", 2, 3),
+      Row(4, "C", "A", "c", "C", "C", "B", Seq("A"), "bbc", 2, 3),
+      Row(5, "C", "B", "c", "C", null, "B", Seq("A"), "bbcc", 2, 3)))
+  }
+
+  test("CLASSIFIER inside FIRST and LAST in DEFINE reads the match up to its row, the running summary kept per row") {
+    // A+ takes a row while the match has no fourth row: FIRST(CLASSIFIER(), 3) names the row being tried from the
+    // fourth on, labelled A. So matches of at most three rows.
+    val capped = sql(s"SELECT * FROM $kinds MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, count(*) AS n " +
+      "PATTERN (A+) DEFINE A AS FIRST(CLASSIFIER(), 3) IS NULL)")
+    assert(capped.collect().toSeq == Seq(Row(1, 3L), Row(4, 3L)))
+    // B follows an A or a B, C a B: LAST(CLASSIFIER(), 1) is the row before's label, FIRST(CLASSIFIER(U)) U's first.
+    // Rows 2 and 3 are B, row 4 C; row 5, a 'c' after a C, ends the match (how long the match runs: the complexity
+    // test above).
+    val chained = sql(s"SELECT * FROM $kinds MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n, " +
+      "concat_ws('', array_agg(CLASSIFIER())) AS labels PATTERN (A (B | C)+) SUBSET U = (B, C) " +
+      "DEFINE A AS kind = 'a', B AS kind = 'b' AND LAST(CLASSIFIER(), 1) IN ('A', 'B'), " +
+      "C AS LAST(CLASSIFIER(), 1) = 'B' AND FIRST(CLASSIFIER(U)) = 'B' AND kind = 'c')")
+    assert(chained.collect().toSeq == Seq(Row(4L, "ABBC")))
+  }
+
+  test("errors show RUNNING and FINAL as written, never the functions they are read as") {
+    def problem(clauses: String): String = intercept[AnalysisException](sql("SELECT * FROM quant_test " +
+      s"MATCH_RECOGNIZE (ORDER BY ts $clauses)")).getMessageParameters.get("cerProblem")
+    val inAggregate = problem("MEASURES sum(RUNNING LAST(A.price)) AS s PATTERN (A+) DEFINE A AS price > 0")
+    assert(inAggregate.contains("sum(RUNNING LAST(A.price)) may not hold RUNNING LAST(A.price)") &&
+      !inAggregate.contains("__mr"), inAggregate)
+    val inPrev = problem("MEASURES PREV(FINAL count(*)) AS s PATTERN (A+) DEFINE A AS price > 0")
+    assert(inPrev.contains("PREV(FINAL count(*))") && !inPrev.contains("__mr"), inPrev)
+    val inside = problem("MEASURES LAST(lower(CLASSIFIER())) AS s PATTERN (A+) DEFINE A AS price > 0")
+    assert(inside.contains("write the expression around the navigation"), inside)
   }
 }

@@ -10,9 +10,10 @@ import io.sparkcer.engine.rowpattern.{ConditionReads, MatchRecognizeParser, RowP
  * A random MATCH_RECOGNIZE clause over the variables A, B, C (and D, which has no condition) and rows of small numbers
  * (the column `v`, in the order of `t`), for the engine's matcher and for Spark, both checked against
  * [[RowPatternOracle]]. Each of A, B and C gets a condition from templates that read the current row, physical
- * offsets, the labels of the match so far (LAST and FIRST with offsets, count, sum, max, CLASSIFIER) or its first row, each as a Scala function
- * for the oracle and the matcher, and as the SQL that says the same in DEFINE for Spark; and what they read
- * ([[ConditionReads]]), so that both of the matcher's ways of telling threads equivalent are exercised.
+ * offsets, the labels of the match so far (LAST and FIRST with offsets, count, sum, max, CLASSIFIER inside PREV,
+ * FIRST and LAST) or its first row, each as a Scala function for the oracle and the matcher, and as the SQL that
+ * says the same in DEFINE for Spark; and what they read ([[ConditionReads]]), so that both of the matcher's ways of
+ * telling threads equivalent are exercised.
  *
  * @param text       the clause without DEFINE (the engine's tests give the conditions as functions)
  * @param define     its DEFINE clause in SQL (empty when no variable has a condition)
@@ -69,7 +70,7 @@ object RandomRowPatternCase {
       val lastOther = if (other == v) s"LAST($other.v, 1)" else s"LAST($other.v)"
       // The rows labelled `other` so far, this one included (a navigation or an aggregate of other in RUNNING).
       def others(ls: IndexedSeq[Int]) = ls.indices.filter(i => labelName(ls(i)) == other)
-      val (name, define, condition: Condition) = random.nextInt(14) match {
+      val (name, define, condition: Condition) = random.nextInt(16) match {
         case 0 => val k = random.nextInt(4); (s"= $k", s"v = $k", ((rs, s, ls) => row(rs, s, ls) == k): Condition)
         case 1 => val k = 1 + random.nextInt(3); (s"< $k", s"v < $k", ((rs, s, ls) => row(rs, s, ls) < k): Condition)
         case 2 => ("odd", "v % 2 = 1", ((rs, s, ls) => row(rs, s, ls) % 2 == 1): Condition)
@@ -105,6 +106,12 @@ object RandomRowPatternCase {
         case 12 => readLabels += other; val k = 1 + random.nextInt(4)
           (s"max($other) < $k", s"coalesce(max($other.v), 0) < $k",
             ((rs, s, ls) => others(ls).map(i => rs(s + i)).maxOption.getOrElse(0) < k): Condition)
+        case 13 => readLabels ++= Variables; readStart = true; val k = random.nextInt(3)
+          (s"FIRST(CLASSIFIER(), $k) != $other", s"coalesce(FIRST(CLASSIFIER(), $k) <> '$other', true)",
+            ((_, _, ls) => ls.length <= k || labelName(ls(k)) != other): Condition)
+        case 14 => readLabels ++= Variables; val k = 1 + random.nextInt(2)
+          (s"LAST(CLASSIFIER(), $k) != $other", s"coalesce(LAST(CLASSIFIER(), $k) <> '$other', true)",
+            ((_, _, ls) => ls.length <= k || labelName(ls(ls.length - 1 - k)) != other): Condition)
         case _ => readLabels ++= Variables
           (s"PREV(CLASSIFIER()) != $other", s"coalesce(PREV(CLASSIFIER()) <> '$other', true)",
             ((_, _, ls) => ls.length < 2 || labelName(ls(ls.length - 2)) != other): Condition)

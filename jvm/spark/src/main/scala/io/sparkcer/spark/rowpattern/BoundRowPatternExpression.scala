@@ -33,7 +33,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
   private val masks: Array[Array[Boolean]] = values.map {
     case MatchValue.Column(p, _, _) => mask(p.labels)
     case MatchValue.Classifier(p, _) => mask(p.labels)
-    case MatchValue.Aggregate(ls, _, _, _) => mask(ls)
+    case a: MatchValue.Aggregate => mask(a.labels)
     case MatchValue.Number => null
   }
   private val projections: Array[MutableProjection] = values.map {
@@ -45,7 +45,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
   }
   /** For reading a frame: a condition that reads its running summary uses the layout's. */
   private lazy val aggregators: Array[MatchAggregator] = values.map {
-    case MatchValue.Aggregate(_, f, _, _) => MatchAggregator(f, input, partitionIndex)
+    case a: MatchValue.Aggregate => MatchAggregator(a, input, labels, partitionIndex)
     case _ => null
   }
 
@@ -84,9 +84,9 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
         case MatchValue.Classifier(p, _) =>
           val i = m.row(k, p)
           val j = i + p.physical
-          if (i >= 0 && j >= 0 && j <= m.last(p.running)) names(m.label(j)) else null
+          if (i >= 0 && j >= 0 && j <= m.lastRow) names(m.label(j)) else null
         case MatchValue.Number => m.number
-        case MatchValue.Aggregate(_, _, running, _) => m.aggregate(k, running, rows)
+        case a: MatchValue.Aggregate => m.aggregate(k, a.running, rows)
       })
       k += 1
     }
@@ -99,8 +99,11 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
     def number: Long
     /** The row (its index in the match) that value k's pointer names before its physical offset; -1 if none. */
     def row(k: Int, p: Pointer): Int
-    /** The last row a CLASSIFIER may name: the current one when running, else the match's last. */
-    def last(running: Boolean): Int
+    /**
+     * The last row a CLASSIFIER may name: the match's last, RUNNING or FINAL (a measure reads every label of its
+     * match, as Trino's do: NEXT(CLASSIFIER()) names the next row's); a condition's match ends at its current row.
+     */
+    def lastRow: Int
     /** The label of row `i`, one that [[row]] just named. */
     def label(i: Int): Int
     def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any
@@ -164,7 +167,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
 
     private def in(k: Int, i: Int): Boolean = masks(k) == null || masks(k)(frame.labels(i))
 
-    def last(running: Boolean): Int = if (running) frame.current else frame.length - 1
+    def lastRow: Int = frame.length - 1
     def label(i: Int): Int = frame.labels(i)
 
     def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any = {
@@ -189,7 +192,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
     private def add(k: Int, a: MatchAggregator, from: Int, to: Int, rows: PartitionRows): Unit = {
       var i = from
       while (i <= to) {
-        if (in(k, i)) a.add(rows(frame.position(i)))
+        if (in(k, i)) a.add(rows(frame.position(i)), frame.labels(i))
         i += 1
       }
     }
@@ -207,7 +210,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
     private var found = 0
     def number: Long = 0L
     def row(k: Int, p: Pointer): Int =
-      if (p.labels.isEmpty) {
+      if (summarySlots(k) < 0) {
         found = currentLabel
         if (p.last) current - p.logical else if (p.logical <= current) p.logical else -1
       } else {
@@ -218,7 +221,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
           RunningLayout.index(named(p.logical))
         }
       }
-    def last(running: Boolean): Int = current
+    def lastRow: Int = current
     def label(i: Int): Int = found
     def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any = {
       val slot = summarySlots(k)

@@ -41,11 +41,17 @@ object MatchValue {
     def expressions: Seq[Expression] = Nil
     def sql: String = "MATCH_NUMBER()"
   }
-  /** Spark's aggregate function over the rows of `labels` (None: every row of the match), up to the current row when `running`. */
-  final case class Aggregate(labels: Option[Set[Int]], function: AggregateFunction, running: Boolean, sql: String)
-      extends MatchValue {
+  /**
+   * Spark's aggregate function over the rows of `labels` (None: every row of the match), up to the current row when
+   * `running`. The function reads the input's columns of each row and, as `rowLabel`, the row's label: CLASSIFIER()
+   * in its argument (`array_agg(CLASSIFIER(A))`), a column no plan produces, which the aggregate's reader supplies.
+   */
+  final case class Aggregate(labels: Option[Set[Int]], function: AggregateFunction, rowLabel: Attribute,
+      running: Boolean, sql: String) extends MatchValue {
     def dataType: DataType = function.dataType
     def expressions: Seq[Expression] = Seq(function)
+    /** Whether the function reads its rows' labels, so that which variable each row took matters to it. */
+    def readsLabels: Boolean = function.references.contains(rowLabel)
   }
 }
 
@@ -59,7 +65,8 @@ object MatchValue {
 final case class RowPatternExpression(expression: Expression, values: Seq[MatchValue], inputs: Seq[Attribute],
     written: String) extends Expression with Unevaluable {
   override def children: Seq[Expression] = expression +: values.flatMap(_.expressions)
-  @transient override lazy val references: AttributeSet = AttributeSet(values.flatMap(_.expressions).flatMap(_.references))
+  @transient override lazy val references: AttributeSet =
+    AttributeSet(values.flatMap(_.expressions).flatMap(_.references)) -- values.collect { case a: MatchValue.Aggregate => a.rowLabel }
   override def dataType: DataType = expression.dataType
   override def nullable: Boolean = expression.nullable
 

@@ -40,6 +40,8 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
   private val resolver = session.sessionState.conf.resolver
   private val resolve = new ExpressionResolver(session, text)
   private val columns = input.map(_.name)
+  /** The label of each row an aggregate ranges over, as CLASSIFIER() in its argument reads it ([[MatchValue.Aggregate]]). */
+  private val rowLabel = AttributeReference("CLASSIFIER()", StringType, nullable = false)()
 
   def apply(written: Predicate): RowPatternExpression = {
     val source = SparkPredicate.Source(defining.fold("measure")(l => s"condition of ${pattern.labels(l)}"), written.text,
@@ -50,10 +52,14 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
     def fail(problem: String): Nothing = throw CerErrors.analysis(s"in ${source.described}: $problem", written.pos, text,
       written.text.length)
 
-    /** A call or reference as the query writes it (Spark's parser keeps where each node stands in the text). */
+    /**
+     * A call or reference as the query writes it: Spark's parser keeps where each node stands in the text it reads,
+     * which has RUNNING and FINAL rewritten into functions of our own, so that place is mapped back to the written text.
+     */
     def asWritten(e: Expression): String = (e.origin.startIndex, e.origin.stopIndex) match {
       case (Some(from), Some(to)) if from >= 0 && to < parsed.predicate.sparkSql.length && from <= to =>
-        parsed.predicate.sparkSql.substring(from, to + 1)
+        val p = parsed.predicate
+        p.text.substring(p.queryOffset(from) - p.pos.offset, p.queryOffset(to) - p.pos.offset + 1)
       case _ => e.sql
     }
 
@@ -68,10 +74,23 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       pattern.labels.indices.find(l => resolver(pattern.labels(l), name)).map(Set(_))
         .orElse(pattern.subsets.find(s => resolver(s._1, name)).map(_._2))
 
-    /** The one variable (None: the universal) whose columns `e` reads, and `e` reading them unqualified. */
+    /** The variable CLASSIFIER's argument names (None: it has none, the universal variable). */
+    def classified(c: Expression): Option[Set[Int]] = navigation(c).map(_._2) match {
+      case Some(Seq()) => None
+      case Some(Seq(UnresolvedAttribute(Seq(v)))) if variable(v).isDefined => variable(v)
+      case _ => fail(s"${asWritten(c)}: CLASSIFIER takes at most one argument, a pattern variable of PATTERN or SUBSET")
+    }
+
+    /**
+     * The one variable (None: the universal) whose rows `e` reads, through its columns' qualifiers and CLASSIFIER's
+     * argument, and `e` reading them unqualified (`CLASSIFIER(A)` as `CLASSIFIER()`).
+     */
     def ofOneVariable(e: Expression, call: String): (Option[Set[Int]], Expression) = {
       val used = mutable.LinkedHashSet.empty[Option[Set[Int]]]
-      val stripped = e.transformUp {
+      val stripped = e.transformDown {
+        case c if isClassifier(c) =>
+          used += classified(c)
+          CurrentOrigin.withOrigin(c.origin)(UnresolvedFunction("classifier", Nil, isDistinct = false))
         case a: UnresolvedAttribute if a.nameParts.length > 1 && variable(a.nameParts.head).isDefined =>
           used += variable(a.nameParts.head)
           UnresolvedAttribute(a.nameParts.tail)
@@ -87,7 +106,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
     def offset(args: Seq[Expression], at: Int, default: Int, call: String): Int = args.lift(at) match {
       case None => default
       case Some(Literal(n: Int, IntegerType)) if n >= 0 => n
-      case Some(other) => fail(s"the offset of $call is ${other.sql}; it is a non-negative integer literal")
+      case Some(other) => fail(s"the offset of $call is ${asWritten(other)}; it is a non-negative integer literal")
     }
 
     def mode(running: Option[Boolean], call: String): Boolean = {
@@ -101,15 +120,18 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       val call = s"${name.toUpperCase(Locale.ROOT)}(...)"
       if (args.isEmpty || args.length > 2) fail(s"$call takes a value and an optional offset")
       val (labels, value) = ofOneVariable(args.head, call)
-      if (value.exists(navigation(_).isDefined))
+      if (value.exists(v => navigation(v).isDefined && !isClassifier(v)))
         fail(s"$call may not hold another navigation; PREV and NEXT may hold FIRST and LAST, not the other way")
       (Pointer(labels, name == "last", offset(args, 1, 0, call), 0, mode(running, call)), value)
     }
 
     /** A value read at a pointer: a column expression, or CLASSIFIER. */
     def at(pointer: Pointer, value: Expression, written: String): Expression =
-      if (navigation(value).exists(_._1 == "classifier")) slot(MatchValue.Classifier(pointer, written))
+      if (isClassifier(value)) slot(MatchValue.Classifier(pointer, written))
       else {
+        if (value.exists(isClassifier))
+          fail(s"$written: a navigation reads columns of one row, or its CLASSIFIER() alone; write the expression " +
+            "around the navigation, as lower(LAST(CLASSIFIER()))")
         if (value.exists(navigation(_).isDefined)) fail(s"$written: a navigation reads columns of one row, not other navigations")
         checkColumns(value, written)
         slot(MatchValue.Column(pointer, executable(resolve(value, input, Some(parsed))), written))
@@ -117,7 +139,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
 
     def lower(e: Expression, running: Option[Boolean]): Expression = navigation(e) match {
       case Some(("running" | "final", args)) =>
-        if (args.length != 1 || !(navigation(args.head).exists(n => n._1 == "first" || n._1 == "last") || isAggregate(args.head)))
+        if (args.length != 1 || !(navigation(args.head).exists(n => isLogical(n._1)) || isAggregate(args.head)))
           fail("RUNNING and FINAL go before FIRST, LAST or an aggregate")
         lower(args.head, Some(navigation(e).exists(_._1 == "running")))
       case Some((name @ ("first" | "last"), args)) =>
@@ -129,18 +151,17 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
         val rows = offset(args, 1, 1, call) * (if (step == "prev") -1 else 1)
         val (pointer, value) = navigation(args.head) match {
           case Some((inner @ ("first" | "last"), innerArgs)) => logical(inner, innerArgs, running)
+          case Some((semantics @ ("running" | "final"), Seq(inner))) if navigation(inner).exists(n => isLogical(n._1)) =>
+            val (name, innerArgs) = navigation(inner).get
+            logical(name, innerArgs, Some(semantics == "running"))
           case _ =>
             val (labels, stripped) = ofOneVariable(args.head, call)
             (Pointer(labels, last = true, 0, 0, running = true), stripped)
         }
         at(pointer.copy(physical = rows), value, asWritten(e))
-      case Some(("classifier", args)) =>
-        if (args.length > 1) fail("CLASSIFIER takes at most one pattern variable")
-        val labels = args.headOption.map {
-          case UnresolvedAttribute(Seq(v)) if variable(v).isDefined => variable(v).get
-          case other => fail(s"CLASSIFIER(${other.sql}): the argument is a pattern variable of PATTERN or SUBSET")
-        }
-        slot(MatchValue.Classifier(Pointer(labels, last = true, 0, 0, running = true), asWritten(e)))
+      case Some(("classifier", _)) =>
+        val (labels, value) = ofOneVariable(e, "CLASSIFIER")
+        at(Pointer(labels, last = true, 0, 0, running = true), value, asWritten(e))
       case Some(("match_rowtime", args)) =>
         if (args.nonEmpty) fail("MATCH_ROWTIME() takes no argument: it is the time of the match's last row")
         if (defining.isDefined) fail("MATCH_ROWTIME() in a DEFINE condition: a match has no last row until it is found")
@@ -167,12 +188,18 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       if (f.filter.isDefined) fail(s"$call: FILTER is not supported over a match's rows; put the condition in the value")
       // A copy is placed where the call is written, as Spark places what its analyzer builds from it (a cast).
       val (labels, stripped) = ofOneVariable(CurrentOrigin.withOrigin(f.origin)(f.copy(filter = None)), call)
-      stripped.children.foreach(_.foreach { u =>
+      // CLASSIFIER() in the argument is each row's label, a column the aggregate's rows carry.
+      val labelled = stripped.transformUp {
+        case c if isClassifier(c) => CurrentOrigin.withOrigin(c.origin)(AttributeReference(rowLabel.name, StringType,
+          nullable = false)(rowLabel.exprId))
+      }
+      labelled.children.foreach(_.foreach { u =>
         if (navigation(u).isDefined || isAggregate(u))
-          fail(s"$call may not hold ${u.prettyName}: an aggregate reads the columns of each row it ranges over")
+          fail(s"$call may not hold ${asWritten(u)}: an aggregate reads the columns of each row it ranges over, and " +
+            "its label (CLASSIFIER())")
       })
-      checkColumns(stripped, call)
-      MatchValue.Aggregate(labels, resolveAggregate(stripped, call), mode(running, call), call)
+      checkColumns(labelled, call)
+      MatchValue.Aggregate(labels, resolveAggregate(labelled, call), rowLabel, mode(running, call), call)
     }
 
     def checkColumns(e: Expression, call: String): Unit = e.foreach {
@@ -186,7 +213,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
 
     def resolveAggregate(call: Expression, written: String): AggregateFunction = {
       val analyzer = session.sessionState.analyzer
-      val plan = try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input)))
+      val plan = try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input :+ rowLabel)))
         catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
       // The rule of every condition and measure first, which Spark's check would word as one of GROUP BY.
       val aggregated = plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get
@@ -252,6 +279,10 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
         .map(_ -> f.arguments)
     case _ => None
   }
+
+  private def isClassifier(e: Expression): Boolean = navigation(e).exists(_._1 == "classifier")
+
+  private def isLogical(name: String): Boolean = name == "first" || name == "last"
 
   /** Whether `e` is a cast as written: `CAST(x AS t)`, or a function that is one (`double(x)`). */
   private def isCast(e: Expression): Boolean = e match {

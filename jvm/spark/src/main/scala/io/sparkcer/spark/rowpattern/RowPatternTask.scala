@@ -70,7 +70,7 @@ object RowPatternTask {
     val bound: PartialMatchBound = task.bound
     private val labels = pattern.labels
     /** What the conditions that read other rows of their match keep per row of a thread ([[RunningSummary]]). */
-    val layout = new RunningLayout(task.defines, labels.length, task.input, partitionIndex)
+    val layout = new RunningLayout(task.defines, labels, task.input, partitionIndex)
     val conditions: Array[BoundRowPatternExpression] = {
       val byLabel = new Array[BoundRowPatternExpression](labels.length)
       task.defined.zip(task.defines).foreach { case (l, d) =>
@@ -113,7 +113,9 @@ object RowPatternTask {
           case MatchValue.Column(p, _, _) => ConditionReads(r.labels ++ p.labels.getOrElse(Set.empty), r.start || p.labels.isEmpty)
           case MatchValue.Classifier(p, _) if p.current && p.physical == 0 => r
           case MatchValue.Classifier(_, _) => ConditionReads(all, start = true)
-          case MatchValue.Aggregate(ls, _, _, _) => ConditionReads(r.labels ++ ls.getOrElse(Set.empty), r.start || ls.isEmpty)
+          // The universal variable's aggregate of CLASSIFIER() tells every label apart.
+          case a: MatchValue.Aggregate => ConditionReads(r.labels ++ a.labels.getOrElse(if (a.readsLabels) all else Set.empty),
+            r.start || a.labels.isEmpty)
           case MatchValue.Number => r
         }
       }

@@ -19,19 +19,30 @@ final class RunningSummary(val rows: Array[Array[Long]], val buffers: Array[Inte
 
 /**
  * The navigations and aggregates of the DEFINE conditions that read their match through a [[RunningSummary]]: those
- * whose every value it can answer ([[supports]]). A value of the universal variable (`FIRST(price)`, `LAST(price, 2)`)
+ * whose every value it can answer ([[supports]]). A column of the universal variable (`FIRST(price)`, `LAST(price, 2)`)
  * needs none: its row is the match's first or current row plus an offset.
  */
-final class RunningLayout(defines: Seq[RowPatternExpression], labelCount: Int, input: Seq[Attribute], partitionIndex: Int) {
+final class RunningLayout(defines: Seq[RowPatternExpression], labels: IndexedSeq[String], input: Seq[Attribute],
+    partitionIndex: Int) {
   import RunningLayout._
 
   private val supported = defines.filter(supports)
-  private val navigations: IndexedSeq[(Set[Int], Boolean, Int)] = supported.flatMap(_.values).collect {
-    case MatchValue.Column(Pointer(Some(ls), last, logical, _, _), _, _) => (ls, last, logical)
-    case MatchValue.Classifier(Pointer(Some(ls), last, logical, _, _), _) => (ls, last, logical)
-  }.distinct.toIndexedSeq
+
+  /**
+   * The rows a value names through a summary, as (its variables, LAST or not, its logical offset), if it names one
+   * there. CLASSIFIER of the universal variable's rows (`FIRST(CLASSIFIER(), 2)`) counts every label's rows: the
+   * current row's index gives such a row, but not its label.
+   */
+  private def navigation(v: MatchValue): Option[(Set[Int], Boolean, Int)] = v match {
+    case MatchValue.Column(Pointer(Some(ls), last, logical, _, _), _, _) => Some((ls, last, logical))
+    case MatchValue.Classifier(p, _) if !p.current => Some((p.labels.getOrElse(labels.indices.toSet), p.last, p.logical))
+    case _ => None
+  }
+
+  private val navigations: IndexedSeq[(Set[Int], Boolean, Int)] =
+    supported.flatMap(_.values).flatMap(navigation).distinct.toIndexedSeq
   private val aggregates: IndexedSeq[(MatchValue.Aggregate, MatchAggregator)] = supported.flatMap(_.values).collect {
-    case a: MatchValue.Aggregate => a -> MatchAggregator(a.function, input, partitionIndex)
+    case a: MatchValue.Aggregate => a -> MatchAggregator(a, input, labels, partitionIndex)
   }.toIndexedSeq
   private val navigationLabels = navigations.map(_._1).toArray
   private val aggregateLabels = aggregates.map(_._1.labels).toArray
@@ -42,15 +53,13 @@ final class RunningLayout(defines: Seq[RowPatternExpression], labelCount: Int, i
 
   /**
    * Per value of `e`, a supported condition: where a summary holds it (the navigation's or the aggregate's index),
-   * or -1 for a value it does not (the current row, the universal variable, MATCH_NUMBER).
+   * or -1 for a value it does not (the current row, the universal variable's columns, MATCH_NUMBER).
    */
   def slots(e: RowPatternExpression): Array[Int] = {
     var aggregate = supported.takeWhile(_ ne e).map(_.values.count(_.isInstanceOf[MatchValue.Aggregate])).sum
     e.values.map {
-      case MatchValue.Column(Pointer(Some(ls), last, logical, _, _), _, _) => navigations.indexOf((ls, last, logical))
-      case MatchValue.Classifier(Pointer(Some(ls), last, logical, _, _), _) => navigations.indexOf((ls, last, logical))
       case _: MatchValue.Aggregate => aggregate += 1; aggregate - 1
-      case _ => -1
+      case v => navigation(v).fold(-1)(n => navigations.indexOf(n))
     }.toArray
   }
 
@@ -60,7 +69,7 @@ final class RunningLayout(defines: Seq[RowPatternExpression], labelCount: Int, i
   /** Per label, whether a row of it changes a summary: one that no navigation or aggregate counts shares the last. */
   private val counted: Array[Boolean] = {
     val sets = navigations.map(n => Some(n._1)) ++ aggregates.map(_._1.labels)
-    Array.tabulate(labelCount)(label => sets.exists(_.forall(_.contains(label))))
+    Array.tabulate(labels.length)(label => sets.exists(_.forall(_.contains(label))))
   }
 
   /** The summary up to the row at `index` of the match, labelled `label`, from the one up to the row before (or null). */
@@ -98,7 +107,7 @@ final class RunningLayout(defines: Seq[RowPatternExpression], labelCount: Int, i
         if (aggregateLabels(a).exists(!_.contains(label))) before
         else {
           val now = before.copy()
-          aggregates(a)._2.update(now, row)
+          aggregates(a)._2.update(now, row, label)
           now
         }
       a += 1
@@ -116,12 +125,11 @@ object RunningLayout {
   def label(entry: Long): Int = entry.toInt
 
   /**
-   * Whether a summary answers every value of a condition: a CLASSIFIER of the row a navigation of some variables
-   * names, or of the current row (not one at a physical offset, or the universal variable's other rows, whose
-   * labels it does not keep), and aggregates whose buffers copy by value.
+   * Whether a summary answers every value of a condition: a CLASSIFIER of the row a navigation names (not one at a
+   * physical offset from it, whose label it does not keep), and aggregates whose buffers copy by value.
    */
   def supports(e: RowPatternExpression): Boolean = e.values.forall {
-    case MatchValue.Classifier(p, _) => p.physical == 0 && (p.labels.isDefined || p.current)
+    case MatchValue.Classifier(p, _) => p.physical == 0
     case a: MatchValue.Aggregate => MatchAggregator.copyable(a.function)
     case _ => true
   }
