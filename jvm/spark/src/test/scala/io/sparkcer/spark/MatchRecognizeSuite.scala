@@ -159,6 +159,16 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(function.contains("UNRESOLVED_ROUTINE"), s"a function of that name is Spark's to resolve: $function")
   }
 
+  test("before the clause as Trino's and Oracle's examples write it: VALUES or a query with an alias naming its " +
+    "columns, and a table function's call") {
+    def run(relation: String, order: String, define: String) = sql(s"SELECT * FROM $relation MATCH_RECOGNIZE (" +
+      s"ORDER BY $order MEASURES count(*) AS n PATTERN (A+) DEFINE A AS $define)").collect().toSeq
+    assert(run("(VALUES (1, 2), (2, 3), (3, 1)) t(id, value)", "id", "value > 1") == Seq(Row(2L)))
+    assert(run("(SELECT id, id * 2 FROM range(4)) AS s(k, doubled)", "k", "doubled >= 2") == Seq(Row(3L)))
+    assert(run("range(4)", "id", "id >= 1") == Seq(Row(3L)))
+    assert(run("range(4) AS r", "id", "id >= 2") == Seq(Row(2L)))
+  }
+
   test("a pathological pattern stays linear: (A+)+ B over 20,000 rows that all pass A and none B") {
     spark.range(20000).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
     val df = sql("SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN ((A+)+ B) " +

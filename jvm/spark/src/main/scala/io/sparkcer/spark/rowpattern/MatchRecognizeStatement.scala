@@ -16,12 +16,14 @@ import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
  * a clause that may stand wherever a table does).
  *
  * Each `relation [alias] MATCH_RECOGNIZE (...)` becomes a call of the hidden table function
- * `__cer_mr(TABLE(relation), N)` ([[MatchRecognizeCall]]): Spark parses and resolves the relation as any table
- * argument (CTEs and views included), the alias after the clause stays where it was, and the clause itself, parsed
+ * `__cer_mr(TABLE(relation), N)` ([[MatchRecognizeCall]]), or `__cer_mr(TABLE(SELECT * FROM relation), N)` where
+ * only a FROM clause reads the relation (a table function's call, an alias that renames the columns): Spark parses
+ * and resolves the relation as any table argument (CTEs and views included), the alias after the clause stays where
+ * it was, and the clause itself, parsed
  * here, waits as clause N ([[MatchRecognizeClauses]]) for the analyzer ([[ResolveMatchRecognize]]). The replacement
  * has the length of what it replaces, line breaks kept, so every character after it keeps its line and column, and
  * Spark places its errors where the user wrote them; in the relation's first line, which moves right by the call's
- * prefix, [[Rewritten.placed]] moves them back. Strings, quoted names and comments are skipped whole (CEQL's lexer).
+ * call's prefix, [[Rewritten.placed]] moves them back. Strings, quoted names and comments are skipped whole (CEQL's lexer).
  */
 object MatchRecognizeStatement {
   /** Words that come before a FROM item or after one: never a relation's name or alias. */
@@ -30,14 +32,24 @@ object MatchRecognizeStatement {
     "CROSS", "NATURAL", "ANTI", "SEMI", "OUTER", "WINDOW", "CLUSTER", "DISTRIBUTE", "SORT", "PIVOT", "UNPIVOT",
     "TABLESAMPLE", "QUALIFY", "FOR", "MATCH_RECOGNIZE")
   private val Prefix = s"${MatchRecognizeCall.FunctionName}(TABLE("
+  private val FromItem = "SELECT * FROM "
+
+  /**
+   * A relation before MATCH_RECOGNIZE: its offsets in the statement, and whether only a FROM clause reads it (a
+   * table function's call `range(10)`, or a relation with an alias that renames its columns, `t(id, value)`).
+   */
+  private final case class Relation(start: Int, end: Int, fromItem: Boolean) {
+    def prefix: String = if (fromItem) Prefix + FromItem else Prefix
+  }
 
   /**
    * The statement as Spark reads it, and where each relation moved.
    *
    * @param moved per clause, the relation's first line (from its start to the line's end) as (start offset, end
-   *              offset) in the statement: it stands `Prefix.length` characters to the right in `text`
+   *              offset) in the statement, and how many characters to the right it stands in `text` (the call's
+   *              prefix)
    */
-  final case class Rewritten(text: String, moved: Seq[(Int, Int)]) {
+  final case class Rewritten(text: String, moved: Seq[(Int, Int, Int)]) {
     /** Spark's error on `text`, placed in the statement as written. */
     def placed(e: ParseException, sql: String): ParseException = {
       val lines = sql.split("\n", -1)
@@ -45,8 +57,8 @@ object MatchRecognizeStatement {
         for (line <- o.line if line >= 1 && line <= lines.length; column <- o.startPosition)
           yield lines.take(line - 1).map(_.length + 1).sum + column
       def back(o: Origin): Origin = offset(o).flatMap { at =>
-        moved.collectFirst { case (from, until) if at >= from + Prefix.length && at < until + Prefix.length =>
-          val moved = Position.advance(sql, Position.Start, at - Prefix.length)
+        moved.collectFirst { case (from, until, shift) if at >= from + shift && at < until + shift =>
+          val moved = Position.advance(sql, Position.Start, at - shift)
           o.copy(line = Some(moved.line), startPosition = Some(moved.column - 1))
         }
       }.getOrElse(o)
@@ -76,11 +88,12 @@ object MatchRecognizeStatement {
     }
   }
 
-  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, text: StringBuilder): (Int, Int) = {
+  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, text: StringBuilder): (Int, Int, Int) = {
     val open = keyword + 1
     val close = closing(tokens, open).getOrElse(throw new CeqlException(
       "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(open).pos, sql))
-    val (relationStart, relationEnd) = relationBefore(tokens, keyword).get
+    val found = relationBefore(tokens, keyword).get
+    val (relationStart, relationEnd) = (found.start, found.end)
     val body = tokens(open)
     val clause = MatchRecognizeParser.parse(sql, Position.advance(sql, body.pos, body.end), tokens(close).pos.offset,
       tokens(keyword).pos)
@@ -88,7 +101,7 @@ object MatchRecognizeStatement {
     val spanEnd = tokens(close).end
     // The current text of the relation: an earlier clause inside it was replaced already.
     val relation = text.substring(relationStart, relationEnd)
-    val call = Prefix + relation + s"), $id)"
+    val call = found.prefix + relation + s"), $id)"
     // The call is longer than the relation; as many blanks as it gains are dropped from the blanked clause, from its
     // lines before the last when they have them (so that what follows the clause on its last line keeps its place).
     val rest = sql.substring(relationEnd, spanEnd).map(c => if (c == '\n' || c == '\r') c else ' ')
@@ -103,25 +116,47 @@ object MatchRecognizeStatement {
     }.map(_._1).mkString
     text.replace(relationStart, spanEnd, call + kept)
     val lineEnd = sql.indexOf('\n', relationStart) match { case -1 => sql.length; case k => k }
-    (relationStart, math.min(lineEnd, relationEnd))
+    (relationStart, math.min(lineEnd, relationEnd), found.prefix.length)
   }
 
   /**
-   * The relation before the keyword at `keyword`, as (start, end) offsets: a name `a.b.c` or a parenthesized query,
-   * then optionally `[AS] alias`, which is left out (the clause's output is what the alias after the clause names).
-   * None when no relation stands there.
+   * The relation before the keyword at `keyword`: a name `a.b.c`, a parenthesized query or a table function's call
+   * `range(10)`, then optionally `[AS] alias`, which is left out (the clause's output is what the alias after the
+   * clause names) unless it renames the columns, `[AS] t(id, value)`, and is kept with the relation. None when no
+   * relation stands there.
    */
-  private def relationBefore(tokens: IndexedSeq[Token], keyword: Int): Option[(Int, Int)] = {
+  private def relationBefore(tokens: IndexedSeq[Token], keyword: Int): Option[Relation] = {
+    def endsAt(k: Int): Boolean = k >= 0 && (isSym(tokens.lift(k), ")") || isName(tokens(k)))
     var j = keyword - 1
-    def relationEndsAt(k: Int): Boolean = k >= 0 && (isSym(Some(tokens(k)), ")") || isName(tokens(k)))
     if (j >= 1 && isName(tokens(j)) && isKw(tokens(j - 1), "AS")) j -= 2
-    else if (j >= 1 && isName(tokens(j)) && relationEndsAt(j - 1)) j -= 1
-    if (!relationEndsAt(j)) None
+    else if (j >= 1 && isName(tokens(j)) && endsAt(j - 1)) j -= 1
+    if (!endsAt(j)) None
     else {
-      val end = tokens(j).end
-      if (isSym(Some(tokens(j)), ")")) j = opening(tokens, j)
-      else while (j >= 2 && isSym(Some(tokens(j - 1)), ".") && isName(tokens(j - 2))) j -= 2
-      Some((tokens(j).pos.offset, end))
+      // `alias(columns)` after a relation (or after AS) renames its columns; a name and parentheses after anything
+      // else are a table function's call.
+      val renamed = if (!isSym(tokens.lift(j), ")")) None else {
+        val open = opening(tokens, j)
+        if (open < 1 || !isName(tokens(open - 1))) None
+        else if (open >= 3 && isKw(tokens(open - 2), "AS") && endsAt(open - 3)) Some(open - 3)
+        else if (endsAt(open - 2)) Some(open - 2)
+        else None
+      }
+      val (start, called) = startOf(tokens, renamed.getOrElse(j))
+      Some(Relation(tokens(start).pos.offset, tokens(j).end, fromItem = called || renamed.isDefined))
+    }
+  }
+
+  /** Where the relation ending at token `end` starts, and whether it is a table function's call. */
+  private def startOf(tokens: IndexedSeq[Token], end: Int): (Int, Boolean) = {
+    def qualified(name: Int): Int = {
+      var k = name
+      while (k >= 2 && isSym(tokens.lift(k - 1), ".") && isName(tokens(k - 2))) k -= 2
+      k
+    }
+    if (!isSym(tokens.lift(end), ")")) (qualified(end), false)
+    else {
+      val open = opening(tokens, end)
+      if (open >= 1 && isName(tokens(open - 1))) (qualified(open - 1), true) else (open, false)
     }
   }
 
