@@ -78,21 +78,21 @@ object MatchRecognizeStatement {
   def rewrite(sql: String): Option[Rewritten] = {
     val tokens = try Lexer.tokenize(sql, lenient = true) catch { case _: CeqlException => return None }
     // A relation right before the keyword tells the clause from a function or column of that name.
-    val clauses = tokens.indices.filter(i => isKw(tokens(i), "MATCH_RECOGNIZE") && isSym(tokens.lift(i + 1), "(") &&
-      relationBefore(tokens, i).isDefined)
+    val clauses = tokens.indices.filter(i => isKw(tokens(i), "MATCH_RECOGNIZE") && isSym(tokens.lift(i + 1), "("))
+      .flatMap(i => relationBefore(tokens, i).map(i -> _))
     if (clauses.isEmpty) None
     else {
       val text = new StringBuilder(sql)
-      val moved = clauses.map(i => rewriteOne(sql, tokens, i, text))
+      val moved = clauses.map { case (i, relation) => rewriteOne(sql, tokens, i, relation, text) }
       Some(Rewritten(text.toString, moved))
     }
   }
 
-  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, text: StringBuilder): (Int, Int, Int) = {
+  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, found: Relation,
+      text: StringBuilder): (Int, Int, Int) = {
     val open = keyword + 1
     val close = closing(tokens, open).getOrElse(throw new CeqlException(
       "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(open).pos, sql))
-    val found = relationBefore(tokens, keyword).get
     val (relationStart, relationEnd) = (found.start, found.end)
     val body = tokens(open)
     val clause = MatchRecognizeParser.parse(sql, Position.advance(sql, body.pos, body.end), tokens(close).pos.offset,
