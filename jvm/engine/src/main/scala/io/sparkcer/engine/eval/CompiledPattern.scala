@@ -78,6 +78,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    * events (lazy chain NFA).
    */
   val chain: Option[Chains] = chainShape.map(_.labelledAs(compiled, nfa))
+    // Never raced against registers whose runs repeat no row, when its own matches would: the repeats are work
+    // that the registers do not do, and grow with the window.
+    .filter(c => !repeatsRows(c) || registers.isEmpty || registersRepeatRows)
   val consumption: Consumption = analyzed.query.consumeBy
 
   // ---- What the strategy, the consumption and the window allow ----------------------------------------------
@@ -103,8 +106,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   })
 
   private lazy val registersRepeatRows: Boolean = registers.isDefined && !ranked && !rowsTellRunsApart
-  private lazy val chainRepeatsRows: Boolean =
-    chain.exists(c => c.alternatives.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || c.mayRepeatRows)
+  private lazy val chainRepeatsRows: Boolean = chain.exists(repeatsRows)
+  private def repeatsRows(chain: Chains): Boolean =
+    chain.alternatives.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || chain.mayRepeatRows
 
   /**
    * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected
@@ -115,10 +119,13 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    *
    * Otherwise runs keep apart the events of unselected variables (in their registers) or the alternatives of an OR of
    * conditions (in their labels' actions), with one row, and the rows they repeat are dropped (and counted,
-   * [[Work.dropped]]). What remains of this once the takes that a skip dominates are removed
-   * ([[io.sparkcer.engine.rma.DominatedTakes]]): an unselected variable that a condition reads, bound other than by the
-   * match's first event (in `B AS b ; (A AS a)+ ; C AS c FILTER a.v <= c.v`, the first a after b), whose runs hold
-   * the same rows for each event it may take; an aggregate of an unselected variable; an OR of conditions.
+   * [[Work.dropped]]). Most of that is gone before evaluation: the takes that a skip dominates are removed
+   * ([[io.sparkcer.engine.rma.DominatedTakes]]), an unselected variable read by one order comparison is taken once per
+   * match, keeping its easiest event ([[io.sparkcer.engine.rma.ExistentialTakes]]: its labels are left out here), and
+   * an OR's alternatives share their labels ([[io.sparkcer.engine.rma.JoinedLabels]]). What remains: an unselected
+   * variable that two comparisons (or another kind of condition, or an aggregate) read; two unselected variables in
+   * a row with one of them read; an OR whose alternatives read an unselected variable differently (or one of them not
+   * at all).
    */
   private def rowsTellRunsApart: Boolean = {
     // Label 0 binds nothing and does nothing: the deterministic automaton reads it as a skip.
@@ -126,7 +133,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     def ends(t: Transition) = nfa.finals(t.target)
     def continues(t: Transition) = nfa.transitions(t.target).nonEmpty
     val labels = marking.map(_.label).distinct
-    val (selecting, unselected) = labels.partition(nfa.labels(_).nonEmpty)
+    // The take of an unselected variable made once per match, keeping the easiest event, splits no row.
+    val chosen = registers.fold(Set.empty[Int])(_.existential)
+    val (selecting, unselected) = labels.filterNot(chosen).partition(nfa.labels(_).nonEmpty)
     // An event read into no selected variable: only as a match's first, and there in one way (a label, NOT, label 0).
     val unselectedLater = nfa.transitions.indices.exists(q =>
       q != Nfa.Initial && nfa.transitions(q).exists(t => unselected.contains(t.label)))
@@ -220,9 +229,12 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   private def describe(registers: RegisterProgram): String =
     s"${nfa.conditions.length} conditions relating events checked on ${registers.checks.length} transitions with " +
       s"${registers.registers} registers (RMA), " +
-      (if (registers.judgements.isEmpty) ""
-      else s"${registers.judgements.length} NONE(...) relating its event to earlier ones judged against the registers " +
+      (if (registers.nones.isEmpty) ""
+      else s"${registers.nones.length} NONE(...) relating its event to earlier ones judged against the registers " +
         "as a run waits in its gap, ") +
+      (if (registers.existential.isEmpty) ""
+      else s"${registers.judgements.count(_.ofTake)} take of an unselected variable made once per match, the later events " +
+        "challenging it for the easiest (so its runs repeat no row), ") +
       (if (ranked) s"${strategy.keyword} over configurations (NFA state, registers) in priority order, kept past the " +
         "window while they may outrank another (the strategy chooses before the window), so they grow with the stream"
       else if (strategy == Strategy.Max) "MAX over sets of configurations (NFA state, registers): each run's own, " +

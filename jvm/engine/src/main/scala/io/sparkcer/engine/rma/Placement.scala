@@ -26,8 +26,9 @@ import io.sparkcer.engine.ceql.SlotFunction
  *    passes its guard and satisfies them all is one the skips do not pass.
  * No state is added but those final copies, as in the paper. Then the takes that a skip dominates are removed
  * ([[DominatedTakes]]), unless the runs are compared (NEXT, LAST and MAX compare the complex events, with every
- * event they mark, where removing a take keeps each row but not each complex event), and what may still make the runs
- * exponential in the window is named ([[RunGrowth]]).
+ * event they mark, where removing a take keeps each row but not each complex event), an unselected variable's take
+ * that one order comparison reads is made once per match, keeping the easiest of its events ([[ExistentialTakes]]),
+ * again unless runs are compared, and what may still make the runs exponential in the window is named ([[RunGrowth]]).
  */
 object Placement {
 
@@ -120,11 +121,15 @@ object Placement {
       val actions = labels.keys.toIndexedSeq.map(_._2)
       val placedNfa = new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1), nfa.conditions,
         nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms, nfa.gaps)
-      val automaton = if (ranked) placedNfa else DominatedTakes.removed(placedNfa, actions, judgedReads)
-      val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, actions, checks.keys.toIndexedSeq,
-        nfa.guards.length, RunGrowth.perSubset(automaton, actions, subsetRegisters),
-        judgements.values.toIndexedSeq.sortBy(_.bit))
-      Placed(automaton, program)
+      val judging = judgements.values.toIndexedSeq.sortBy(_.bit)
+      val chosen =
+        if (ranked) ExistentialTakes.Chosen(placedNfa, actions, judging)
+        else JoinedLabels.joined(ExistentialTakes.chosen(DominatedTakes.removed(placedNfa, actions, judgedReads),
+          actions, checks.keys.toIndexedSeq, judging), checks.keys.toIndexedSeq)
+      val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, chosen.actions,
+        checks.keys.toIndexedSeq, nfa.guards.length, RunGrowth.perSubset(chosen.nfa, chosen.actions, subsetRegisters),
+        chosen.judgements, chosen.existential)
+      Placed(chosen.nfa, program)
     }
 
     /**
@@ -145,40 +150,18 @@ object Placement {
     }
 
     /** The registers the judgements read: what an event added to them makes a NONE's event harder to judge excluded. */
-    private val judgedReads: RegisterSet = judged.values.flatten.map(reads).foldLeft(RegisterSet.None)(_ ++ _)
+    private val judgedReads: RegisterSet = judged.values.flatten.map(_.reads).foldLeft(RegisterSet.None)(_ ++ _)
 
     /**
      * The registers live at each state: those that a check on some transition ahead reads, or a judgement on a skip
-     * ahead (RMA keeps an event "only for as long as" a predicate needs it). A least fixpoint over the automaton's
-     * transitions.
+     * ahead (RMA keeps an event "only for as long as" a predicate needs it). A check reads the registers before its
+     * transition's writes, or (at the end of a match) after them; a judgement as the run waits in the gap.
      */
     private def liveness(placed: IndexedSeq[IndexedSeq[(Transition, Int, Seq[Check])]]): IndexedSeq[RegisterSet] = {
-      // A check reads the registers before its transition's writes, or (at the end of a match) after them; a judgement
-      // as the run waits in the gap.
-      val live = Array.fill(placed.length)(RegisterSet.None)
-      for (q <- placed.indices; (t, target, checks) <- placed(q)) {
-        for (c <- checks) {
-          val at = if (c.phase == Phase.Write) target else q
-          live(at) = live(at) ++ reads(c)
-        }
-        for (g <- t.judges; c <- judged(g)) live(q) = live(q) ++ reads(c)
-      }
-      var changed = true
-      while (changed) {
-        changed = false
-        for (q <- placed.indices; (_, target, _) <- placed(q)) {
-          val more = live(q) ++ live(target)
-          if (more != live(q)) { live(q) = more; changed = true }
-        }
-      }
-      live.toIndexedSeq
-    }
-
-    private def reads(check: Check): RegisterSet = {
-      val singles = check.sources.collect { case Source.Single(r) => r } ++ check.slots.collect { case SlotSource.Previous(r) => r }
-      val lists = check.sources.collect { case Source.Each(l) => l; case Source.CurrentOrList(l) => l }
-      RegisterSet(singles.distinct.sorted, lists.distinct.sorted,
-        check.slots.collect { case SlotSource.Aggregate(a) => a }.distinct.sorted)
+      val read = for (q <- placed.indices; (t, target, checks) <- placed(q); (at, check) <-
+        checks.map(c => (if (c.phase == Phase.Write) target else q) -> c) ++ t.judges.flatMap(judged).map(q -> _))
+        yield at -> check.reads
+      Liveness.of(placed.length, read, for (q <- placed.indices; (_, target, _) <- placed(q)) yield q -> target)
     }
 
     private val allRegisters = RegisterSet(0 until singles, 0 until lists, accumulators.indices)

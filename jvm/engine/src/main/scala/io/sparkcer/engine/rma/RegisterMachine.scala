@@ -147,6 +147,19 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
         val order = reader.compareHardness(h.condition, h.side, events(position), events(held))
         if (order == EventReader.Unordered) Registers.Unsatisfiable else if (order > 0) position else held
       }
+
+    /**
+     * The easier of the event and the one held, on a tie the one held; each comparison is one of
+     * [[Work.conditionChecks]]. Values the comparison cannot order (a string against a number, which a column of
+     * Spark's never holds) keep the one held.
+     */
+    def easier(e: Hardest, held: Long): Long =
+      if (held == Registers.Empty) position
+      else {
+        work.conditionChecks += 1
+        val order = reader.compareHardness(e.condition, e.side, events(position), events(held))
+        if (order != EventReader.Unordered && order < 0) position else held
+      }
   }
   private val updating = new Updating
 

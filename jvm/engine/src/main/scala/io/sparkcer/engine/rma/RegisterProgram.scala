@@ -22,7 +22,9 @@ package io.sparkcer.engine.rma
  * @param checks       per check (bit `guards + k` of a symbol), what it evaluates
  * @param perSubset    the registers that may hold a value per subset of a repeating variable's events in the window,
  *                     each as the condition that needs it and what it keeps ([[RunGrowth]])
- * @param judgements   the NONEs judged against the registers, their bits after the checks'
+ * @param judgements   the NONEs judged against the registers, their bits after the checks', and the events that the
+ *                     waits before and after an unselected variable's chosen take pass by no more ([[ExistentialTakes]])
+ * @param existential  the labels of those takes and of their challenges: runs they keep apart repeat no row
  */
 final class RegisterProgram(
     val singles: Int,
@@ -32,9 +34,13 @@ final class RegisterProgram(
     val checks: IndexedSeq[Check],
     val guards: Int,
     val perSubset: Seq[String],
-    val judgements: IndexedSeq[Judgement] = IndexedSeq.empty) {
+    val judgements: IndexedSeq[Judgement] = IndexedSeq.empty,
+    val existential: Set[Int] = Set.empty) {
   /** The symbol's words: the guards' bits, then the checks', then the judgements'. */
   val words: Int = math.max(1, (guards + checks.length + judgements.length + 63) >>> 6)
+
+  /** The NONEs' judgements, without those of chosen takes. */
+  def nones: IndexedSeq[Judgement] = judgements.filterNot(_.ofTake)
 
   /** How many registers a run has, of every kind. */
   def registers: Int = singles + lists + accumulators.length
@@ -52,8 +58,10 @@ final class RegisterProgram(
  * ([[Source.Current]]). The skips of the gap exclude the bit, so the run cannot wait past such an event, exactly as the
  * lazy chain rejects a combination with one between its neighbours. A condition that holds vacuously (a variable that
  * the match left unbound, in an alternative of an OR) makes every such event excluded, as CEL's semantics reads it.
+ * `ofTake`: not a NONE's, but the events an unselected variable's chosen take reads, which the waits around it pass
+ * by no more ([[ExistentialTakes]]).
  */
-final case class Judgement(bit: Int, guards: Seq[Int], checks: Seq[Check])
+final case class Judgement(bit: Int, guards: Seq[Int], checks: Seq[Check], ofTake: Boolean = false)
 
 /**
  * A single register that stands for every event a repeating variable bound, in a condition that is an order
@@ -77,18 +85,20 @@ final case class Hardest(register: Int, condition: Int, side: Int)
  *
  * @param accumulate  the accumulators the event is added to (the argument of their slot, on the event)
  * @param keepHardest the hardest-event registers the event challenges
+ * @param keepEasiest the registers of an unselected variable's event that the event challenges, the easier staying
+ *                    ([[ExistentialTakes]])
  */
 final case class Actions(reset: RegisterSet, write: Seq[Int], append: Seq[Int], accumulate: Seq[Int],
-    keepHardest: Seq[Hardest], drop: RegisterSet) {
-  val isEmpty: Boolean =
-    reset.isEmpty && write.isEmpty && append.isEmpty && accumulate.isEmpty && keepHardest.isEmpty && drop.isEmpty
+    keepHardest: Seq[Hardest], drop: RegisterSet, keepEasiest: Seq[Hardest] = Nil) {
+  val isEmpty: Boolean = reset.isEmpty && write.isEmpty && append.isEmpty && accumulate.isEmpty &&
+    keepHardest.isEmpty && drop.isEmpty && keepEasiest.isEmpty
 
   /**
    * Whether the actions only make the conditions ahead harder to satisfy, never easier, and add nothing else: they
    * append to lists and challenge hardest events (every condition must hold for each event of a list, and for the
    * hardest), and drop what nothing ahead reads; they reset, write and accumulate nothing.
    */
-  def onlyConstrain: Boolean = reset.isEmpty && write.isEmpty && accumulate.isEmpty
+  def onlyConstrain: Boolean = reset.isEmpty && write.isEmpty && accumulate.isEmpty && keepEasiest.isEmpty
 
   /** Whether the actions add the event to one of `registers`: append it to a list, or challenge a hardest event. */
   def adds(registers: RegisterSet): Boolean =
@@ -99,6 +109,7 @@ final case class Actions(reset: RegisterSet, write: Seq[Int], append: Seq[Int], 
   private[rma] val appends: Array[Int] = append.toArray
   private[rma] val accumulates: Array[Int] = accumulate.toArray
   private[rma] val challenges: Array[Hardest] = keepHardest.toArray
+  private[rma] val easiest: Array[Hardest] = keepEasiest.toArray
 }
 
 object Actions {
@@ -167,4 +178,30 @@ object SlotSource {
  * @param label the label of the transitions it sits on, whose actions apply up to `phase` before the check
  */
 final case class Check(condition: Int, sources: Seq[Source], slots: Seq[SlotSource], label: Int,
-    phase: Phase)
+    phase: Phase) {
+  /** The registers it reads. */
+  def reads: RegisterSet = RegisterSet(
+    (sources.collect { case Source.Single(r) => r } ++ slots.collect { case SlotSource.Previous(r) => r }).distinct.sorted,
+    sources.collect { case Source.Each(l) => l; case Source.CurrentOrList(l) => l }.distinct.sorted,
+    slots.collect { case SlotSource.Aggregate(a) => a }.distinct.sorted)
+}
+
+object Liveness {
+  /**
+   * The registers live at each of `states` states: those `reads` names there (a state and what is read in it), and
+   * those live where one of `edges` (from, to) leads. A least fixpoint.
+   */
+  def of(states: Int, reads: Seq[(Int, RegisterSet)], edges: Seq[(Int, Int)]): IndexedSeq[RegisterSet] = {
+    val live = Array.fill(states)(RegisterSet.None)
+    for ((q, registers) <- reads) live(q) = live(q) ++ registers
+    var changed = true
+    while (changed) {
+      changed = false
+      for ((q, target) <- edges) {
+        val more = live(q) ++ live(target)
+        if (more != live(q)) { live(q) = more; changed = true }
+      }
+    }
+    live.toIndexedSeq
+  }
+}

@@ -44,6 +44,12 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
           s(h.register) = updates.harder(h, s(h.register))
           i += 1
         }
+        i = 0
+        while (i < actions.easiest.length) {
+          val e = actions.easiest(i)
+          s(e.register) = updates.easier(e, s(e.register))
+          i += 1
+        }
       }
       if (phase == Phase.All) Registers.clear(actions.drop, s, l, a)
       new Registers(s, l, a)
@@ -76,6 +82,8 @@ object Registers {
     def accumulate(i: Int, state: AnyRef): AnyRef
     /** What hardest-event register `h` holds after the event challenges `held` (a position, or one of the above). */
     def harder(h: Hardest, held: Long): Long
+    /** What register `e` holds after the event challenges `held` for the easier of the two ([[ExistentialTakes]]). */
+    def easier(e: Hardest, held: Long): Long
   }
 
   private def clear(set: RegisterSet, singles: Array[Long], lists: Array[PositionList], accumulators: Array[AnyRef]): Unit =
