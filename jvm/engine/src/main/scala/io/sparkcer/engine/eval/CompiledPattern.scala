@@ -124,8 +124,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    * match, keeping its easiest event ([[io.sparkcer.engine.rma.ExistentialTakes]]: its labels are left out here), and
    * an OR's alternatives share their labels ([[io.sparkcer.engine.rma.JoinedLabels]]). What remains: an unselected
    * variable that two comparisons (or another kind of condition, or an aggregate) read; two unselected variables in
-   * a row with one of them read; an OR whose alternatives read an unselected variable differently (or one of them not
-   * at all).
+   * a row with one of them read; an OR whose alternatives take an unselected event under different conditions
+   * (`b.v > a.v OR b.k > a.k`).
    */
   private def rowsTellRunsApart: Boolean = {
     // Label 0 binds nothing and does nothing: the deterministic automaton reads it as a skip.

@@ -50,11 +50,6 @@ object ExistentialTakes {
      * reading every transition as enabled together, which holds them all.
      */
     def existential: Set[Int] = {
-      val unmarked = (q: Int) => nfa.transitions(q).filter(t => !t.marks || t.label == 0).map(_.target)
-      def targets(set: Set[Int]): Iterable[Set[Int]] = {
-        val leaving = set.toSeq.flatMap(nfa.transitions(_))
-        (set.flatMap(unmarked) - Nfa.Initial) +: leaving.filter(_.label > 0).groupBy(_.label).values.map(_.map(_.target).toSet).toSeq
-      }
       def apart(set: Set[Int]) = {
         val leaving = set.flatMap(nfa.transitions(_))
         val labels = leaving.map(_.label)
@@ -63,56 +58,87 @@ object ExistentialTakes {
         set.exists(states) &&
           (!set.forall(states) || labels.count(takes) > 1 || labels.count(challenges) > 1 || waits.size > 1)
       }
-      var seen = Set(Set(Nfa.Initial))
-      var frontier = Seq(Set(Nfa.Initial))
-      var forks = false
-      while (frontier.nonEmpty && !forks && seen.size <= MaxStateSets) {
-        forks = frontier.exists(apart)
-        val next = frontier.flatMap(targets).filter(_.nonEmpty).distinct.filterNot(seen)
-        seen ++= next
-        frontier = next
-      }
-      if (forks || frontier.nonEmpty) Set.empty else takes ++ challenges
+      stateSets(nfa).filterNot(_.exists(apart)).fold(Set.empty[Int])(_ => takes ++ challenges)
     }
+
+    /** The states that a run may be in together with a chosen take's, and no chosen take's themselves. */
+    def beside: Set[Int] = stateSets(nfa).fold(Set.empty[Int])(_.filter(_.exists(states)).flatten.toSet -- states)
   }
 
   /** Past this many sets of states, whether runs may fork is not decided, and they are taken to. */
   private val MaxStateSets = 10000
 
-  def chosen(nfa: Nfa, actions: IndexedSeq[Actions], checks: IndexedSeq[Check], judgements: IndexedSeq[Judgement]): Chosen = {
-    val guards = nfa.guards.length
-    var automaton = nfa
-    var allActions = actions
-    var allJudgements = judgements
-    var (takes, challenges, states) = (Set.empty[Int], Set.empty[Int], Set.empty[Int])
-    // One at a time, each found in the automaton the ones before left: a take's states must read nothing else.
-    var next = candidates(automaton, allActions, checks, allJudgements, takes ++ challenges).headOption
-    while (next.isDefined) {
-      val Candidate(group, take, target, enabled, easiest) = next.get
-      val t = automaton.transitions(group.head).find(_.label == take).get
-      val bit = guards + checks.length + allJudgements.length
-      allJudgements :+= Judgement(bit, Seq(t.guard), enabled.map(_.copy(label = 0, phase = Phase.Before)), ofTake = true)
-      // What t's checks read stays while its run waits in b' and W', where the challenges check it again.
-      allActions = allActions.updated(take, allActions(take).copy(drop = allActions(take).drop -- enabled.map(_.reads)
-        .foldLeft(RegisterSet.None)(_ ++ _)))
-      // A take that keeps nothing (its checks read earlier events only) has nothing to challenge: b' and W' wait as
-      // they did, and a later b goes by as any event.
-      val challenge = allActions.length
-      allActions ++= easiest.map(e => Actions.None.copy(keepEasiest = Seq(e)))
-      val after = if (easiest.isDefined) waiting(automaton, target) else Set.empty[Int]
-      val transitions = automaton.transitions.indices.map { q =>
-        val own = automaton.transitions(q).map(s => if (skip(s) && (group(q) || after(q))) s.copy(excludes = s.excludes :+ bit) else s)
-        if (after(q)) own :+ t.copy(label = challenge, target = target) else own
-      }
-      automaton = new Nfa(transitions, automaton.finals, automaton.guards,
-        automaton.labels ++ easiest.map(_ => IndexedSeq.empty[Int]), automaton.conditions, automaton.scopes,
-        automaton.atomOf, automaton.atoms, automaton.gaps)
-      takes += take
-      if (easiest.isDefined) challenges += challenge
-      states ++= group ++ after
-      next = candidates(automaton, allActions, checks, allJudgements, takes ++ challenges).headOption
+  /**
+   * The sets of states the runs of the deterministic automaton may be in, reading every transition as enabled
+   * together (so every set a run reaches is within one of them); None past [[MaxStateSets]].
+   */
+  private def stateSets(nfa: Nfa): Option[Seq[Set[Int]]] = {
+    val unmarked = (q: Int) => nfa.transitions(q).filter(t => !t.marks || t.label == 0).map(_.target)
+    def targets(set: Set[Int]): Seq[Set[Int]] = {
+      val marking = set.toSeq.flatMap(nfa.transitions(_)).filter(_.label > 0)
+      (set.flatMap(unmarked) - Nfa.Initial) +: marking.groupBy(_.label).values.map(_.map(_.target).toSet).toSeq
     }
-    Chosen(automaton, allActions, allJudgements, takes, challenges, states)
+    var seen = Set(Set(Nfa.Initial))
+    var frontier = Seq(Set(Nfa.Initial))
+    while (frontier.nonEmpty && seen.size <= MaxStateSets) {
+      frontier = frontier.flatMap(targets).filter(_.nonEmpty).distinct.filterNot(seen)
+      seen ++= frontier
+    }
+    if (frontier.isEmpty) Some(seen.toSeq) else None
+  }
+
+  def chosen(start: Chosen, checks: IndexedSeq[Check]): Chosen = {
+    var chosen = start
+    // One at a time, each found in the automaton the ones before left: a take's states must read nothing else. First
+    // the takes whose runs repeat rows on their own: those that keep an event or drop a register.
+    var next = candidates(chosen, checks, Set.empty).headOption
+    while (next.isDefined) {
+      chosen = choose(chosen, next.get, checks)
+      next = candidates(chosen, checks, Set.empty).headOption
+    }
+    // Then the takes that keep nothing (the b of an OR's alternative that reads no b) where a run may be in their
+    // states and a chosen take's at once, once the alternatives' labels are joined: taken once too, they move with
+    // it as one.
+    def beside = JoinedLabels.joined(chosen, checks).beside
+    next = candidates(chosen, checks, beside).headOption
+    while (next.isDefined) {
+      chosen = choose(chosen, next.get, checks)
+      next = candidates(chosen, checks, beside).headOption
+    }
+    chosen
+  }
+
+  /** `chosen` with one more take chosen. */
+  private def choose(chosen: Chosen, candidate: Candidate, checks: IndexedSeq[Check]): Chosen = {
+    val Chosen(automaton, actions, judgements, takes, challenges, states) = chosen
+    val Candidate(group, label, target, enabled, easiest) = candidate
+    val guards = automaton.guards.length
+    val bit = guards + checks.length + judgements.length
+    val t = automaton.transitions(group.head).find(s => s.label == label && s.target == target).get
+    // A take that binds and does nothing (label 0, read as a skip) gets a label of its own; one that drops registers
+    // keeps what its checks read while its run waits in b' and W', where the challenges check it again.
+    val (take, takeActions) =
+      if (label == 0) (actions.length, Actions.None)
+      else (label, actions(label).copy(drop = actions(label).drop -- enabled.map(_.reads).foldLeft(RegisterSet.None)(_ ++ _)))
+    val withTake = if (label == 0) actions :+ takeActions else actions.updated(label, takeActions)
+    // The challenge keeps the easiest b; where the take keeps none, it only moves the run as the take would.
+    val challenge = withTake.length
+    val after = waiting(automaton, target)
+    val transitions = automaton.transitions.indices.map { q =>
+      val own = automaton.transitions(q).map { s =>
+        if (skip(s) && (group(q) || after(q))) s.copy(excludes = s.excludes :+ bit)
+        else if (group(q) && s.label == label && s.target == target) s.copy(label = take)
+        else s
+      }
+      if (after(q)) own :+ t.copy(label = challenge, target = target) else own
+    }
+    val added = if (label == 0) 2 else 1
+    Chosen(
+      new Nfa(transitions, automaton.finals, automaton.guards, automaton.labels ++ Seq.fill(added)(IndexedSeq.empty[Int]),
+        automaton.conditions, automaton.scopes, automaton.atomOf, automaton.atoms, automaton.gaps),
+      withTake :+ easiest.fold(Actions.None)(e => Actions.None.copy(keepEasiest = Seq(e))),
+      judgements :+ Judgement(bit, Seq(t.guard), enabled.map(_.copy(label = 0, phase = Phase.Before)), ofTake = true),
+      takes + take, challenges + challenge, states ++ group ++ after)
   }
 
   /**
@@ -140,8 +166,12 @@ object ExistentialTakes {
     found
   }
 
-  private def candidates(nfa: Nfa, actions: IndexedSeq[Actions], checks: IndexedSeq[Check],
-      judgements: IndexedSeq[Judgement], chosen: Set[Int]): Seq[Candidate] = {
+  /**
+   * The takes that may be chosen: with a label of their own that keeps an event or drops a register, or, among the
+   * states `beside`, with label 0.
+   */
+  private def candidates(chosen: Chosen, checks: IndexedSeq[Check], beside: Set[Int]): Seq[Candidate] = {
+    val Chosen(nfa, actions, judgements, takes, challenges, _) = chosen
     val guards = nfa.guards.length
     val all = for (q <- nfa.transitions.indices; t <- nfa.transitions(q)) yield (q, t)
     val judged = judgements.flatMap(_.checks).flatMap(_.sources).collect { case Source.Single(r) => r }.toSet
@@ -169,18 +199,21 @@ object ExistentialTakes {
       if (previous || judged(r) || reads.isEmpty || reads.exists(_.isEmpty) || reads.flatten.distinct.size != 1) None
       else reads.flatten.headOption.map { case (condition, side) => Hardest(r, condition, side) }
     }
-    val labels = all.filter(_._2.marks).groupBy(_._2.label)
-    labels.toSeq.sortBy(_._1).flatMap { case (label, carried) =>
+    val marking = all.filter(_._2.marks)
+    val byLabel = marking.groupBy(_._2.label)
+    marking.groupBy { case (_, t) => (t.label, t.target) }.toSeq.sortBy(_._1).flatMap { case ((label, target), carried) =>
       val t = carried.head._2
       val group = carried.map(_._1).toSet
-      val target = t.target
       val after = waiting(nfa, target)
       def readsOnly(q: Int) = nfa.transitions(q).forall(s => skip(s) || s.copy(from = t.from) == t)
-      val shaped = label > 0 && !chosen(label) && nfa.labels(label).isEmpty && t.guard >= 0 && !t.negated && t.excludes.isEmpty &&
+      val own = if (label == 0) t.reads && group.exists(beside) else byLabel(label).size == carried.size
+      val shaped = own && !takes(label) && !challenges(label) && nfa.labels(label).isEmpty && t.guard >= 0 &&
+        !t.negated && t.excludes.isEmpty &&
         !nfa.finals(target) && !group.contains(Nfa.Initial) && group.exists(waiting(nfa, _) == group) &&
         carried.forall(_._2.copy(from = t.from) == t) && group.forall(readsOnly) &&
         // b' and W' entered only by the takes and their own skips, left only forward.
-        all.forall { case (p, s) => !after(s.target) || group(p) && s.label == label || after(p) && skip(s) } &&
+        all.forall { case (p, s) => !after(s.target) || group(p) && s.label == label && s.target == target ||
+          after(p) && skip(s) } &&
         all.forall { case (p, s) => !after(p) || skip(s) || !(after(s.target) || group(s.target)) } &&
         !reachable(target).exists(group)
       val keepsNothing = actions(label).copy(drop = RegisterSet.None).isEmpty

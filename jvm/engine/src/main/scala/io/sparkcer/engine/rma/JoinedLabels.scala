@@ -26,7 +26,9 @@ object JoinedLabels {
     val marking = for (q <- nfa.transitions.indices; t <- nfa.transitions(q) if t.label > 0) yield t
     def read(t: Transition) = t.checks.map(c => checks(c - guards).reads).foldLeft(RegisterSet.None)(_ ++ _)
     def disjoint(a: RegisterSet, b: RegisterSet) = (a -- b) == a
-    def compatible(la: Int, lb: Int) = disjoint(changed(actions(la)), changed(actions(lb))) &&
+    // A chosen take joins takes only, a challenge challenges only: each moves the run its own way.
+    def compatible(la: Int, lb: Int) = takes(la) == takes(lb) && challenges(la) == challenges(lb) &&
+      disjoint(changed(actions(la)), changed(actions(lb))) &&
       marking.filter(_.label == la).forall(ta => disjoint(changed(actions(lb)), live(ta.target) ++ read(ta))) &&
       marking.filter(_.label == lb).forall(tb => disjoint(changed(actions(la)), live(tb.target) ++ read(tb)))
     // Per set of variables, each label joins the first class of labels it is compatible with, in label order.

@@ -124,8 +124,9 @@ object Placement {
       val judging = judgements.values.toIndexedSeq.sortBy(_.bit)
       val chosen =
         if (ranked) ExistentialTakes.Chosen(placedNfa, actions, judging)
-        else JoinedLabels.joined(ExistentialTakes.chosen(DominatedTakes.removed(placedNfa, actions, judgedReads),
-          actions, checks.keys.toIndexedSeq, judging), checks.keys.toIndexedSeq)
+        else JoinedLabels.joined(ExistentialTakes.chosen(ExistentialTakes.Chosen(
+          DominatedTakes.removed(placedNfa, actions, judgedReads), actions, judging), checks.keys.toIndexedSeq),
+          checks.keys.toIndexedSeq)
       val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, chosen.actions,
         checks.keys.toIndexedSeq, nfa.guards.length, RunGrowth.perSubset(chosen.nfa, chosen.actions, subsetRegisters),
         chosen.judgements, chosen.existential)
