@@ -27,8 +27,12 @@ import io.sparkcer.engine.automaton.{Nfa, Transition}
  * This holds where nothing else can happen between: q and W read nothing but t's events (no other take from q, or an
  * iteration around it would be cut short by the first b), b' and W' are entered only by t and its challenges and
  * leave only forward (nothing comes back to them or to q), t resets no scope and writes only b's register, which
- * nothing but that comparison reads (no `prev`, no NONE judges against it), and t drops no register its checks read
- * (the challenges check them again in b'). Elsewhere the runs stay apart, and their repeated rows are dropped, counted.
+ * nothing but that comparison reads (no `prev`, no NONE judges against it). The registers t's checks read stay while
+ * the run waits in b' and W', where the challenges check them again. A take that keeps no b is chosen alike, its
+ * challenges keeping nothing: one whose checks read earlier events only (`b.v > a.v`, whose take drops a's register,
+ * and so made a run per b all the same), and one that reads nothing at all where a run may be in its states and in a
+ * chosen take's at once (the b of an OR's alternative that reads no b), so that the two move as one. Elsewhere the
+ * runs stay apart, and their repeated rows are dropped, counted.
  */
 object ExistentialTakes {
 
