@@ -205,8 +205,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
         case (None, None) => ""
       }) +
       // MAX de-duplicates its rows whatever the path, as EXPLAIN does not say without conditions either.
-      (if (registersRepeatRows && strategy != Strategy.Max) ", and rows repeated by runs that " +
-        "unselected events or an OR of conditions keep apart dropped (counted)" else "") +
+      (if ((registersRepeatRows || pcea.exists(!_.rowsTellRunsApart)) && strategy != Strategy.Max)
+        ", and rows repeated by runs that unselected events or an OR of conditions keep apart dropped (counted)"
+      else "") +
       (if (nfa.conditions.nonEmpty && pcea.isEmpty) pceaOrReason.left.toOption.fold("")(r => s" (not by PCEA: $r)") else "") +
       analyzed.window.fold("")(w => w.key match {
         case WindowKey.Position => s", window ${w.amount} events"
