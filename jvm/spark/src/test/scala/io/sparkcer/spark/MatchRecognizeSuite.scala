@@ -375,17 +375,32 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
          |  SUBSET U = (B, C)
          |  DEFINE A AS kind = 'a', B AS kind = 'b', C AS kind = 'c'
          |)""".stripMargin)
-    // Running, each measure stands at its row: LAST(CLASSIFIER(), 3) is the label 3 rows back, FIRST(CLASSIFIER(U), 2)
-    // U's third row (row 4) once it is reached; NEXT reads the next row's label, NULL past the match's end (row 6).
+    // Running, each measure stands at its row: LAST(CLASSIFIER(), 3) is the label 3 rows back; FIRST(CLASSIFIER(U), 2)
+    // U's third row (row 4) on every row, as FIRST reads the whole match (Trino's reading); NEXT reads the next row's
+    // label, NULL past the match's end (row 6).
     // PREV(CLASSIFIER(B)) is the label of the row before B's last (none on row 1); PREV(RUNNING LAST(B.ts)) the ts
     // before B's last so far; PREV(FINAL LAST(ts), 2) two rows before the match's last (ts 3) on every row.
     assert(df.select("ts", "fin", "back3", "low", "u2", "nxt", "before_b", "a_labels", "u_labels", "before_last_b",
       "two_before_end").collect().toSeq == Seq(
-      Row(1, "C", null, "a", null, "B", null, Seq("A"), "", null, 3),
-      Row(2, "C", null, "b", null, "B", "A", Seq("A"), "b", 1, 3),
-      Row(3, "C", null, "b", null, "C", "B", Seq("A"), "bb", 2, 3),
+      Row(1, "C", null, "a", "C", "B", null, Seq("A"), "", null, 3),
+      Row(2, "C", null, "b", "C", "B", "A", Seq("A"), "b", 1, 3),
+      Row(3, "C", null, "b", "C", "C", "B", Seq("A"), "bb", 2, 3),
       Row(4, "C", "A", "c", "C", "C", "B", Seq("A"), "bbc", 2, 3),
       Row(5, "C", "B", "c", "C", null, "B", Seq("A"), "bbcc", 2, 3)))
+  }
+
+  test("FIRST with a logical offset reads the whole match under ALL ROWS PER MATCH, RUNNING too, as Trino does") {
+    // Trino's FIRST(value, 2) names the match's third row from its first row on; LAST(value, 1) stays running.
+    val df = sql(s"""SELECT * FROM $kinds MATCH_RECOGNIZE (ORDER BY ts
+         |  MEASURES FIRST(ts, 2) AS third, RUNNING FIRST(B.ts, 1) AS second_b, LAST(ts, 1) AS before, FIRST(C.ts) AS c
+         |  ALL ROWS PER MATCH PATTERN (A B+ C+)
+         |  DEFINE A AS kind = 'a', B AS kind = 'b', C AS kind = 'c')""".stripMargin)
+    assert(df.select("ts", "third", "second_b", "before", "c").collect().toSeq == Seq(
+      Row(1, 3, 3, null, 4), Row(2, 3, 3, 1, 4), Row(3, 3, 3, 2, 4), Row(4, 3, 3, 3, 4), Row(5, 3, 3, 4, 4)))
+    // In DEFINE the match ends at the row being tried: FIRST(ts, 2) is NULL on the first two rows.
+    val tried = sql(s"SELECT * FROM $kinds MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n ONE ROW PER MATCH " +
+      "PATTERN (A+) DEFINE A AS FIRST(ts, 2) IS NULL)")
+    assert(tried.collect().toSeq == Seq(Row(2L), Row(2L), Row(2L)))
   }
 
   test("CLASSIFIER inside FIRST and LAST in DEFINE reads the match up to its row, the running summary kept per row") {

@@ -50,7 +50,7 @@ class MatchRecognizeVsOracleSuite extends AnyFunSuite with BeforeAndAfterAll {
       partitions.zipWithIndex.flatMap { case ((rows, time), p) => rows.indices.map(k => (p, time(k), rows(k))) }
         .toDF("p", "t", "v").createOrReplaceTempView("cases")
       // Under ALL ROWS, measures read row after row: RUNNING ones of the first and last variables, and a FINAL one.
-      // (The universal variable's when the pattern has none.)
+      // (The universal variable's when the pattern has none.) FIRST reads the whole match, RUNNING too, as Trino's.
       val (x, y) = (analyzed.labels.headOption, analyzed.labels.lastOption)
       def column(variable: Option[String], name: String) = variable.fold(name)(v => s"$v.$name")
       val measures = if (allRows) s"MATCH_NUMBER() AS m, CLASSIFIER() AS label, count(${column(x, "*")}) AS cx, " +
@@ -77,7 +77,7 @@ class MatchRecognizeVsOracleSuite extends AnyFunSuite with BeforeAndAfterAll {
                 if (labels.isEmpty) Seq(Row(p, time(start), number, null, 0L, null, null, null, null, partitions(p)._1(start)))
                 else labels.indices.filterNot(excluded).map(k => Row(p, time(start + k), number,
                   analyzed.labels(labels(k)), rowsOf(x, k).length.toLong, v.take(k + 1).map(_.toLong).sum,
-                  rowsOf(x, k).lastOption.map(i => Int.box(v(i))).orNull, rowsOf(y, k).headOption.map(i => Int.box(v(i))).orNull,
+                  rowsOf(x, k).lastOption.map(i => Int.box(v(i))).orNull, rowsOf(y, labels.length - 1).headOption.map(i => Int.box(v(i))).orNull,
                   v.max, v(k)))
               case RowPatternOracle.Matched(number, start, labels, _) =>
                 val (first, last) = if (labels.isEmpty) (null, null) else (time(start), time(start + labels.length - 1))

@@ -88,11 +88,16 @@ final class MatchFrame {
     -1
   }
 
-  /** FIRST(vars, offset): the offset-th row of `vars` from the match's first, up to `current`. */
+  /**
+   * FIRST(vars, offset): the offset-th row of `vars` from the match's first, anywhere in the match as far as it is
+   * known, whatever `current`: as Trino reads it, so that under ALL ROWS PER MATCH, RUNNING as FINAL, `FIRST(v, 2)`
+   * names the match's third row on its first rows too. (While a DEFINE condition is tried, the match ends at the row
+   * being tried.)
+   */
   def first(vars: Array[Boolean], offset: Int): Int = {
     var i = 0
     var left = offset
-    while (i <= current) {
+    while (i < length) {
       if (in(vars, i)) { if (left == 0) return i; left -= 1 }
       i += 1
     }

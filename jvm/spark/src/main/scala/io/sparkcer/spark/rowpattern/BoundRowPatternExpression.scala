@@ -113,7 +113,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
   /**
    * On a frame. A navigation or an aggregate computed at one `current` row of a match carries on to a later one of
    * the same match (ALL ROWS PER MATCH evaluates its measures row after row), reading only the rows in between: LAST
-   * and FIRST of some variables, RUNNING aggregates; FINAL ones are computed once per match. Otherwise a measure
+   * of some variables, RUNNING aggregates; FIRST and FINAL ones are computed once per match. Otherwise a measure
    * over a long match would read the match again at each of its rows.
    */
   private final class FrameAccess extends MatchAccess {
@@ -137,18 +137,12 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
       val known = seenVersion(k) == frame.version
       val current = frame.current
       val i =
-        if (!p.running) { if (known) seenRow(k) else scan(k, p, frame.length - 1) }
+        // FIRST reads the whole match, RUNNING or FINAL (MatchFrame.first): once per match, as FINAL values are.
+        if (!p.running || !p.last) { if (known) seenRow(k) else scan(k, p, frame.length - 1) }
         else if (known && p.logical == 0 && current >= seenAt(k)) {
-          if (p.last) {
-            var j = current
-            while (j > seenAt(k) && !in(k, j)) j -= 1
-            if (j > seenAt(k)) j else seenRow(k)
-          } else if (seenRow(k) >= 0) seenRow(k)
-          else {
-            var j = seenAt(k) + 1
-            while (j <= current && !in(k, j)) j += 1
-            if (j <= current) j else -1
-          }
+          var j = current
+          while (j > seenAt(k) && !in(k, j)) j -= 1
+          if (j > seenAt(k)) j else seenRow(k)
         } else scan(k, p, current)
       seenVersion(k) = frame.version
       seenAt(k) = current
