@@ -167,6 +167,13 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(run("(SELECT id, id * 2 FROM range(4)) AS s(k, doubled)", "k", "doubled >= 2") == Seq(Row(3L)))
     assert(run("range(4)", "id", "id >= 1") == Seq(Row(3L)))
     assert(run("range(4) AS r", "id", "id >= 2") == Seq(Row(2L)))
+    // A sampled relation: the sample is the relation's, read in a FROM clause (every row of a 100 percent sample, none
+    // of a 0 rows one), an alias after it or not.
+    spark.range(4).createOrReplaceTempView("four")
+    assert(run("four TABLESAMPLE (100 PERCENT)", "id", "id >= 1") == Seq(Row(3L)))
+    assert(run("four TABLESAMPLE (100 PERCENT) REPEATABLE (7) AS f", "id", "id >= 2") == Seq(Row(2L)))
+    assert(run("(SELECT * FROM four) TABLESAMPLE (4 ROWS) s", "id", "id >= 3") == Seq(Row(1L)))
+    assert(run("four TABLESAMPLE (0 ROWS)", "id", "id >= 0") == Seq())
   }
 
   test("a pathological pattern stays linear: (A+)+ B over 20,000 rows that all pass A and none B") {

@@ -121,15 +121,38 @@ object MatchRecognizeStatement {
 
   /**
    * The relation before the keyword at `keyword`: a name `a.b.c`, a parenthesized query or a table function's call
-   * `range(10)`, then optionally `[AS] alias`, which is left out (the clause's output is what the alias after the
-   * clause names) unless it renames the columns, `[AS] t(id, value)`, and is kept with the relation. None when no
-   * relation stands there.
+   * `range(10)`, optionally sampled (`TABLESAMPLE (10 PERCENT)`), then optionally `[AS] alias`, which is left out (the
+   * clause's output is what the alias after the clause names) unless it renames the columns, `[AS] t(id, value)`,
+   * and is kept with the relation. None when no relation stands there.
    */
   private def relationBefore(tokens: IndexedSeq[Token], keyword: Int): Option[Relation] = {
-    def endsAt(k: Int): Boolean = k >= 0 && (isSym(tokens.lift(k), ")") || isName(tokens(k)))
+    def endsAt(k: Int): Boolean = endsRelation(tokens, k)
     var j = keyword - 1
     if (j >= 1 && isName(tokens(j)) && isKw(tokens(j - 1), "AS")) j -= 2
     else if (j >= 1 && isName(tokens(j)) && endsAt(j - 1)) j -= 1
+    sampled(tokens, j) match {
+      // `relation TABLESAMPLE (...) [REPEATABLE (seed)]`: Spark reads the sample only in a FROM clause.
+      case Some(before) if endsAt(before) =>
+        Some(Relation(tokens(startOf(tokens, before)._1).pos.offset, tokens(j).end, fromItem = true))
+      case Some(_) => None
+      case None => plainBefore(tokens, j)
+    }
+  }
+
+  /** Where the relation sampled by `TABLESAMPLE (...) [REPEATABLE (seed)]` ending at token `end` ends, if it is one. */
+  private def sampled(tokens: IndexedSeq[Token], end: Int): Option[Int] =
+    if (!isSym(tokens.lift(end), ")")) None
+    else {
+      val open = opening(tokens, end)
+      val sample =
+        if (open >= 2 && isKw(tokens(open - 1), "REPEATABLE") && isSym(tokens.lift(open - 2), ")")) opening(tokens, open - 2)
+        else open
+      if (sample >= 1 && isKw(tokens(sample - 1), "TABLESAMPLE")) Some(sample - 2) else None
+    }
+
+  /** The relation ending at token `j`, an alias that only names it left out already. */
+  private def plainBefore(tokens: IndexedSeq[Token], j: Int): Option[Relation] = {
+    def endsAt(k: Int): Boolean = endsRelation(tokens, k)
     if (!endsAt(j)) None
     else {
       // `alias(columns)` after a relation (or after AS) renames its columns; a name and parentheses after anything
@@ -145,6 +168,10 @@ object MatchRecognizeStatement {
       Some(Relation(tokens(start).pos.offset, tokens(j).end, fromItem = called || renamed.isDefined))
     }
   }
+
+  /** Whether a relation may end at token k: a name, or a closing parenthesis. */
+  private def endsRelation(tokens: IndexedSeq[Token], k: Int): Boolean =
+    k >= 0 && (isSym(tokens.lift(k), ")") || isName(tokens(k)))
 
   /** Where the relation ending at token `end` starts, and whether it is a table function's call. */
   private def startOf(tokens: IndexedSeq[Token], end: Int): (Int, Boolean) = {
