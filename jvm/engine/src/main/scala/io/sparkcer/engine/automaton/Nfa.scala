@@ -109,6 +109,20 @@ final class Nfa(
   def hasRegisters: Boolean = scopes.nonEmpty
 
   /**
+   * Per state, whether a run there may still read an event: some state its skips lead to (itself included) has a
+   * transition that reads. A final state's trailing skips lead to none: there a match has ended.
+   */
+  lazy val readsAhead: IndexedSeq[Boolean] = {
+    val reads = Array.tabulate(stateCount)(q => transitions(q).exists(_.reads))
+    var changed = true
+    while (changed) {
+      changed = false
+      for (q <- transitions.indices if !reads(q); t <- transitions(q) if reads(t.target)) { reads(q) = true; changed = true }
+    }
+    reads.toIndexedSeq
+  }
+
+  /**
    * Whether an event that satisfies no guard leaves every run as it is: each state either reads nothing more
    * (a final state at the end of the pattern) or only skips such an event, into a waiting state that reads the
    * same events as itself (a NONE's skip passes them too: they are no NONE's candidates). Dropping such events from

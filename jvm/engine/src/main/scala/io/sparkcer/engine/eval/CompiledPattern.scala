@@ -131,7 +131,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     // Label 0 binds nothing and does nothing: the deterministic automaton reads it as a skip.
     val marking = nfa.transitions.flatten.filter(_.label > 0)
     def ends(t: Transition) = nfa.finals(t.target)
-    def continues(t: Transition) = nfa.transitions(t.target).nonEmpty
+    def continues(t: Transition) = nfa.readsAhead(t.target)
     val labels = marking.map(_.label).distinct
     // The take of an unselected variable made once per match, keeping the easiest event, splits no row.
     val chosen = registers.fold(Set.empty[Int])(_.existential)

@@ -14,7 +14,9 @@ import io.sparkcer.engine.automaton.{Nfa, Transition}
  * Labels are joined when no register one of them changes (resets, writes, appends to, accumulates, challenges) is
  * changed by another, read by another's checks, or live where another's transitions lead: so each state of a joined
  * run finds the registers it reads as its own label left them. The joined label does what each of them does, and
- * drops what all of them drop.
+ * drops what all of them drop. Only where the runs could repeat a row: two of the labels both end a match or both
+ * come before its end (as [[io.sparkcer.engine.eval.CompiledPattern]]'s test of rows reads them), or they are takes
+ * or challenges of [[ExistentialTakes]].
  */
 object JoinedLabels {
 
@@ -31,6 +33,12 @@ object JoinedLabels {
       disjoint(changed(actions(la)), changed(actions(lb))) &&
       marking.filter(_.label == la).forall(ta => disjoint(changed(actions(lb)), live(ta.target) ++ read(ta))) &&
       marking.filter(_.label == lb).forall(tb => disjoint(changed(actions(la)), live(tb.target) ++ read(tb)))
+    // Labels whose runs cannot meet with one row need no joining (an AND's two orders: the label of an event that
+    // ends one comes before the other's end), and joined, would only carry each other's registers along.
+    def ends(l: Int) = marking.exists(t => t.label == l && nfa.finals(t.target))
+    def continues(l: Int) = marking.exists(t => t.label == l && nfa.readsAhead(t.target))
+    def forks(labels: Vector[Int]) = labels.size > 1 &&
+      (labels.exists(l => takes(l) || challenges(l)) || labels.count(ends) > 1 || labels.count(continues) > 1)
     // Per set of variables, each label joins the first class of labels it is compatible with, in label order.
     val groups = marking.map(_.label).distinct.sorted.groupBy(nfa.labels(_)).values.flatMap { same =>
       same.foldLeft(Vector.empty[Vector[Int]]) { (classes, l) =>
@@ -39,7 +47,7 @@ object JoinedLabels {
           case i => classes.updated(i, classes(i) :+ l)
         }
       }
-    }.filter(_.size > 1)
+    }.filter(forks)
     if (groups.isEmpty) chosen
     else {
       val into = groups.flatMap(g => g.map(_ -> g.head)).toMap
