@@ -26,9 +26,11 @@ import io.sparkcer.engine.ceql.SlotFunction
  *    passes its guard and satisfies them all is one the skips do not pass.
  * No state is added but those final copies, as in the paper. Then the takes that a skip dominates are removed
  * ([[DominatedTakes]]), unless the runs are compared (NEXT, LAST and MAX compare the complex events, with every
- * event they mark, where removing a take keeps each row but not each complex event), an unselected variable's take
- * that one order comparison reads is made once per match, keeping the easiest of its events ([[ExistentialTakes]]),
- * again unless runs are compared, and what may still make the runs exponential in the window is named ([[RunGrowth]]).
+ * event they mark, where removing a take keeps each row but not each complex event); again unless runs are compared,
+ * an unselected variable's take that one order comparison reads is made once per match, keeping the easiest of its
+ * events ([[ExistentialTakes]]), and the labels of an OR's alternatives that mark the same variables are joined where
+ * their runs could repeat a row ([[JoinedLabels]]). Last, what may still make the runs exponential in the window is
+ * named ([[RunGrowth]]).
  */
 object Placement {
 
@@ -122,14 +124,17 @@ object Placement {
       val placedNfa = new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1), nfa.conditions,
         nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms, nfa.gaps)
       val judging = judgements.values.toIndexedSeq.sortBy(_.bit)
+      val placedChecks = checks.keys.toIndexedSeq
       val chosen =
         if (ranked) ExistentialTakes.Chosen(placedNfa, actions, judging)
-        else JoinedLabels.joined(ExistentialTakes.chosen(ExistentialTakes.Chosen(
-          DominatedTakes.removed(placedNfa, actions, judgedReads), actions, judging), checks.keys.toIndexedSeq),
-          checks.keys.toIndexedSeq)
-      val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, chosen.actions,
-        checks.keys.toIndexedSeq, nfa.guards.length, RunGrowth.perSubset(chosen.nfa, chosen.actions, subsetRegisters),
-        chosen.judgements, chosen.existential)
+        else {
+          val undominated = DominatedTakes.removed(placedNfa, actions, judgedReads)
+          val taken = ExistentialTakes.chosen(ExistentialTakes.Chosen(undominated, actions, judging), placedChecks)
+          JoinedLabels.joined(taken, placedChecks)
+        }
+      val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, chosen.actions, placedChecks,
+        nfa.guards.length, RunGrowth.perSubset(chosen.nfa, chosen.actions, subsetRegisters), chosen.judgements,
+        chosen.existential)
       Placed(chosen.nfa, program)
     }
 
