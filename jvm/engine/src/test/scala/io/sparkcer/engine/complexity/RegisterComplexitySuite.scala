@@ -4,8 +4,8 @@ import java.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparkcer.engine.{EngineOptions, LocalEngine}
-import io.sparkcer.engine.ceql.{Position, Query}
+import io.sparkcer.engine.{EngineOptions, LocalEngine, LocalQuery}
+import io.sparkcer.engine.ceql.{Filter, Position, Query}
 import io.sparkcer.engine.eval.{MatchBound, TooManyMatchesException}
 import io.sparkcer.engine.oracle.{BruteForce, Generators, Printer}
 import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr}
@@ -192,6 +192,30 @@ class RegisterComplexitySuite extends AnyFunSuite {
       assert(error.getMessage.contains(part), s"'$part' in: ${error.getMessage}")
   }
 
+  private def pick[A](rnd: Random, xs: A*): A = xs(rnd.nextInt(xs.length))
+
+  /**
+   * A random order comparison of one of `v`'s attributes with one of `other`'s shifted by 0 to 2 (<, <=, > or >=,
+   * either side first): the conditions of the random families below.
+   */
+  private def ordered(rnd: Random, v: String, other: String): Filter = {
+    import io.sparkcer.engine.oracle.Dsl._
+    val P = Position.Unknown
+    val (x, y) = (attr(v, pick(rnd, "x", "y", "z")), attr(other, pick(rnd, "x", "y", "z")))
+    val shifted = Expr.Arithmetic(pick(rnd, ArithmeticOp.Add, ArithmeticOp.Subtract), y, lit(rnd.nextInt(3)), P)
+    val op = pick(rnd, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
+    rel(if (rnd.nextBoolean()) Expr.Comparison(op, x, shifted, P) else Expr.Comparison(op, shifted, x, P))
+  }
+
+  /** `q` compiled and run over `rows`, its rows checked against the brute-force oracle: the query and its rows. */
+  private def againstOracle(seed: Int, q: Query, rows: IndexedSeq[Array[Any]]): (LocalQuery, Vector[BruteForce.Row]) = {
+    val engine = LocalEngine.compile(Printer.query(q), Generators.Columns)
+    val got = engine.run(rows.iterator.map(_.clone())).map(BruteForce.Row.of).toVector
+    new BruteForce.Oracle(q, Generators.Columns).check(rows, got)
+      .foreach(problem => fail(s"seed $seed:\n${Printer.query(q)}\n$problem"))
+    (engine, got)
+  }
+
   /**
    * The issue's family on short random streams, against the brute-force oracle, dropping nothing: `(A AS a)+ ; C AS c`
    * filtered by an order comparison (either side, any of <, <=, >, >=, Doubles, NULLs), sometimes a second one, with
@@ -199,28 +223,16 @@ class RegisterComplexitySuite extends AnyFunSuite {
    */
   test("the issue's family matches the oracle on random streams and drops nothing") {
     import io.sparkcer.engine.oracle.Dsl._
-    val P = Position.Unknown
-    val ops = Seq(ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
-    def pick[A](rnd: Random, xs: A*): A = xs(rnd.nextInt(xs.length))
-    def comparison(rnd: Random) = {
-      val (a, c) = (attr("a", pick(rnd, "x", "y", "z")), attr("c", pick(rnd, "x", "y", "z")))
-      val shifted = Expr.Arithmetic(pick(rnd, ArithmeticOp.Add, ArithmeticOp.Subtract), c, lit(rnd.nextInt(3)), P)
-      val op = pick(rnd, ops: _*)
-      rel(if (rnd.nextBoolean()) Expr.Comparison(op, a, shifted, P) else Expr.Comparison(op, shifted, a, P))
-    }
     var matched = 0
     for (seed <- 0 until 600) {
       val rnd = new Random(seed)
-      val conditions = if (rnd.nextInt(3) == 0) comparison(rnd) and comparison(rnd) else comparison(rnd)
+      def comparison() = ordered(rnd, "a", "c")
+      val conditions = if (rnd.nextInt(3) == 0) comparison() and comparison() else comparison()
       val q: Query = query(atom("A").as("a").plus.seq(atom("C").as("c")).filter(conditions),
         selection = pick(rnd, select("c"), select("c"), select("a", "c"), select("a")),
         partitionBy = if (rnd.nextInt(4) == 0) Seq(Seq("g")) else Nil,
         within = Some(pick(rnd, events(6), span(4000, "ts"))))
-      val rows = Generators.stream(rnd, 4 + rnd.nextInt(7))
-      val engine = LocalEngine.compile(Printer.query(q), Generators.Columns)
-      val got = engine.run(rows.iterator.map(_.clone())).map(BruteForce.Row.of).toVector
-      val oracle = new BruteForce.Oracle(q, Generators.Columns)
-      oracle.check(rows, got).foreach(problem => fail(s"seed $seed:\n${Printer.query(q)}\n$problem"))
+      val (engine, got) = againstOracle(seed, q, Generators.stream(rnd, 4 + rnd.nextInt(7)))
       assert(engine.metrics.work.dropped == 0, s"seed $seed: ${Printer.query(q)}: ${engine.metrics.work.describe}")
       if (got.nonEmpty) matched += 1
     }
@@ -236,23 +248,14 @@ class RegisterComplexitySuite extends AnyFunSuite {
    */
   test("an unselected event between matches the oracle on random streams, dropping nothing where EXPLAIN says so") {
     import io.sparkcer.engine.oracle.Dsl._
-    val P = Position.Unknown
-    val ops = Seq(ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
-    def pick[A](rnd: Random, xs: A*): A = xs(rnd.nextInt(xs.length))
-    def comparison(rnd: Random, v: String, other: String) = {
-      val (x, y) = (attr(v, pick(rnd, "x", "y", "z")), attr(other, pick(rnd, "x", "y", "z")))
-      val shifted = Expr.Arithmetic(pick(rnd, ArithmeticOp.Add, ArithmeticOp.Subtract), y, lit(rnd.nextInt(3)), P)
-      val op = pick(rnd, ops: _*)
-      rel(if (rnd.nextBoolean()) Expr.Comparison(op, x, shifted, P) else Expr.Comparison(op, shifted, x, P))
-    }
     var (matched, chosen, exact) = (0, 0, 0)
     for (seed <- 0 until 600) {
       val rnd = new Random(seed)
-      def b() = comparison(rnd, "b", pick(rnd, "c", "c", "a"))
+      def b() = ordered(rnd, "b", pick(rnd, "c", "c", "a"))
       val conditions = rnd.nextInt(6) match {
         case 0 => b() or b()
         case 1 => b() and b()
-        case 2 => comparison(rnd, "a", "c") or b()
+        case 2 => ordered(rnd, "a", "c") or b()
         case _ => b()
       }
       val between = atom("A").as("a").seq(atom("B").as("b"))
@@ -261,11 +264,7 @@ class RegisterComplexitySuite extends AnyFunSuite {
         selection = pick(rnd, select("a", "c"), select("a", "c"), select("c"), select("a", "b", "c")),
         partitionBy = if (rnd.nextInt(4) == 0) Seq(Seq("g")) else Nil,
         within = Some(pick(rnd, events(7), span(4000, "ts"))))
-      val rows = Generators.stream(rnd, 5 + rnd.nextInt(9))
-      val engine = LocalEngine.compile(Printer.query(q), Generators.Columns)
-      val got = engine.run(rows.iterator.map(_.clone())).map(BruteForce.Row.of).toVector
-      val oracle = new BruteForce.Oracle(q, Generators.Columns)
-      oracle.check(rows, got).foreach(problem => fail(s"seed $seed:\n${Printer.query(q)}\n$problem"))
+      val (engine, got) = againstOracle(seed, q, Generators.stream(rnd, 5 + rnd.nextInt(9)))
       val path = engine.pattern.describe
       if (!path.contains("rows repeated by runs")) {
         assert(engine.metrics.work.dropped == 0, s"seed $seed: ${Printer.query(q)}: ${engine.metrics.work.describe}")

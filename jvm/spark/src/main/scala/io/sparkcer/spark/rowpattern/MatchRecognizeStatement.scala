@@ -17,13 +17,13 @@ import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
  *
  * Each `relation [alias] MATCH_RECOGNIZE (...)` becomes a call of the hidden table function
  * `__cer_mr(TABLE(relation), N)` ([[MatchRecognizeCall]]), or `__cer_mr(TABLE(SELECT * FROM relation), N)` where
- * only a FROM clause reads the relation (a table function's call, an alias that renames the columns): Spark parses
- * and resolves the relation as any table argument (CTEs and views included), the alias after the clause stays where
- * it was, and the clause itself, parsed
- * here, waits as clause N ([[MatchRecognizeClauses]]) for the analyzer ([[ResolveMatchRecognize]]). The replacement
- * has the length of what it replaces, line breaks kept, so every character after it keeps its line and column, and
- * Spark places its errors where the user wrote them; in the relation's first line, which moves right by the call's
- * call's prefix, [[Rewritten.placed]] moves them back. Strings, quoted names and comments are skipped whole (CEQL's lexer).
+ * only a FROM clause reads the relation (a table function's call, an alias that renames the columns, a sample):
+ * Spark parses and resolves the relation as any table argument (CTEs and views included), the alias after the clause
+ * stays where it was, and the clause itself, parsed here, waits as clause N ([[MatchRecognizeClauses]]) for the
+ * analyzer ([[ResolveMatchRecognize]]). The replacement has the length of what it replaces, line breaks kept, so every
+ * character after it keeps its line and column, and Spark places its errors where the user wrote them; in the
+ * relation's first line, which moves right by the call's prefix, [[Rewritten.placed]] moves them back. Strings, quoted
+ * names and comments are skipped whole (CEQL's lexer).
  */
 object MatchRecognizeStatement {
   /** Words that come before a FROM item or after one: never a relation's name or alias. */
@@ -126,13 +126,12 @@ object MatchRecognizeStatement {
    * and is kept with the relation. None when no relation stands there.
    */
   private def relationBefore(tokens: IndexedSeq[Token], keyword: Int): Option[Relation] = {
-    def endsAt(k: Int): Boolean = endsRelation(tokens, k)
     var j = keyword - 1
     if (j >= 1 && isName(tokens(j)) && isKw(tokens(j - 1), "AS")) j -= 2
-    else if (j >= 1 && isName(tokens(j)) && endsAt(j - 1)) j -= 1
+    else if (j >= 1 && isName(tokens(j)) && endsRelation(tokens, j - 1)) j -= 1
     sampled(tokens, j) match {
       // `relation TABLESAMPLE (...) [REPEATABLE (seed)]`: Spark reads the sample only in a FROM clause.
-      case Some(before) if endsAt(before) =>
+      case Some(before) if endsRelation(tokens, before) =>
         Some(Relation(tokens(startOf(tokens, before)._1).pos.offset, tokens(j).end, fromItem = true))
       case Some(_) => None
       case None => plainBefore(tokens, j)
