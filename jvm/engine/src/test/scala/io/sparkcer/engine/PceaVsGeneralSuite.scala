@@ -6,7 +6,7 @@ import scala.collection.mutable
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparkcer.engine.ceql.{CeqlException, Consumption, Query, Strategy}
+import io.sparkcer.engine.ceql.{CeqlException, Query, Strategy}
 import io.sparkcer.engine.eval.{EventRing, Work}
 import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
 import io.sparkcer.engine.oracle.Generators.Features
@@ -56,21 +56,42 @@ class PceaVsGeneralSuite extends AnyFunSuite {
     LocalEngine.compile(Printer.query(q), columns, options).pattern.pcea.exists(!_.shared.isEmpty)
 
   /**
-   * Checks `cases` random queries with `features`, of which at least `minPcea` must take the PCEA; with `selfJoins`,
-   * only the queries whose operands of AND can read one event are checked (and counted), the others drawn past.
+   * How the query's PCEA keeps the latest runs of unselected atoms: whether it does, per incoming key (in a treap),
+   * with no row de-duplicated.
    */
-  private def property(name: String, cases: Int, features: Features, minPcea: Double, selfJoins: Boolean = false): Unit = test(name) {
+  private def latestRuns(q: Query): (Boolean, Boolean, Boolean) =
+    LocalEngine.compile(Printer.query(q), columns, options).pattern.pcea.filter(_.latestOnly.nonEmpty)
+      .fold((false, false, false))(p => (true, p.latestOnly.values.exists(!_), p.rowsTellRunsApart))
+
+  /**
+   * Checks `cases` random queries with `features`, of which at least `minPcea` must take the PCEA; with `selfJoins`,
+   * only the queries whose operands of AND can read one event are checked (and counted), the others drawn past; with
+   * `unselected` (the features leave a variable unselected), at least `minMerged` of the cases must keep only the
+   * latest runs of an unselected atom ([[io.sparkcer.engine.pcea.PceaPlan.latestOnly]]), a tenth of them per incoming
+   * key, and a third of them with no row de-duplicated.
+   */
+  private def property(name: String, cases: Int, features: Features, minPcea: Double, selfJoins: Boolean = false,
+      unselected: Boolean = false, minMerged: Int = 0): Unit = test(name) {
     val seeds = onlySeed.map(Seq(_)).getOrElse(
       (0 until math.max(1, (cases * scale).toInt)).map(i => 0x9ceaL * 1000003L + name.hashCode.toLong * 7919L + i))
     var (checked, viaPcea, conjunctions) = (0, 0, 0)
+    var (merged, grouped, apart) = (0, 0, 0)
     val failures = mutable.ArrayBuffer.empty[String]
     for (seed <- seeds if failures.size < 3) {
       val rnd = new Random(seed)
       val q = Generators.query(rnd, features)
-      val rows = Generators.stream(rnd, 4 + rnd.nextInt(7))
+      // Longer streams where unselected atoms may take several events between two selected ones.
+      val rows = Generators.stream(rnd, if (unselected) 8 + rnd.nextInt(9) else 4 + rnd.nextInt(7))
       if (!selfJoins || sharesEvents(q)) check(q, rows).foreach { case (pcea, problem) =>
         checked += 1
         if (pcea) { viaPcea += 1; if (Generators.containsAnd(q.pattern)) conjunctions += 1 }
+        if (unselected) latestRuns(q) match {
+          case (true, byGroup, rowsApart) =>
+            merged += 1
+            if (byGroup) grouped += 1
+            if (rowsApart) apart += 1
+          case _ =>
+        }
         problem.foreach { p =>
           val (sq, sr) = Generators.shrink(q, rows, (cq, cr) => check(cq, cr).exists(_._2.isDefined))
           failures += s"seed $seed\nquery: ${Printer.query(q)}\nproblem: $p\n--- shrunk ---\nquery: ${Printer.query(sq)}\n" +
@@ -78,9 +99,14 @@ class PceaVsGeneralSuite extends AnyFunSuite {
         }
       }
     }
-    info(s"$checked checked, $viaPcea on a PCEA ($conjunctions of them with AND)")
+    info(s"$checked checked, $viaPcea on a PCEA ($conjunctions of them with AND" +
+      (if (unselected) s"; $merged keeping the latest runs of an unselected atom, $grouped of them per incoming key, " +
+        s"$apart with no row de-duplicated)" else ")"))
     if (failures.nonEmpty) fail(failures.mkString("\n\n"))
     if (onlySeed.isEmpty) {
+      assert(merged >= minMerged && grouped >= minMerged / 10 && apart >= minMerged / 3,
+        s"only $merged cases kept the latest runs of an unselected atom, $grouped per incoming key, $apart with no row " +
+          "de-duplicated")
       assert(viaPcea >= checked * minPcea, s"only $viaPcea of $checked cases took the PCEA")
       assert(conjunctions > 0 || !features.conjunction, "no case with AND took the PCEA")
       assert(!selfJoins || checked >= cases / 50, s"only $checked self-joins among $cases queries")
@@ -93,6 +119,13 @@ class PceaVsGeneralSuite extends AnyFunSuite {
 
   property("equalities with windows, partitions, ANY, CONSUME BY, LIMIT and projections", 1000,
     Features(equalities = true, conjunction = true), minPcea = 0.2)
+
+  // Issue 22: runs that differ only in an unselected atom's event, of which the PCEA keeps the latest per key (in a
+  // chain: without AND).
+  property("equalities with some variables not selected: PCEA, the oracle and the general evaluator agree, no row " +
+    "repeated where the latest run of an unselected atom is kept alone", 1500,
+    Features(equalities = true, conjunction = false, strategies = false, consumption = false, limits = false,
+      partitions = false, someUnselected = true), minPcea = 0.3, unselected = true, minMerged = 240)
 
   // Issue 22: the operands of AND may read one event (two atoms of one type); the PCEA keeps them apart in its joins.
   property("self-joins: conjunctions whose operands can read one event; PCEA, the oracle and the general evaluator agree",

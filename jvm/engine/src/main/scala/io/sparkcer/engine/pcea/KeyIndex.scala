@@ -87,12 +87,47 @@ final class KeyIndex {
       val union = nodes.union(tree(s), maxStart(s), fresh, threshold, owned)
       cells(KeyIndex.Width * s + 1) = nodes.maxStart(union)
       cells(KeyIndex.Width * s + 2) = union
-    } else {
-      if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
-      if (2 * (count + 1) > capacity) resize(capacity * 2)
-      insert(key, nodes.maxStart(fresh), fresh)
-      count += 1
-      insertedSincePurge += 1
+    } else added(key, nodes.maxStart(fresh), fresh, threshold)
+  }
+
+  /**
+   * H[key] ← fresh, the union dropped: for a join whose runs under one key differ only in an event no selected
+   * variable binds, the latest of them reads, of all else, what any earlier one read and more
+   * ([[PceaPlan.latestOnly]]), so it stands for them all, and the earlier ones would only repeat its rows.
+   */
+  def replace(key: AnyRef, fresh: Long, nodes: RunNodes, threshold: Long): Unit = {
+    val s = find(key)
+    if (s >= 0) {
+      cells(KeyIndex.Width * s + 1) = nodes.maxStart(fresh)
+      cells(KeyIndex.Width * s + 2) = fresh
+    } else added(key, nodes.maxStart(fresh), fresh, threshold)
+  }
+
+  /**
+   * H[key] ← latest(H[key], fresh) ([[RunNodes.latest]]): where the runs under one key fall in groups of which only the
+   * latest counts ([[PceaPlan.latestOnly]]), `fresh` replaces its group's earlier run in the entry's treap.
+   */
+  def latest(key: AnyRef, fresh: Long, group: Long, nodes: RunNodes, threshold: Long): Unit = {
+    val s = find(key)
+    if (s >= 0) {
+      val tree = nodes.latest(if (maxStart(s) > threshold) this.tree(s) else RunNodes.Nil, fresh, group, threshold)
+      cells(KeyIndex.Width * s + 1) = nodes.maxStart(tree)
+      cells(KeyIndex.Width * s + 2) = tree
+    } else added(key, nodes.maxStart(fresh), nodes.latest(RunNodes.Nil, fresh, group, threshold), threshold)
+  }
+
+  /**
+   * The group of the runs under `key` ([[latest]]), as a table from the key to the group's first node and its latest
+   * run's max-start, `value`: `node` starts the group if none is in the window. A purge drops a group whose runs have
+   * all left the window.
+   */
+  def group(key: AnyRef, node: Long, value: Long, threshold: Long): Long = {
+    val s = find(key)
+    if (s >= 0 && maxStart(s) > threshold) { cells(KeyIndex.Width * s + 1) = value; tree(s) }
+    else {
+      if (s >= 0) { cells(KeyIndex.Width * s + 1) = value; cells(KeyIndex.Width * s + 2) = node }
+      else added(key, value, node, threshold)
+      node
     }
   }
 
@@ -103,13 +138,16 @@ final class KeyIndex {
   def note(key: AnyRef, value: Long, threshold: Long): Unit = {
     val s = find(key)
     if (s >= 0) { if (value > maxStart(s)) cells(KeyIndex.Width * s + 1) = value }
-    else {
-      if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
-      if (2 * (count + 1) > capacity) resize(capacity * 2)
-      insert(key, value, RunNodes.Nil)
-      count += 1
-      insertedSincePurge += 1
-    }
+    else added(key, value, RunNodes.Nil, threshold)
+  }
+
+  /** A new entry, for a key known to be absent: purged first once due, and grown when half full. */
+  private def added(key: AnyRef, maxStart: Long, tree: Long, threshold: Long): Unit = {
+    if (insertedSincePurge >= keptAtPurge + KeyIndex.MinCapacity) purge(threshold)
+    if (2 * (count + 1) > capacity) resize(capacity * 2)
+    insert(key, maxStart, tree)
+    count += 1
+    insertedSincePurge += 1
   }
 
   /** Drops the entries whose runs have all left the window after `threshold`, and shrinks a table mostly empty. */

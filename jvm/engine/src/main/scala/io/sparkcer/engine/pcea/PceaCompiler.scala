@@ -184,16 +184,25 @@ object PceaCompiler {
         (producer, consumer, slot) => extractor(kept(producer)._3, kept(consumer)._2(slot)))
 
       val labels = IndexedSeq(-1) ++ atoms.map(_.label)
-      val rowsTellRunsApart = labels.tail.forall(nfa.labels(_).nonEmpty) && labels.tail.distinct.length == n
+      val selected = (q: Int) => nfa.labels(labels(q + 1)).nonEmpty
+      val merging =
+        if (k > 1) LatestRuns.Merging(Map.empty, (0 until n).forall(selected))
+        else LatestRuns.of(pcea, 0 until n, selected, (e, slot) => kept(e)._2(slot).toSet)
+      // Atoms that bind one selected variable would give one row for two runs; unselected ones share label 0.
+      val bound = (0 until n).filter(selected).map(q => labels(q + 1))
+      val rowsTellRunsApart = merging.rowsTellRunsApart && bound.distinct.length == bound.length
       val shape =
         if (k > 1) s"q-tree ${tree.describe(operandName, classes.describe(_, name))}"
         else if (classes.count == 0) "no key"
         else s"keys ${(0 until classes.count).map(classes.describe(_, name)).mkString(", ")} along the sequence"
+      val latest = merging.latestOnly.keySet.map(j => kept(j._1)._1(j._2) + 1).toSeq.sorted.map(name)
+      val merged = if (latest.isEmpty) "" else s", only the latest runs of ${latest.mkString(", ")} kept (no selected variable " +
+        "binds its events)"
       SharedEvents.of(pcea, coincide, name).map { shared =>
         val apart = if (shared.isEmpty) "" else
           s", events of ${shared.labels.toSeq.sorted.map(name).mkString(", ")} kept apart by their positions"
-        PceaPlan(pcea, extractors.keys.toIndexedSeq, labels, shared, rowsTellRunsApart,
-          s"equality correlation by PCEA (${pcea.describe}), $shape$apart")
+        PceaPlan(pcea, extractors.keys.toIndexedSeq, labels, shared, merging.latestOnly, rowsTellRunsApart,
+          s"equality correlation by PCEA (${pcea.describe}), $shape$merged$apart")
       }
     }
   }

@@ -13,12 +13,16 @@ import io.sparkcer.engine.eval.EventReader
  * @param shared            where a run tree may read one event in two subtrees: under AND, one event may pass atoms
  *                          of two operands (the paper's simple runs only keep one event from taking one label twice),
  *                          while CEQL's AND reads disjoint events, so the evaluation keeps them apart
- * @param rowsTellRunsApart whether a row (the selected variables' events) names one run: every atom binds selected
- *                          variables, and no two the same ones. Otherwise rows are de-duplicated
+ * @param latestOnly        the joins (transition, child slot) whose index entries keep only the latest runs: their
+ *                          child state is an atom no selected variable binds, whose runs under one key and of one
+ *                          group (transition and incoming key) differ in its event alone ([[LatestRuns]]); true where
+ *                          a key has one group
+ * @param rowsTellRunsApart whether a row (the selected variables' events and the start) names one run, once the
+ *                          `latestOnly` joins keep one run per key. Otherwise rows are de-duplicated
  * @param describe          the construction, for EXPLAIN
  */
 final case class PceaPlan(pcea: Pcea, extractors: IndexedSeq[IndexedSeq[(Int, Int)]], labels: IndexedSeq[Int],
-    shared: SharedEvents, rowsTellRunsApart: Boolean, describe: String) {
+    shared: SharedEvents, latestOnly: Map[(Int, Int), Boolean], rowsTellRunsApart: Boolean, describe: String) {
 
   private val parts = extractors.map(_.toArray).toArray
 

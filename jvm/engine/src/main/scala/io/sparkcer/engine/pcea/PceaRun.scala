@@ -27,11 +27,16 @@ import io.sparkcer.engine.eval.Work
  * runs all read an event twice, under one whose subtree has others, is a step without output; PceaComplexitySuite
  * counts the steps per output.)
  *
+ * Unselected events ([[PceaPlan.latestOnly]]): at a join whose runs under one key differ only in an event no selected
+ * variable binds, the index keeps the latest run alone ([[KeyIndex.replace]]), or the latest of each group that read
+ * one entry of the runs before it ([[KeyIndex.latest]]), which stands for the group's earlier ones: they would give
+ * its rows again, to be dropped after enumeration.
+ *
  * Work ([[Work]]): each transition whose guard an event passes, each lookup and insertion in the index, each node a
  * union copies, and each node the enumeration visits (live or not) is counted.
  */
 final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
-    shared: SharedEvents = SharedEvents.none) {
+    shared: SharedEvents = SharedEvents.none, latestOnly: Map[(Int, Int), Boolean] = Map.empty) {
   private val transitions = pcea.transitions.toArray
   private val arity = transitions.map(_.children.length)
   private val finals = pcea.finals.toArray.sorted
@@ -48,7 +53,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
    * target has one consumer, and is not final (a final state's new nodes are enumerated after the indices are updated).
    */
   private val owned = transitions.map(t => consumers(t.target).length == 1 && !pcea.finals(t.target))
-  private val nodes = new RunNodes(arity.maxOption.getOrElse(0), witnesses, work)
+  private val nodes = new RunNodes(arity.maxOption.getOrElse(0), witnesses, work, grouped = latestOnly.values.exists(!_))
   /** Per transition, whether its runs' events must be checked distinct: it makes or joins runs that carry witnesses. */
   private val weighed = transitions.map(t => witnesses != null &&
     (witnesses.tracks(t.target) || t.children.exists(witnesses.tracks)))
@@ -61,6 +66,20 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   private val family = if (witnesses == null) null else new Array[Long](witnesses.length)
   /** H, as one table per join (transition, child slot) from the key to the union tree of the runs indexed there. */
   private val index = Array.fill(joins.length)(new KeyIndex)
+  /**
+   * Per join, how its entries keep the runs indexed there: all of them in a union tree ([[PceaRun.Union]]), or the
+   * latest alone ([[PceaRun.ByKey]]) or per group ([[PceaRun.ByGroup]]), see [[PceaPlan.latestOnly]].
+   */
+  private val keeping = joins.map(j => latestOnly.get(j).fold(PceaRun.Union)(if (_) PceaRun.ByKey else PceaRun.ByGroup)).toArray
+  /**
+   * Per join that keeps the latest run per group, per transition into its child state: the groups of its runs, each
+   * its outgoing and incoming keys ([[KeyIndex.group]]). Null elsewhere.
+   */
+  private val groups: Array[Array[KeyIndex]] = joins.indices.map { j =>
+    val child = transitions(joins(j)._1).children(joins(j)._2)
+    if (keeping(j) != PceaRun.ByGroup) null
+    else transitions.map(t => if (t.target == child) new KeyIndex else null)
+  }.toArray
   /**
    * The keys of the event being read, per extractor, each read once: the transitions that join on one attribute, and
    * the consumers of the nodes the event makes, ask for it again. `keyRead(x)` is the number of the event whose key
@@ -223,6 +242,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     nodes.reclaim(this.threshold)
     index.foreach(_.purge(this.threshold))
     kept.foreach(k => if (k != null) k.purge(this.threshold))
+    groups.foreach(g => if (g != null) g.foreach(k => if (k != null) k.purge(this.threshold)))
   }
 
   /** Every transition whose guard the event passes and whose every child state has a run in the window with its key. */
@@ -345,7 +365,19 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       var c = 0
       while (c < at.length) {
         val key = keyOf(indexKeys(producer)(c), event)
-        if (key != null) { work.indexProbes += 1; index(at(c)).add(key, n, nodes, threshold, owned(producer)) }
+        if (key != null) {
+          work.indexProbes += 1
+          val j = at(c)
+          keeping(j) match {
+            case PceaRun.Union => index(j).add(key, n, nodes, threshold, owned(producer))
+            case PceaRun.ByKey => index(j).replace(key, n, nodes, threshold)
+            case _ =>
+              work.indexProbes += 1
+              val incoming = keyOf(transitions(producer).joins(0), event)
+              val group = groups(j)(producer).group(java.util.Arrays.asList(key, incoming), n, nodes.maxStart(n), threshold)
+              index(j).latest(key, n, group, nodes, threshold)
+          }
+        }
         c += 1
       }
       k += 1
@@ -473,7 +505,10 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     for (j <- index.indices) index(j).foreachTree { tree => out.writeInt(j); out.writeLong(tree) }
   }
 
-  /** Makes this fresh run the one [[save]] wrote; `eventAt` gives the event at a position of a live run. */
+  /**
+   * Makes this fresh run the one [[save]] wrote; `eventAt` gives the event at a position of a live run. The groups of
+   * the latest runs are read again off the runs' events too.
+   */
   def load(in: DataInput, eventAt: Long => E): Unit = {
     threshold = in.readLong()
     nodes.read(in)
@@ -484,6 +519,21 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       val key = reader.key(indexKeys(producer)(consumers(transitions(producer).target).indexOf(joins(j))),
         eventAt(nodes.position(tree)))
       index(j).restore(key, nodes.maxStart(tree), tree)
+      if (keeping(j) == PceaRun.ByGroup) regroup(j, key, tree, eventAt)
+    }
+  }
+
+  /** Notes the group of each live run of a join's treap under `key`, as [[updateIndices]] did when it was made. */
+  private def regroup(j: Int, key: AnyRef, tree: Long, eventAt: Long => E): Unit = {
+    val pending = scala.collection.mutable.Stack(tree)
+    while (pending.nonEmpty) {
+      val m = pending.pop()
+      if (nodes.live(m, threshold)) {
+        val producer = nodes.transition(m)
+        val incoming = reader.key(transitions(producer).joins(0), eventAt(nodes.position(m)))
+        groups(j)(producer).group(java.util.Arrays.asList(key, incoming), nodes.group(m), nodes.maxStart(m), threshold)
+        pending.push(nodes.left(m), nodes.right(m))
+      }
     }
   }
 
@@ -500,4 +550,13 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       positions(size) = position; labels(size) = label; size += 1
     }
   }
+}
+
+private object PceaRun {
+  /** How a join keeps the runs indexed under a key: all, in a union tree. */
+  val Union = 0
+  /** The latest alone: the outgoing key says the incoming one. */
+  val ByKey = 1
+  /** The latest per incoming key, in a treap ([[RunNodes.latest]]). */
+  val ByGroup = 2
 }

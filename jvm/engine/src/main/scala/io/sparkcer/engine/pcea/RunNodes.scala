@@ -28,6 +28,12 @@ import io.sparkcer.engine.eval.Work
  * the window holds; a Braun heap, which sends every run to the bottom, copies a logarithmic path at every union, the
  * root's too: five times slower on a chain at 8T over 10,000 accounts.)
  *
+ * **Latest runs.** At a join whose runs under one key differ only in an unselected event ([[PceaPlan.latestOnly]]),
+ * the runs fall in groups (one per incoming key) of which only the latest counts. There the tree is a persistent
+ * treap instead: a heap by max-start as above, and a search tree by the group, each group's first node (its id spread
+ * by Fibonacci hashing, so that groups made one after the other land at random). [[latest]] puts a group's new run in
+ * and its earlier one out, copying one search path (expected logarithmic). The enumeration walks it as any union tree.
+ *
  * **Shared events.** Where two subtrees of a run may read one event ([[SharedEvents]]), a node also holds the
  * witnesses of its product and of its union subtree ([[Witnesses]]), and a node's max-start is that of its product's
  * runs whose events are distinct.
@@ -50,13 +56,16 @@ import io.sparkcer.engine.eval.Work
  *
  * @param width     the most children a node's product has (the automaton's largest child set)
  * @param witnesses the witnesses' layout, or null where no two subtrees of a run may read one event
+ * @param grouped   whether some trees are treaps of latest runs ([[latest]]): then a node has a group
  */
-final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new Work) {
+final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new Work, grouped: Boolean = false) {
   import RunNodes._
+  require(witnesses == null || !grouped, "latest runs are kept where no two subtrees of a run read one event")
 
-  /** Longs per node: the header, the product's children, and the two families of witnesses. */
-  private val stride = Header + width + (if (witnesses == null) 0 else 2 * witnesses.length)
-  private val families = Header + width
+  /** Longs per node: the header, the product's children, its group, and the two families of witnesses. */
+  private val carried = width + (if (grouped) 1 else 0)
+  private val stride = Header + carried + (if (witnesses == null) 0 else 2 * witnesses.length)
+  private val families = Header + carried
   // Small at first: with PARTITION BY, each key has an arena of its own.
   private var capacity = 4
   private var mask = capacity - 1
@@ -76,6 +85,8 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
   def right(n: Long): Long = rows(base(n) + Right)
   /** The product's k-th child (k below the transition's arity). */
   def child(n: Long, k: Int): Long = rows(base(n) + Header + k)
+  /** The group of a node of a latest-run treap: the id of its group's first node ([[latest]]). */
+  def group(n: Long): Long = rows(base(n) + Header + width)
   /** The length of the node's right spine in its union tree (the leftist heap's rank). */
   private def rank(n: Long): Int = (rows(base(n) + Meta) & 0xFFL).toInt
 
@@ -164,6 +175,63 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
       fresh
     }
 
+  /**
+   * `latest(tree, fresh, group)`: the runs of the treap `tree` in the window after `threshold`, but those of `group`'s
+   * earlier node, and `fresh` as the group's node. Persistent: `tree` still stands for what it did. `fresh` goes down
+   * the search path for its group to the first node it outranks, or an empty or dead subtree; there the rest is split
+   * by the group (the group's earlier node, which `fresh` outranks, is met on the way and dropped), and the path above
+   * is copied. Every node made here is new, read by no one yet, so its children are set as the walk finds them. A dead
+   * subtree met on the way is cut.
+   */
+  def latest(tree: Long, fresh: Long, group: Long, threshold: Long): Long = {
+    val key = order(group)
+    // The copies down the search path: each one's child towards the key is set by the next step.
+    var root = Nil
+    var above = Nil
+    var t = if (live(tree, threshold)) tree else Nil
+    while (t != Nil && !outranks(fresh, t)) {
+      val c = copy(t, alive(left(t), threshold), alive(right(t), threshold), rank = 1, threshold)
+      if (above == Nil) root = c else hang(above, c, key)
+      above = c
+      t = if (key < order(this.group(t))) alive(left(t), threshold) else alive(right(t), threshold)
+    }
+    val made = copy(fresh, Nil, Nil, rank = 1, threshold)
+    rows(base(made) + Header + width) = group
+    // Split t by the key: the smaller keys under made's left, the larger under its right.
+    // The next smaller piece hangs on `smaller`'s left (made's) or right (a copy's); the next larger one on
+    // `larger`'s right (made's) or left (a copy's).
+    var (smaller, smallerOnLeft) = (made, true)
+    var (larger, largerOnLeft) = (made, false)
+    while (t != Nil) {
+      val k = order(this.group(t))
+      if (k < key) {
+        val c = copy(t, alive(left(t), threshold), Nil, rank = 1, threshold)
+        setChild(smaller, smallerOnLeft, c); smaller = c; smallerOnLeft = false
+        t = alive(right(t), threshold)
+      } else if (k > key) {
+        val c = copy(t, Nil, alive(right(t), threshold), rank = 1, threshold)
+        setChild(larger, largerOnLeft, c); larger = c; largerOnLeft = true
+        t = alive(left(t), threshold)
+      } else {
+        setChild(smaller, smallerOnLeft, alive(left(t), threshold))
+        setChild(larger, largerOnLeft, alive(right(t), threshold))
+        t = Nil
+      }
+    }
+    if (above == Nil) made else { hang(above, made, key); root }
+  }
+
+  /** The search order of a group: its id spread, so that ids made one after the other fall at random. */
+  private def order(group: Long): Long = group * 0x9E3779B97F4A7C15L
+
+  private def alive(n: Long, threshold: Long): Long = if (live(n, threshold)) n else Nil
+
+  /** Sets the child of a node made by [[latest]] towards `key`. */
+  private def hang(parent: Long, child: Long, key: Long): Unit =
+    setChild(parent, key < order(group(parent)), child)
+
+  private def setChild(parent: Long, left: Boolean, child: Long): Unit = rows(base(parent) + (if (left) Left else Right)) = child
+
   /** Union's path down, reused. */
   private var path = new Array[Long](16)
 
@@ -186,7 +254,7 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
   private def copy(n: Long, left: Long, right: Long, rank: Int, threshold: Long): Long = {
     work.unionNodes += 1
     val made = make(transition(n), position(n), maxStart(n), left, right, rank)
-    System.arraycopy(rows, base(n) + Header, rows, base(made) + Header, width)
+    System.arraycopy(rows, base(n) + Header, rows, base(made) + Header, carried)
     if (witnesses != null && witnesses.tracks(stateOf(n))) {
       val q = stateOf(n)
       val product = productFamily(made)

@@ -273,6 +273,8 @@ object Generators {
       consumption: Boolean = true,
       limits: Boolean = true,
       projections: Boolean = true,
+      /** Every query selects some of its variables and leaves one out at least (where it binds several). */
+      someUnselected: Boolean = false,
       /** NOT in filters: `NOT x[p]`, `NOT (f OR g)`. */
       filterNot: Boolean = false,
       /** Conditions relating events (DESIGN §3a): `a.x < b.x`, aggregates, prev. */
@@ -1025,7 +1027,11 @@ object Generators {
       val vars = asVars(pattern)
       val selectable = (vars ++ definedVars(pattern).toSeq.sorted).distinct
       val selection =
-        if (!features.projections) Selection.Star
+        if (features.someUnselected) {
+          val chosen = vars.distinct.filter(_ => rnd.nextBoolean()).take(vars.distinct.length - 1)
+          if (chosen.isEmpty) Selection.Star else Selection.Variables(chosen.map(v => SelectItem(name(v), Nil)))
+        }
+        else if (!features.projections) Selection.Star
         else rnd.nextInt(6) match {
           case 0 => Selection.Nothing
           case 1 | 2 =>
