@@ -125,7 +125,7 @@ class PceaVsGeneralSuite extends AnyFunSuite {
   property("equalities with some variables not selected: PCEA, the oracle and the general evaluator agree, no row " +
     "repeated where the latest run of an unselected atom is kept alone", 1500,
     Features(equalities = true, conjunction = false, strategies = false, consumption = false, limits = false,
-      partitions = false, someUnselected = true), minPcea = 0.3, unselected = true, minMerged = 240)
+      partitions = false, someUnselected = true), minPcea = 0.3, unselected = true, minMerged = 160)
 
   // Issue 22: the operands of AND may read one event (two atoms of one type); the PCEA keeps them apart in its joins.
   property("self-joins: conjunctions whose operands can read one event; PCEA, the oracle and the general evaluator agree",

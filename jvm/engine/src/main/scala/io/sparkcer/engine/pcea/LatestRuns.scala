@@ -19,6 +19,9 @@ package io.sparkcer.engine.pcea
  * through an unselected atom or around it: `p -> u -> s` beside `p -> s`, or beside `p -> v -> s` with v unselected
  * too, would give one row twice. Otherwise the rows are de-duplicated, as before.
  *
+ * An unselected atom's repetitions (`(B AS b)+`) are gone before ([[PceaCompiler]]): its last event joins what its first
+ * one joined, so they give no other row.
+ *
  * Only for a chain (no AND): there an atom's state is its own, and runs carry no witnesses of shared events.
  */
 private[pcea] object LatestRuns {

@@ -164,8 +164,16 @@ object PceaCompiler {
         }
       }
       val finals = if (k > 1) Set(n + tree.root) else lasts.map(_ - 1)
+      // An unselected atom's repetitions give no row that its last event alone does not, where no run starts with it:
+      // the equalities hold over the whole match, and its consecutive events hold all its classes, so the last one
+      // joins what the first one joined. They go, and its runs are then kept latest only ([[LatestRuns]]).
+      val repeated = (1 to n).filter { u =>
+        val into = built.filter(_._4 == u - 1)
+        k == 1 && nfa.labels(atoms(u - 1).label).isEmpty && into.forall(_._1.nonEmpty) &&
+          into.exists(_._1 == Vector(u - 1)) && into.exists(_._1 != Vector(u - 1))
+      }.toSet
       // A state that is not final and that no transition joins keeps nothing: the transitions into it go.
-      var kept = built.toIndexedSeq
+      var kept = built.toIndexedSeq.filterNot(t => repeated(t._3) && t._1 == Vector(t._3 - 1))
       var pruned = false
       while (!pruned) {
         val joined = kept.flatMap(_._1).toSet
