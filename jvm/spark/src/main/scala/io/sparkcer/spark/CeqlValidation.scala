@@ -16,7 +16,7 @@ import io.sparkcer.engine.analysis.{AnalyzedQuery, Analyzer}
 import io.sparkcer.engine.ceql._
 import io.sparkcer.engine.eval.CompiledPattern
 import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis}
-import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, MatchRecognizeClauses}
+import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, ParsedClause}
 
 /**
  * `spark_cer.validate` (DESIGN §5): checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the
@@ -91,7 +91,7 @@ object CeqlValidation {
     val output = (r.schema, session) match {
       case (Some(schema), Some(spark)) =>
         val input = LocalRelation(DataTypeUtils.toAttributes(schema))
-        Some(new MatchRecognizeAnalysis(spark, MatchRecognizeClauses.Found(clause, r.query), input).plan.output.map(_.name))
+        Some(new MatchRecognizeAnalysis(spark, ParsedClause(clause, r.query), input).plan.output.map(_.name))
       case _ =>
         val parser = session.map(_.sessionState.sqlParser).getOrElse(CatalystSqlParser)
         val texts = clause.partitionBy ++ clause.orderBy.map(_.expression) ++ clause.measures.map(_.expression) ++

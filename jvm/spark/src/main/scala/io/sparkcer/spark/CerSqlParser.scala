@@ -32,7 +32,7 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
   private def withMatchRecognize(sqlText: String, parse: String => LogicalPlan): Option[LogicalPlan] = {
     val rewritten = try MatchRecognizeStatement.rewrite(sqlText) catch { case e: CeqlException => throw CerErrors.syntax(e) }
     rewritten.map { r =>
-      try parse(r.text) catch { case e: ParseException => throw r.placed(e, sqlText) }
+      r.bind(try parse(r.text) catch { case e: ParseException => throw r.placed(e, sqlText) }, sqlText)
     }
   }
 

@@ -159,6 +159,26 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(function.contains("UNRESOLVED_ROUTINE"), s"a function of that name is Spark's to resolve: $function")
   }
 
+  test("a view and a cached query keep the clause as written, and read it again wherever they are read") {
+    // Before, a view kept the call the clause was parsed into, which named a clause kept in a map of the driver's:
+    // read again after a restart, or 10,000 clauses later, it failed. Now the plan carries the clause, and the view's
+    // text is the statement's.
+    val clause = "MATCH_RECOGNIZE (PARTITION BY custkey ORDER BY orderdate MEASURES LAST(B.totalprice) AS low " +
+      "PATTERN (A B+) DEFINE B AS totalprice < PREV(totalprice)) AS v"
+    sql(s"CREATE OR REPLACE TEMP VIEW written_lows AS SELECT * FROM orders $clause")
+    val text = spark.sessionState.catalog.getTempViewOrPermanentTableMetadata(
+      org.apache.spark.sql.catalyst.TableIdentifier("written_lows")).viewText.getOrElse("")
+    assert(text == s"SELECT * FROM orders $clause", text)
+    assert(sql("SELECT max(low) FROM written_lows").collect().head.getDouble(0) == 100.0)
+    sql(s"CACHE TABLE cached_lows AS SELECT * FROM orders $clause")
+    try assert(sql("SELECT count(*) FROM cached_lows").collect().head.getLong(0) == 3L)
+    finally sql("UNCACHE TABLE cached_lows")
+    val described = sql(s"DESCRIBE QUERY SELECT * FROM orders $clause").collect().map(_.getString(0)).toSeq
+    assert(described.contains("low"), described)
+    val called = intercept[AnalysisException](sql("SELECT * FROM __cer_mr(TABLE(orders), 0)").collect()).getMessage
+    assert(called.contains("stands for t MATCH_RECOGNIZE (clause)"), called)
+  }
+
   test("before the clause as Trino's and Oracle's examples write it: VALUES or a query with an alias naming its " +
     "columns, and a table function's call") {
     def run(relation: String, order: String, define: String) = sql(s"SELECT * FROM $relation MATCH_RECOGNIZE (" +

@@ -15,9 +15,9 @@ import io.sparkcer.spark.{CerErrors, SparkPredicate}
  * compiled (the engine's [[RowPatternAnalysis]]), PARTITION BY and ORDER BY as the input's columns, each DEFINE
  * condition and measure read by [[RowPatternExpressionAnalysis]], and the output columns of the standard's layouts.
  */
-final class MatchRecognizeAnalysis(session: SparkSession, found: MatchRecognizeClauses.Found, input: LogicalPlan) {
-  private val text = found.text
-  private val clause = found.clause
+final class MatchRecognizeAnalysis(session: SparkSession, parsed: ParsedClause, input: LogicalPlan) {
+  private val text = parsed.text
+  private val clause = parsed.clause
   private val columns = input.output
   private val resolver = session.sessionState.conf.resolver
 

@@ -2,10 +2,12 @@ package io.sparkcer.spark.rowpattern
 
 import java.util.Locale
 
-import scala.collection.mutable
-
+import org.apache.spark.sql.catalyst.analysis.UnresolvedTableValuedFunction
+import org.apache.spark.sql.catalyst.expressions.{FunctionTableSubqueryArgumentExpression, IntegerLiteral}
 import org.apache.spark.sql.catalyst.parser.ParseException
+import org.apache.spark.sql.catalyst.plans.logical.{AlterViewAs, CacheTableAsSelect, CreateView, LogicalPlan, SubqueryAlias, UnresolvedWith}
 import org.apache.spark.sql.catalyst.trees.Origin
+import org.apache.spark.sql.execution.command.{CreateViewCommand, DescribeQueryCommand, ExplainCommand}
 
 import io.sparkcer.engine.ceql.{CeqlException, Lexer, Position, Token, TokenKind}
 import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
@@ -19,11 +21,13 @@ import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
  * `__cer_mr(TABLE(relation), N)` ([[MatchRecognizeCall]]), or `__cer_mr(TABLE(SELECT * FROM relation), N)` where
  * only a FROM clause reads the relation (a table function's call, an alias that renames the columns, a sample):
  * Spark parses and resolves the relation as any table argument (CTEs and views included), the alias after the clause
- * stays where it was, and the clause itself, parsed here, waits as clause N ([[MatchRecognizeClauses]]) for the
- * analyzer ([[ResolveMatchRecognize]]). The replacement has the length of what it replaces, line breaks kept, so every
- * character after it keeps its line and column, and Spark places its errors where the user wrote them; in the
- * relation's first line, which moves right by the call's prefix, [[Rewritten.placed]] moves them back. Strings, quoted
- * names and comments are skipped whole (CEQL's lexer).
+ * stays where it was, and the clause itself, parsed here, is the statement's clause N. Once Spark has parsed the
+ * statement, each call becomes the clause it stands for, in the plan itself ([[Rewritten.bind]]), for the analyzer
+ * ([[ResolveMatchRecognize]]); and a view keeps the statement's text as written, which is parsed again where the view
+ * is read. The replacement has the length of what it replaces, line breaks kept, so every character after it keeps
+ * its line and column, and Spark places its errors where the user wrote them; in the relation's first line, which
+ * moves right by the call's prefix, [[Rewritten.placed]] moves them back. Strings, quoted names and comments are
+ * skipped whole (CEQL's lexer).
  */
 object MatchRecognizeStatement {
   /** Words that come before a FROM item or after one: never a relation's name or alias. */
@@ -43,13 +47,41 @@ object MatchRecognizeStatement {
   }
 
   /**
-   * The statement as Spark reads it, and where each relation moved.
+   * The statement as Spark reads it, where each relation moved, and the clauses.
    *
-   * @param moved per clause, the relation's first line (from its start to the line's end) as (start offset, end
-   *              offset) in the statement, and how many characters to the right it stands in `text` (the call's
-   *              prefix)
+   * @param moved   per clause, the relation's first line (from its start to the line's end) as (start offset, end
+   *                offset) in the statement, and how many characters to the right it stands in `text` (the call's
+   *                prefix)
+   * @param clauses the clauses, each as clause N of its call
    */
-  final case class Rewritten(text: String, moved: Seq[(Int, Int, Int)]) {
+  final case class Rewritten(text: String, moved: Seq[(Int, Int, Int)], clauses: IndexedSeq[ParsedClause]) {
+
+    /**
+     * Spark's plan of `text` with each call as the clause it stands for ([[UnresolvedMatchRecognize]]), in subqueries,
+     * table arguments and CTEs too; a view's text (or a cached query's) is the statement's as written: a character
+     * keeps its offset, outside a clause and around one, so the view's span of `text` is its span of `sql`.
+     */
+    def bind(plan: LogicalPlan, sql: String): LogicalPlan = {
+      def written(span: String): String = text.lastIndexOf(span) match {
+        case -1 => span
+        case at => sql.substring(at, at + span.length)
+      }
+      plan.transformUpWithSubqueries {
+        case UnresolvedTableValuedFunction(Seq(MatchRecognizeCall.FunctionName),
+            Seq(t: FunctionTableSubqueryArgumentExpression, IntegerLiteral(n)), _) if clauses.indices.contains(n) =>
+          UnresolvedMatchRecognize(clauses(n), t.plan)
+        // A CTE's queries, and the query that EXPLAIN or DESCRIBE QUERY reads, are no children of the plan.
+        case w: UnresolvedWith => w.copy(cteRelations = w.cteRelations.map { case (name, query) =>
+          name -> bind(query, sql).asInstanceOf[SubqueryAlias] })
+        case e: ExplainCommand => e.copy(logicalPlan = bind(e.logicalPlan, sql))
+        case d: DescribeQueryCommand => d.copy(plan = bind(d.plan, sql))
+        case v: CreateView => v.copy(originalText = v.originalText.map(written))
+        case v: CreateViewCommand => v.copy(originalText = v.originalText.map(written))
+        case v: AlterViewAs => v.copy(originalText = written(v.originalText))
+        case c: CacheTableAsSelect => c.copy(originalText = written(c.originalText))
+      }
+    }
+
     /** Spark's error on `text`, placed in the statement as written. */
     def placed(e: ParseException, sql: String): ParseException = {
       val lines = sql.split("\n", -1)
@@ -83,13 +115,14 @@ object MatchRecognizeStatement {
     if (clauses.isEmpty) None
     else {
       val text = new StringBuilder(sql)
-      val moved = clauses.map { case (i, relation) => rewriteOne(sql, tokens, i, relation, text) }
-      Some(Rewritten(text.toString, moved))
+      val rewritten = clauses.zipWithIndex.map { case ((i, relation), n) => rewriteOne(sql, tokens, i, relation, n, text) }
+      Some(Rewritten(text.toString, rewritten.map(_._1), rewritten.map(_._2).toIndexedSeq))
     }
   }
 
-  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, found: Relation,
-      text: StringBuilder): (Int, Int, Int) = {
+  /** Clause `n`'s call in `text`: where its relation's first line moved, and the clause. */
+  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, found: Relation, n: Int,
+      text: StringBuilder): ((Int, Int, Int), ParsedClause) = {
     val open = keyword + 1
     val close = closing(tokens, open).getOrElse(throw new CeqlException(
       "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(open).pos, sql))
@@ -97,11 +130,10 @@ object MatchRecognizeStatement {
     val body = tokens(open)
     val clause = MatchRecognizeParser.parse(sql, Position.advance(sql, body.pos, body.end), tokens(close).pos.offset,
       tokens(keyword).pos)
-    val id = MatchRecognizeClauses.register(MatchRecognizeClauses.Found(clause, sql))
     val spanEnd = tokens(close).end
     // The current text of the relation: an earlier clause inside it was replaced already.
     val relation = text.substring(relationStart, relationEnd)
-    val call = found.prefix + relation + s"), $id)"
+    val call = found.prefix + relation + s"), $n)"
     // The call is longer than the relation; as many blanks as it gains are dropped from the blanked clause, from its
     // lines before the last when they have them (so that what follows the clause on its last line keeps its place).
     val rest = sql.substring(relationEnd, spanEnd).map(c => if (c == '\n' || c == '\r') c else ' ')
@@ -116,7 +148,7 @@ object MatchRecognizeStatement {
     }.map(_._1).mkString
     text.replace(relationStart, spanEnd, call + kept)
     val lineEnd = sql.indexOf('\n', relationStart) match { case -1 => sql.length; case k => k }
-    (relationStart, math.min(lineEnd, relationEnd), found.prefix.length)
+    ((relationStart, math.min(lineEnd, relationEnd), found.prefix.length), ParsedClause(clause, sql))
   }
 
   /**
@@ -212,28 +244,4 @@ object MatchRecognizeStatement {
   private def isSym(t: Option[Token], s: String): Boolean = t.exists(t => t.kind == TokenKind.Sym && t.text == s)
   private def isName(t: Token): Boolean = t.kind == TokenKind.QuotedIdent ||
     (t.kind == TokenKind.Ident && !Keywords(t.text.toUpperCase(Locale.ROOT)))
-}
-
-/**
- * The clauses [[MatchRecognizeStatement]] took out of statements, until the analyzer puts them back: by number, the
- * last 10,000 (a statement is analyzed right after it is parsed; a view's text is parsed again each time).
- */
-object MatchRecognizeClauses {
-  /** A clause, and the statement it stands in (its positions refer to it). */
-  final case class Found(clause: MatchRecognize, text: String)
-
-  private val Kept = 10000
-  private val found = new mutable.LinkedHashMap[Int, Found]
-  private var next = 0
-
-  def register(f: Found): Int = synchronized {
-    while (found.contains(next)) next = (next + 1) % 1000000
-    val id = next
-    next = (next + 1) % 1000000
-    found(id) = f
-    while (found.size > Kept) found.remove(found.head._1)
-    id
-  }
-
-  def apply(id: Int): Option[Found] = synchronized(found.get(id))
 }
