@@ -2,12 +2,11 @@ package io.sparkcer.spark
 
 import java.util.Locale
 
-import io.sparkcer.engine.ceql.{CeqlException, Lexer, TokenCursor, TokenKind}
+import io.sparkcer.engine.ceql.{CeqlException, Token, TokenCursor, TokenKind}
 
 /**
  * A SQL statement shaped like a CEQL statement: `[EXPLAIN [mode]] SELECT ... FROM s1[, s2 ...] WHERE|PATTERN ...`,
- * read with CEQL's own lexer (lenient: Spark's operators in predicates are symbols too), so that strings and
- * comments are skipped.
+ * read from the tokens of CEQL's own lexer ([[CerSqlParser.scan]]), so that strings and comments are skipped.
  *
  * @param text          the statement with what CEQL does not read (the EXPLAIN prefix, trailing semicolons)
  *                      blanked out, so that positions in the CEQL text are positions in the statement
@@ -29,9 +28,8 @@ object CeqlStatement {
   private val Open = Set("(", "[", "{")
   private val Close = Set(")", "]", "}")
 
-  /** The statement's CEQL reading, or None when it does not have the shape of one. */
-  def recognize(sql: String): Option[CeqlStatement] = {
-    val tokens = try Lexer.tokenize(sql, lenient = true) catch { case _: CeqlException => return None }
+  /** The statement's CEQL reading, from its tokens ([[CerSqlParser.scan]]), or None when it does not have the shape of one. */
+  def recognize(sql: String, tokens: IndexedSeq[Token]): Option[CeqlStatement] = {
     def isKw(i: Int, words: String*): Boolean =
       tokens(i).kind == TokenKind.Ident && words.contains(tokens(i).text.toUpperCase(Locale.ROOT))
     def isSym(i: Int, s: String): Boolean = tokens(i).kind == TokenKind.Sym && tokens(i).text == s

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.ExplainMode
 import org.apache.spark.sql.execution.command.ExplainCommand
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position, Query}
+import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Lexer, Position, Query, Token}
 import io.sparkcer.spark.rowpattern.MatchRecognizeStatement
 
 /**
@@ -20,23 +20,29 @@ import io.sparkcer.spark.rowpattern.MatchRecognizeStatement
  */
 final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
 
-  override def parsePlan(sqlText: String): LogicalPlan = withMatchRecognize(sqlText, delegate.parsePlan).getOrElse(ceqlOrSpark(sqlText))
+  override def parsePlan(sqlText: String): LogicalPlan = {
+    val tokens = CerSqlParser.scan(sqlText)
+    withMatchRecognize(sqlText, tokens, delegate.parsePlan).getOrElse(ceqlOrSpark(sqlText, tokens))
+  }
 
   override def parseQuery(sqlText: String): LogicalPlan =
-    withMatchRecognize(sqlText, delegate.parseQuery).getOrElse(delegate.parseQuery(sqlText))
+    withMatchRecognize(sqlText, CerSqlParser.scan(sqlText), delegate.parseQuery).getOrElse(delegate.parseQuery(sqlText))
 
   /**
    * A statement with MATCH_RECOGNIZE clauses, which Spark parses with the clauses taken out
    * ([[MatchRecognizeStatement]]); Spark's errors show the statement as written.
    */
-  private def withMatchRecognize(sqlText: String, parse: String => LogicalPlan): Option[LogicalPlan] = {
-    val rewritten = try MatchRecognizeStatement.rewrite(sqlText) catch { case e: CeqlException => throw CerErrors.syntax(e) }
+  private def withMatchRecognize(sqlText: String, tokens: Option[IndexedSeq[Token]],
+      parse: String => LogicalPlan): Option[LogicalPlan] = {
+    val rewritten = try tokens.flatMap(MatchRecognizeStatement.rewrite(sqlText, _))
+      catch { case e: CeqlException => throw CerErrors.syntax(e) }
     rewritten.map { r =>
       r.bind(try parse(r.text) catch { case e: ParseException => throw r.placed(e, sqlText) }, sqlText)
     }
   }
 
-  private def ceqlOrSpark(sqlText: String): LogicalPlan = CeqlStatement.recognize(sqlText) match {
+  private def ceqlOrSpark(sqlText: String, tokens: Option[IndexedSeq[Token]]): LogicalPlan =
+    tokens.flatMap(CeqlStatement.recognize(sqlText, _)) match {
     case None =>
       try delegate.parsePlan(sqlText)
       catch { case spark: ParseException => throw CerSqlParser.nestedCeql(sqlText, spark).getOrElse(spark) }
@@ -81,6 +87,14 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
 }
 
 object CerSqlParser {
+  /**
+   * A statement's tokens, read once by CEQL's lexer for both readings, CEQL's and MATCH_RECOGNIZE's (lenient: Spark's
+   * operators are symbols too; strings, quoted names and comments are skipped whole). None where the lexer cannot
+   * read it: then the statement is Spark's alone.
+   */
+  def scan(sqlText: String): Option[IndexedSeq[Token]] =
+    try Some(Lexer.tokenize(sqlText, lenient = true)) catch { case _: CeqlException => None }
+
   /** `FROM t PATTERN `, where a CEQL statement stands inside another one. */
   private val NestedPattern = """(?i)\bFROM\s+([\w.`]+)\s+(PATTERN)\s""".r
 

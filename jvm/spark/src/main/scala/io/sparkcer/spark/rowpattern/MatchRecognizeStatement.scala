@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{AlterViewAs, CacheTableAsSel
 import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.execution.command.{CreateViewCommand, DescribeQueryCommand, ExplainCommand}
 
-import io.sparkcer.engine.ceql.{CeqlException, Lexer, Position, Token, TokenKind}
+import io.sparkcer.engine.ceql.{CeqlException, Position, Token, TokenKind}
 import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
 
 /**
@@ -27,7 +27,7 @@ import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
  * is read. The replacement has the length of what it replaces, line breaks kept, so every character after it keeps
  * its line and column, and Spark places its errors where the user wrote them; in the relation's first line, which
  * moves right by the call's prefix, [[Rewritten.placed]] moves them back. Strings, quoted names and comments are
- * skipped whole (CEQL's lexer).
+ * skipped whole (CEQL's lexer, read once for the statement).
  */
 object MatchRecognizeStatement {
   /** Words that come before a FROM item or after one: never a relation's name or alias. */
@@ -106,9 +106,11 @@ object MatchRecognizeStatement {
     }
   }
 
-  /** The statement as Spark reads it, when it has MATCH_RECOGNIZE clauses; None otherwise. */
-  def rewrite(sql: String): Option[Rewritten] = {
-    val tokens = try Lexer.tokenize(sql, lenient = true) catch { case _: CeqlException => return None }
+  /**
+   * The statement as Spark reads it, from its tokens ([[io.sparkcer.spark.CerSqlParser.scan]]), when it has
+   * MATCH_RECOGNIZE clauses; None otherwise.
+   */
+  def rewrite(sql: String, tokens: IndexedSeq[Token]): Option[Rewritten] = {
     // A relation right before the keyword tells the clause from a function or column of that name.
     val clauses = tokens.indices.filter(i => isKw(tokens(i), "MATCH_RECOGNIZE") && isSym(tokens.lift(i + 1), "("))
       .flatMap(i => relationBefore(tokens, i).map(i -> _))
