@@ -221,9 +221,6 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
     if (above == Nil) made else { hang(above, made, key); root }
   }
 
-  /** The search order of a group: its id spread, so that ids made one after the other fall at random. */
-  private def order(group: Long): Long = group * 0x9E3779B97F4A7C15L
-
   private def alive(n: Long, threshold: Long): Long = if (live(n, threshold)) n else Nil
 
   /** Sets the child of a node made by [[latest]] towards `key`. */
@@ -330,6 +327,12 @@ final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new W
 object RunNodes {
   /** No node. */
   val Nil: Long = -1L
+
+  /**
+   * The search order of a group in a treap of latest runs: its id spread by Fibonacci hashing (a bijection), so that
+   * ids made one after the other fall at random.
+   */
+  private[pcea] def order(group: Long): Long = group * 0x9E3779B97F4A7C15L
 
   // A row's header: the transition and the rank (its low 8 bits; a rank is at most log2 of the nodes), then the rest.
   private val Meta = 0
