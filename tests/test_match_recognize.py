@@ -1,7 +1,7 @@
 """
 MATCH_RECOGNIZE on the real jar (DESIGN §3b): the Flink MatchRecognizeITCase and Spark-fork golden cases of the
 research note (`../shared/notes/match-recognize-research.md`), ported with exact rows and Spark's types, through
-`spark.sql` and `DataFrame.match_recognize`; errors raised as `CeqlError`s placed in the clause.
+`spark.sql` and `DataFrame.match_recognize`; errors raised as `PatternError`s placed in the clause.
 
 Where Flink's expected rows differ from the standard's, the standard (as Trino evaluates it) is followed and the
 test says why: Flink's greedy quantifiers never give back a row that the next variable could take, and Flink reports
@@ -220,14 +220,25 @@ def test_dataframe_match_recognize(spark) -> None:
 
 def test_errors_are_placed_in_the_clause(spark) -> None:
     df = spark.createDataFrame([(1, 2.0)], "day int, price double")
-    with pytest.raises(spark_cer.CeqlSyntaxError) as syntax:
+    with pytest.raises(spark_cer.PatternSyntaxError) as syntax:
         df.match_recognize("ORDER BY day\nPATTERN (A+ |)")
     assert (syntax.value.line, syntax.value.column) == (2, 14)
-    with pytest.raises(spark_cer.CeqlAnalysisError) as unknown:
+    with pytest.raises(spark_cer.PatternAnalysisError) as unknown:
         df.match_recognize("ORDER BY day PATTERN (A) DEFINE A AS prize > 1")
     assert "unknown column 'prize'" in unknown.value.problem and "day, price" in unknown.value.problem
-    with pytest.raises(spark_cer.CeqlAnalysisError, match="DUPLICATE_PATTERN_VARIABLE"):
+    with pytest.raises(spark_cer.PatternAnalysisError, match="DUPLICATE_PATTERN_VARIABLE"):
         df.match_recognize("ORDER BY day PATTERN (A B) DEFINE A AS price > 1, A AS price > 2")
+
+
+def test_the_errors_have_names_for_both_languages_and_keep_their_old_ones(spark) -> None:
+    """A MATCH_RECOGNIZE error is a PatternSyntaxError; CeqlSyntaxError, its name before, is the same class."""
+    assert spark_cer.CeqlError is spark_cer.PatternError
+    assert spark_cer.CeqlSyntaxError is spark_cer.PatternSyntaxError
+    assert spark_cer.CeqlAnalysisError is spark_cer.PatternAnalysisError
+    df = spark.createDataFrame([(1, 2.0)], "day int, price double")
+    with pytest.raises(spark_cer.CeqlSyntaxError) as caught:
+        df.match_recognize("ORDER BY day PATTERN (A")
+    assert type(caught.value).__name__ == "PatternSyntaxError" and isinstance(caught.value, ValueError)
 
 
 def test_validate_a_clause(spark) -> None:
@@ -242,10 +253,10 @@ def test_validate_a_clause(spark) -> None:
     schema = "symbol string, day int, price double, volume long"
     typed = spark_cer.validate(clause, spark.createDataFrame([], schema).schema, spark=spark, match_recognize=True)
     assert typed.output == ("symbol", "day", "low", "m", "price", "volume")
-    with pytest.raises(spark_cer.CeqlSyntaxError) as syntax:
+    with pytest.raises(spark_cer.PatternSyntaxError) as syntax:
         spark_cer.validate("ORDER BY day PATTERN (A B", match_recognize=True)
     assert (syntax.value.line, syntax.value.column) == (1, 26)
-    with pytest.raises(spark_cer.CeqlAnalysisError, match="unknown column 'prize'"):
+    with pytest.raises(spark_cer.PatternAnalysisError, match="unknown column 'prize'"):
         spark_cer.validate("ORDER BY day PATTERN (A) DEFINE A AS prize > 1", spark.createDataFrame([], schema).schema,
                            spark=spark, match_recognize=True)
 
@@ -254,8 +265,8 @@ def test_too_large_a_permute_is_refused_before_it_is_written_out(spark) -> None:
     """12 PERMUTE items are 479,001,600 orders: the size is checked before they are written out (they ran out of
     memory), and the refusal says what fits."""
     clause = "ORDER BY day PATTERN (PERMUTE(" + ", ".join("ABCDEFGHIJKL") + "))"
-    with pytest.raises(spark_cer.CeqlAnalysisError, match="up to 7 of these fit"):
+    with pytest.raises(spark_cer.PatternAnalysisError, match="up to 7 of these fit"):
         spark_cer.validate(clause, match_recognize=True)
     df = spark.createDataFrame([(1, 2.0)], "day int, price double")
-    with pytest.raises(spark_cer.CeqlAnalysisError, match="PERMUTE of 12 items"):
+    with pytest.raises(spark_cer.PatternAnalysisError, match="PERMUTE of 12 items"):
         df.match_recognize(clause)

@@ -6,7 +6,7 @@ A classic session raises a statement's error with its message (PySpark adds the 
 of every error while ``spark.sql.connect.serverStacktrace.enabled`` is set, as it is by default: under a CEQL or
 MATCH_RECOGNIZE error, whose message is its place in the statement (the line and column, the quoted line and a caret
 under the offending text), a page of the server's frames. ``DataFrame.cer`` raises those errors as
-:class:`~spark_cer.CeqlError`, which has no stack; ``spark.sql`` keeps Spark's exception, as on a classic session,
+:class:`~spark_cer.PatternError`, which has no stack; ``spark.sql`` keeps Spark's exception, as on a classic session,
 and shows it without the stack, which stays at hand (``error.getStackTrace()``). Other errors are left as they are.
 """
 

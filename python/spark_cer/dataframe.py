@@ -67,7 +67,7 @@ def cer(
     (``SELL AS s ; BUY AS b FILTER s[price > 100] WITHIN 1 MINUTES``), optionally preceded by
     ``SELECT [strategy] vars WHERE``. It runs as ``SELECT * FROM cer(TABLE(df) PARTITION BY (..) ORDER BY (..),
     '<query>', ...)``: the JVM parses and analyzes it, on classic and Spark Connect sessions alike, and its errors
-    are raised here as :class:`~spark_cer.CeqlError` with their line and column.
+    are raised here as :class:`~spark_cer.PatternError` with their line and column.
 
     On a streaming DataFrame the query runs continuously and gives the matches it would give on the same rows
     as a table: the first ``order_by`` column is the event time, a timestamp with a watermark
@@ -98,7 +98,7 @@ def cer(
 
     Raises
     ------
-    CeqlSyntaxError, CeqlAnalysisError
+    PatternSyntaxError, PatternAnalysisError
         The query is not valid for this DataFrame (or a clause is given both in the query and as an argument, or
         the query has a ``FROM``); the message names the line and column. Both are subclasses of ``ValueError``.
 
@@ -149,7 +149,7 @@ def cer(
 def _analyzed(df: "DataFrame", sql: str, text: str, **arguments: object) -> "DataFrame":
     """
     ``sql`` with its arguments, analyzed now (on Spark Connect too, so that errors surface here), spark-cer's errors
-    raised as :class:`~spark_cer.CeqlError` placed in ``text``.
+    raised as :class:`~spark_cer.PatternError` placed in ``text``.
     """
     try:
         result = df.sparkSession.sql(sql, **arguments)
@@ -169,7 +169,7 @@ def match_recognize(df: "DataFrame", clause: str) -> "DataFrame":
     ``df.match_recognize(clause)`` is ``SELECT * FROM df MATCH_RECOGNIZE (clause)``: the standard's preferred matches
     of the pattern in each partition, with its measures, as Trino evaluates them. It runs as
     ``SELECT * FROM __cer_mr(TABLE(df), '<clause>')`` on classic and Spark Connect sessions alike, and errors in the
-    clause are raised here as :class:`~spark_cer.CeqlError` placed in ``clause``.
+    clause are raised here as :class:`~spark_cer.PatternError` placed in ``clause``.
 
     On a streaming DataFrame, ORDER BY starts with its watermarked event time and PATTERN (...) has a bound,
     ``WITHIN INTERVAL '10' MINUTES``: a match is output once the watermark shows that no later row can make a
@@ -191,7 +191,7 @@ def match_recognize(df: "DataFrame", clause: str) -> "DataFrame":
 
     Raises
     ------
-    CeqlSyntaxError, CeqlAnalysisError
+    PatternSyntaxError, PatternAnalysisError
         The clause is not valid for this DataFrame; the message names the line and column in ``clause``.
 
     Examples

@@ -33,6 +33,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 __all__ = [
+    "PatternError",
+    "PatternSyntaxError",
+    "PatternAnalysisError",
     "CeqlError",
     "CeqlSyntaxError",
     "CeqlAnalysisError",
@@ -46,10 +49,12 @@ __all__ = [
 # ---- errors ----------------------------------------------------------------------------------------------
 
 
-class CeqlError(ValueError):
+class PatternError(ValueError):
     """
-    A problem with a CEQL query, as the JVM words it: the line and column, what was expected and what was found,
-    then the quoted line with a caret under the offending text.
+    A problem with a query, CEQL or MATCH_RECOGNIZE, as the JVM words it: the line and column, what was expected and
+    what was found, then the quoted line with a caret under the offending text.
+
+    ``CeqlError``, its name from before MATCH_RECOGNIZE shared it, is the same class.
 
     Attributes
     ----------
@@ -77,16 +82,28 @@ class CeqlError(ValueError):
         self.query = query
 
 
-class CeqlSyntaxError(CeqlError):
-    """The query does not follow CEQL's grammar (or a predicate is not a Spark SQL expression)."""
+class PatternSyntaxError(PatternError):
+    """
+    The query does not follow CEQL's grammar or MATCH_RECOGNIZE's (or a condition is not a Spark SQL expression).
+    ``CeqlSyntaxError`` is the same class.
+    """
 
 
-class CeqlAnalysisError(CeqlError):
-    """The query is well-formed but cannot mean anything: unbound or unknown variables, unknown columns, ..."""
+class PatternAnalysisError(PatternError):
+    """
+    The query is well-formed but cannot mean anything: unbound or unknown variables, unknown columns, ...
+    ``CeqlAnalysisError`` is the same class.
+    """
 
 
-def _error(kind: str, message: str, place: Mapping[str, Any], query: str) -> CeqlError:
-    cls = CeqlSyntaxError if kind == "syntax" else CeqlAnalysisError
+# The names from before MATCH_RECOGNIZE shared these errors, kept for the code that catches them.
+CeqlError = PatternError
+CeqlSyntaxError = PatternSyntaxError
+CeqlAnalysisError = PatternAnalysisError
+
+
+def _error(kind: str, message: str, place: Mapping[str, Any], query: str) -> PatternError:
+    cls = PatternSyntaxError if kind == "syntax" else PatternAnalysisError
     return cls(
         message,
         problem=str(place["problem"]),
@@ -105,8 +122,8 @@ def is_cer_error(error: Exception) -> bool:
     return isinstance(error, AnalysisException) and "cerProblem" in (error.getMessageParameters() or {})
 
 
-def from_spark_error(error: Exception, query: str) -> Optional[CeqlError]:
-    """The :class:`CeqlError` a Spark exception of spark-cer stands for, or None for any other exception."""
+def from_spark_error(error: Exception, query: str) -> Optional[PatternError]:
+    """The :class:`PatternError` a Spark exception of spark-cer stands for, or None for any other exception."""
     from pyspark.errors import ParseException
 
     if not is_cer_error(error):
@@ -365,10 +382,10 @@ def validate(
 
     Raises
     ------
-    CeqlSyntaxError
-        The text is not CEQL, or a predicate is not Spark SQL. The message names the line and column, what was
+    PatternSyntaxError
+        The text is not CEQL (nor a MATCH_RECOGNIZE clause), or a predicate is not Spark SQL. The message names the line and column, what was
         expected and what was found, and quotes the line with a caret under the offending text.
-    CeqlAnalysisError
+    PatternAnalysisError
         The query is well-formed but cannot be evaluated (same message layout).
 
     Examples
@@ -391,7 +408,7 @@ def validate(
     >>> validate("SELL AS s FILTER s[prize > 100] ORDER BY ts", ["event_type", "price", "ts"])
     Traceback (most recent call last):
         ...
-    spark_cer.validate.CeqlAnalysisError: line 1, column 20: unknown column 'prize'; the columns are: event_type, price, ts
+    spark_cer.validate.PatternAnalysisError: line 1, column 20: unknown column 'prize'; the columns are: event_type, price, ts
       SELL AS s FILTER s[prize > 100] ORDER BY ts
                          ^^^^^
 
@@ -406,7 +423,7 @@ def validate(
     >>> validate("SELECT * FROM S WHERE SELL ; ; BUY ORDER BY ts")
     Traceback (most recent call last):
         ...
-    spark_cer.validate.CeqlSyntaxError: line 1, column 30: expected an event type, '(' or NOT, found ';'
+    spark_cer.validate.PatternSyntaxError: line 1, column 30: expected an event type, '(' or NOT, found ';'
       SELECT * FROM S WHERE SELL ; ; BUY ORDER BY ts
                                    ^
     """

@@ -69,7 +69,7 @@ object MatchRecognizeStatement {
       plan.transformUpWithSubqueries {
         case UnresolvedTableValuedFunction(Seq(MatchRecognizeCall.FunctionName),
             Seq(t: FunctionTableSubqueryArgumentExpression, IntegerLiteral(n)), _) if clauses.indices.contains(n) =>
-          UnresolvedMatchRecognize(clauses(n), t.plan)
+          UnresolvedMatchRecognize(Left(clauses(n)), t.plan)
         // A CTE's queries, and the query that EXPLAIN or DESCRIBE QUERY reads, are no children of the plan.
         case w: UnresolvedWith => w.copy(cteRelations = w.cteRelations.map { case (name, query) =>
           name -> bind(query, sql).asInstanceOf[SubqueryAlias] })

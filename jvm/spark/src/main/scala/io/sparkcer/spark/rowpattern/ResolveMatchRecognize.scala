@@ -4,6 +4,10 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.classic.SparkSession
 
+import io.sparkcer.engine.ceql.CeqlException
+import io.sparkcer.engine.rowpattern.MatchRecognizeParser
+import io.sparkcer.spark.CerErrors
+
 
 /**
  * Analyzer rule: a MATCH_RECOGNIZE clause ([[UnresolvedMatchRecognize]]), once Spark has resolved its input, becomes
@@ -13,7 +17,9 @@ import org.apache.spark.sql.classic.SparkSession
 final case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case u: UnresolvedMatchRecognize if u.child.resolved =>
-      val recognized = new MatchRecognizeAnalysis(session, u.clause, u.child).plan
+      val parsed = u.clause.fold(identity, text =>
+        try ParsedClause(MatchRecognizeParser.parse(text), text) catch { case e: CeqlException => throw CerErrors.syntax(e) })
+      val recognized = new MatchRecognizeAnalysis(session, parsed, u.child).plan
       if (recognized.child.isStreaming) RowPatternStreaming.lower(recognized) else recognized
   }
 }
