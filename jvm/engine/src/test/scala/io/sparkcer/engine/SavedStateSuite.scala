@@ -9,7 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.analysis.WindowKey
 import io.sparkcer.engine.ceql.Consumption
-import io.sparkcer.engine.eval.{EventCodec, PatternEvaluator}
+import io.sparkcer.engine.eval.{EventCodec, PatternEvaluator, SavedState}
 import io.sparkcer.engine.oracle.{Generators, Printer}
 
 /**
@@ -140,6 +140,16 @@ class SavedStateSuite extends AnyFunSuite {
       }
     }
     assert(checked > cases / 40, "too few cases with matches to mean anything")
+  }
+
+  test("a state of another layout is refused with what to do, not misread") {
+    val q = LocalEngine.compile("SELECT * FROM S WHERE A ; B ORDER BY ts", Generators.Columns)
+    val evaluator = roundTrip(q, grouped = false, None)
+    val bytes = save(evaluator)
+    bytes(3) = (bytes(3) + 1).toByte // the format, an Int written first, one more
+    val refused = intercept[IllegalStateException](roundTrip(q, grouped = false, Some(bytes))).getMessage
+    assert(refused.contains(s"saved state format ${SavedState.Format + 1}, expected ${SavedState.Format}") &&
+      refused.contains("start the query from a new checkpoint location"), refused)
   }
 
   test("a spent partition leaves no state; a priority order stays, without events or nodes") {

@@ -211,6 +211,27 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
     } finally q.stop()
   }
 
+  test("a partition's saved state carries its layout version, and one of another layout is refused") {
+    import spark.implicits._
+    val recognized = recognize(clauses.head, ticks.toDF("name", "id", "price", "ts")).queryExecution.analyzed
+      .collectFirst { case r: rowpattern.RowPatternRecognition => r }.get
+    val task = recognized.task(recognized.child.output, CerConf.partialMatchBound(spark.sessionState.conf))
+    def run() = new rowpattern.RowPatternStreamRun(task, recognized.child.schema, 0, None)
+    val first = run()
+    first.start(None)
+    val rowOf = org.apache.spark.sql.catalyst.expressions.UnsafeProjection.create(recognized.child.schema)
+    val some = ticks.take(5).map { case (name, id, price, ts) =>
+      rowOf(org.apache.spark.sql.catalyst.InternalRow(org.apache.spark.unsafe.types.UTF8String.fromString(name), id,
+        price, ts.getTime * 1000L)).copy()
+    }
+    first.advance(some.toArray, watermark = 0L)
+    val bytes = first.saved().getOrElse(fail("a partition with rows under way keeps a state"))
+    run().start(Some(bytes)) // read back as written
+    bytes(3) = (bytes(3) + 1).toByte // the format, an Int written first, one more
+    val refused = intercept[IllegalStateException](run().start(Some(bytes))).getMessage
+    assert(refused.contains("saved state format 2, expected 1") && refused.contains("new checkpoint location"), refused)
+  }
+
   test("errors say what to write: a watermark, WITHIN, no $, ORDER BY the event time") {
     import spark.implicits._
     implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext

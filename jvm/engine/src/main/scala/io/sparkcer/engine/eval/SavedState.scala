@@ -32,12 +32,20 @@ object SavedState {
     }
   }
 
+  /**
+   * Reads a saved state's layout version, written first, and refuses any other than `format` with a message that says
+   * what to do (CEQL's [[Format]], MATCH_RECOGNIZE's own): a state of another layout would be misread, silently.
+   */
+  def requireFormat(in: DataInput, format: Int): Unit = {
+    val found = in.readInt()
+    if (found != format) throw new IllegalStateException(s"saved state format $found, expected $format: the " +
+      "checkpoint was written by another version of spark-cer; start the query from a new checkpoint location")
+  }
+
   /** Replaces the partitions with those [[save]] wrote, for the same query. */
   def load[E <: AnyRef](partitions: Partitions[E], in: DataInput, codec: EventCodec[E]): Unit = {
     partitions.clear()
-    val format = in.readInt()
-    require(format == Format, s"saved state format $format, expected $Format: the checkpoint was written by another " +
-      "version of spark-cer; start the query from a new checkpoint location")
+    requireFormat(in, Format)
     for (_ <- 0 until in.readInt()) {
       val p = partitions.restore(codec.read(in))
       p.position = in.readLong()

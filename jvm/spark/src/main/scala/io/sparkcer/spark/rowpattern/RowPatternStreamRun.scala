@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.BindReferences
 import org.apache.spark.sql.catalyst.expressions.BoundReference
 import org.apache.spark.sql.types.StructType
 
+import io.sparkcer.engine.eval.SavedState
 import io.sparkcer.spark.{EventTimeProcessor, KeyedRun, RowCodec}
 
 /**
@@ -39,6 +40,7 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
     begin()
     saved.foreach { bytes =>
       val in = RowCodec.input(bytes)
+      SavedState.requireFormat(in, RowPatternStreamRun.Format)
       lastRow = in.readLong()
       partition.load(in, rows)
     }
@@ -62,7 +64,11 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
 
   def saved(): Option[Array[Byte]] =
     if (!keeps) None
-    else Some(RowCodec.bytes { out => out.writeLong(lastRow); partition.save(out, rows) })
+    else Some(RowCodec.bytes { out =>
+      out.writeInt(RowPatternStreamRun.Format)
+      out.writeLong(lastRow)
+      partition.save(out, rows)
+    })
 
   def expiresAt: Option[Long] =
     if (!keeps) None
@@ -90,4 +96,10 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
 
 private object RowPatternStreamRun {
   val NoRow: Long = Long.MinValue
+
+  /**
+   * The layout version of a partition's saved state ([[io.sparkcer.engine.eval.SavedState.requireFormat]]), written
+   * first: 1, the first to carry one (a state saved before it is refused as of another layout).
+   */
+  val Format = 1
 }
