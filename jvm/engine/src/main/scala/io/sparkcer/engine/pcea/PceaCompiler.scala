@@ -203,7 +203,7 @@ object PceaCompiler {
         if (k > 1) s"q-tree ${tree.describe(operandName, classes.describe(_, name))}"
         else if (classes.count == 0) "no key"
         else s"keys ${(0 until classes.count).map(classes.describe(_, name)).mkString(", ")} along the sequence"
-      val latest = merging.latestOnly.keySet.map(j => kept(j._1)._1(j._2) + 1).toSeq.sorted.map(name)
+      val latest = merging.latestOnly.keySet.map(j => kept(j._1)._1(j._2) + 1).toSeq.sorted.map(name).distinct
       val merged = if (latest.isEmpty) "" else s", only the latest runs of ${latest.mkString(", ")} kept (no selected variable " +
         "binds its events)"
       SharedEvents.of(pcea, coincide, name).map { shared =>
