@@ -167,10 +167,12 @@ object PceaCompiler {
       // An unselected atom's repetitions give no row that its last event alone does not, where no run starts with it:
       // the equalities hold over the whole match, and its consecutive events hold all its classes, so the last one
       // joins what the first one joined. They go, and its runs are then kept latest only ([[LatestRuns]]).
-      val repeated = (1 to n).filter { u =>
+      val labels = IndexedSeq(-1) ++ atoms.map(_.label)
+      val selected = (q: Int) => nfa.labels(labels(q + 1)).nonEmpty
+      val repeated = if (k > 1) Set.empty[Int] else (1 to n).filter { u =>
         val into = built.filter(_._4 == u - 1)
-        k == 1 && nfa.labels(atoms(u - 1).label).isEmpty && into.forall(_._1.nonEmpty) &&
-          into.exists(_._1 == Vector(u - 1)) && into.exists(_._1 != Vector(u - 1))
+        !selected(u - 1) && into.forall(_._1.nonEmpty) && into.exists(_._1 == Vector(u - 1)) &&
+          into.exists(_._1 != Vector(u - 1))
       }.toSet
       // A state that is not final and that no transition joins keeps nothing: the transitions into it go.
       var kept = built.toIndexedSeq.filterNot(t => repeated(t._3) && t._1 == Vector(t._3 - 1))
@@ -191,8 +193,6 @@ object PceaCompiler {
       val pcea = new Pcea(n + tree.nodes.length, transitions, finals,
         (producer, consumer, slot) => extractor(kept(producer)._3, kept(consumer)._2(slot)))
 
-      val labels = IndexedSeq(-1) ++ atoms.map(_.label)
-      val selected = (q: Int) => nfa.labels(labels(q + 1)).nonEmpty
       val merging =
         if (k > 1) LatestRuns.Merging(Map.empty, (0 until n).forall(selected))
         else LatestRuns.of(pcea, 0 until n, selected, (e, slot) => kept(e)._2(slot).toSet)

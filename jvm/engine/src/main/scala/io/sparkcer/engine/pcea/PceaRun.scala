@@ -373,8 +373,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
             case PceaRun.ByKey => index(j).replace(key, n, nodes, threshold)
             case _ =>
               work.indexProbes += 1
-              val incoming = keyOf(transitions(producer).joins(0), event)
-              val group = groups(j)(producer).group(java.util.Arrays.asList(key, incoming), n, nodes.maxStart(n), threshold)
+              val group = groupOf(j, producer, key, keyOf(transitions(producer).joins(0), event), n, nodes.maxStart(n))
               index(j).latest(key, n, group, nodes, threshold)
           }
         }
@@ -523,6 +522,13 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     }
   }
 
+  /**
+   * The group of a run of join `j` made by `producer`, under its outgoing and incoming keys ([[KeyIndex.group]]):
+   * `first` starts it if none is in the window; `maxStart` is the run's.
+   */
+  private def groupOf(j: Int, producer: Int, key: AnyRef, incoming: AnyRef, first: Long, maxStart: Long): Long =
+    groups(j)(producer).group(java.util.Arrays.asList(key, incoming), first, maxStart, threshold)
+
   /** Notes the group of each live run of a join's treap under `key`, as [[updateIndices]] did when it was made. */
   private def regroup(j: Int, key: AnyRef, tree: Long, eventAt: Long => E): Unit = {
     val pending = scala.collection.mutable.Stack(tree)
@@ -530,8 +536,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       val m = pending.pop()
       if (nodes.live(m, threshold)) {
         val producer = nodes.transition(m)
-        val incoming = reader.key(transitions(producer).joins(0), eventAt(nodes.position(m)))
-        groups(j)(producer).group(java.util.Arrays.asList(key, incoming), nodes.group(m), nodes.maxStart(m), threshold)
+        groupOf(j, producer, key, reader.key(transitions(producer).joins(0), eventAt(nodes.position(m))), nodes.group(m),
+          nodes.maxStart(m))
         pending.push(nodes.left(m), nodes.right(m))
       }
     }
