@@ -254,6 +254,21 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   private def onLazyChain(pattern: CompiledPattern): Option[String] =
     Option.when(pattern.chain.isEmpty)(s"not on the lazy chain: ${pattern.describe}")
 
+  // Events no selected variable binds, inside a sequence on the lazy chain (issue 22): searched for as witnesses, one
+  // per row, and the rows not de-duplicated after, so that a row found twice fails the oracle's check.
+  property("unselected events inside a chain, found as witnesses: conditions between any two, OR, NONE, dozens of events",
+    600, Features(relatedChains = true, someUnselected = true, strategies = false, consumption = false, limits = false),
+    maxLength = 40, minLength = 12, adjust = _.copy(chainsByCost = false), path = witnessesOnLazyChain)
+
+  /**
+   * The chain, with its rows not de-duplicated where some event no selected variable binds is a witness (or a PCEA,
+   * or no path for conditions at all, where equalities made them a partition).
+   */
+  private def witnessesOnLazyChain(pattern: CompiledPattern): Option[String] =
+    if (pattern.pcea.isDefined || pattern.registers.isEmpty && pattern.chain.isEmpty) None
+    else onLazyChain(pattern).orElse(Option.when(pattern.chain.exists(_.alternatives.exists(_.witnesses.nonEmpty)) &&
+      pattern.chain.exists(_.alternatives.length == 1) && pattern.deduplicate)(s"rows de-duplicated: ${pattern.describe}"))
+
   property("order comparisons over repeating variables under NEXT, LAST and MAX, windows, partitions, projections", 800,
     Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)
 

@@ -22,14 +22,25 @@ import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
  *                   not cover, or that binds none of the events of one of its variables: it then holds vacuously)
  * @param gaps       the NONEs, in the order of the atoms they follow
  * @param iteration  the iterated atom of a sequence, if it has one
+ * @param witnesses  the atoms strictly inside a sequence without iteration that no selected variable binds: a row
+ *                   (the selected events, its first and its last) needs one event of each that fits, not each of
+ *                   them, so the search looks for one ([[Witnesses]]) rather than reporting the row once per event
  */
 final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, conditions: IndexedSeq[IndexedSeq[Int]],
-    gaps: IndexedSeq[ChainGap] = IndexedSeq.empty, iteration: Option[ChainIteration] = None) {
+    gaps: IndexedSeq[ChainGap] = IndexedSeq.empty, iteration: Option[ChainIteration] = None,
+    witnesses: IndexedSeq[Int] = IndexedSeq.empty) {
   def describe: String = s"lazy chain over $written: ${ChainPlan.Method}" +
     (if (gaps.isEmpty) "" else "; each NONE's events buffered too, a combination with one between its neighbours' rejected") +
     iteration.fold("")(i => s"; then every subset of ${i.variable}'s events between its neighbours' enumerated" +
       (if (i.largest < Int.MaxValue) s" up to ${i.largest} events (count(${i.variable}))" else "") +
-      ", its aggregates kept running as each event is added (the paper's iterate edge)")
+      ", its aggregates kept running as each event is added (the paper's iterate edge)") +
+    (if (witnesses.isEmpty) ""
+     else s"; one event of ${witnesses.map(atoms(_).variables.lastOption.getOrElse("?")).mkString(", ")} found per " +
+       "match, not one match per event (no selected variable binds them), and what was found kept for the rows after")
+
+  /** Per NONE, the atoms whose events it is judged against: the two around it and those its conditions name. */
+  lazy val judgedWith: IndexedSeq[IndexedSeq[Int]] = gaps.map(g =>
+    (Seq(g.atom, g.atom + 1) ++ g.conditions.flatMap(conditions(_)).filter(_ >= 0)).distinct.sorted.toIndexedSeq)
 
   /** The chain as CEQL writes it, by its variables: `a ; NONE(n) ; b+ ; c`. */
   def written: String = {
@@ -111,10 +122,14 @@ object ChainPlan {
       val single = atoms.length == count && atoms.forall(a => !a.negated)
       val iteration = iterated.map(iterationOf(_, atoms, nfa, nfa.conditions.indices.filter(applies), numbers))
       val slotsFit = iteration.fold(nfa.conditions.forall(_.slots.isEmpty))(_.isDefined)
+      // An event no selected variable binds, between the first and the last (which name the row's start and end).
+      val witnesses =
+        if (!ordered || iterated.isDefined) IndexedSeq.empty
+        else (1 until count - 1).filter(i => nfa.labels(atoms(i).label).isEmpty)
       if (single && slotsFit && bindings.forall(_.forall(_.size <= 1)) && chained.forall(_.isDefined) &&
         (iterated.isEmpty || gaps.isEmpty))
         Some(ChainPlan(atoms, ordered, bindings.map(b => if (b.forall(_.size == 1)) b.map(_.head).toIndexedSeq else IndexedSeq.empty),
-          chained.flatten.sortBy(_.atom), iteration.flatten))
+          chained.flatten.sortBy(_.atom), iteration.flatten, witnesses))
       else None
     }
 

@@ -33,6 +33,9 @@ import io.sparkcer.engine.tecs.MatchSink
  * An iterated atom (`(B AS b)+`, [[ChainIteration]]) is bound last, once the single events around it are: every
  * subset of its buffered events between theirs that its conditions admit is then a match ([[Subsets]]).
  *
+ * An atom inside the sequence that no selected variable binds ([[ChainPlan.witnesses]]) is bound after the others,
+ * and only until one event fits: the row is the same whichever fits, and is reported once ([[Witnesses]]).
+ *
  * Per event: one append per atom and NONE it passes; at an event that ends matches, work proportional to the candidates
  * the search visits, which conditions prune, never to the events of other partitions or outside the window. Each
  * candidate visited is one of [[Work.bufferVisits]], each condition evaluated one of [[Work.conditionChecks]]. The
@@ -59,13 +62,14 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   private val conditionsOf = Array.tabulate(n)(i =>
     plan.conditions.indices.filter(c => !ofGaps(c) && !ofIteration(c) && plan.conditions(c).contains(i)).toArray)
   /** Per NONE, the atoms whose events it is judged against: the two around it and those its conditions name. */
-  private val gapAtoms = plan.gaps.map(g =>
-    (Seq(g.atom, g.atom + 1) ++ g.conditions.flatMap(plan.conditions(_)).filter(_ >= 0)).distinct.sorted.toArray).toArray
+  private val gapAtoms = plan.judgedWith.map(_.toArray).toArray
   /** Per atom, the NONEs that are judged once it is bound, the others they need being bound. */
   private val gapsOf = Array.tabulate(n)(i => plan.gaps.indices.filter(gapAtoms(_).contains(i)).toArray)
   /** Per atom i, the NONEs between atoms i and i + 1 without conditions, which bound where candidates lie. */
   private val plainGapsAfter = Array.tabulate(n)(i =>
     plan.gaps.indices.filter(g => plan.gaps(g).atom == i && plan.gaps(g).conditions.isEmpty).toArray)
+  private val witnesses = if (plan.witnesses.isEmpty) null else new Witnesses(plan)
+  private val isWitness = if (witnesses == null) new Array[Boolean](n) else witnesses.isWitness
   private val bound = new Array[Long](n)
   private val reversed = Array.range(0, n).reverse
   /** While reading an event: the matches reported, and whether the sink wants more (ANY and LIMIT stop it). */
@@ -80,7 +84,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   /** Per condition, the atoms of its variables (as arrays: the search reads them at every step). */
   private val atomsOf = plan.conditions.map(_.toArray).toArray
   /** Whether the matches are assembled backwards, keeping each event's [[Predecessors]]: see above. */
-  private val backwards = plan.ordered && n >= 3 && iterated < 0 &&
+  private val backwards = plan.ordered && n >= 3 && iterated < 0 && witnesses == null &&
     (plan.conditions.indices.filterNot(ofGaps).map(plan.conditions(_)) ++ gapAtoms.map(_.toIndexedSeq))
       .forall(atoms => atoms.isEmpty || atoms.max - atoms.min <= 1)
   private val predecessors = if (backwards) new Predecessors(n) else null
@@ -114,8 +118,9 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         if (passes(plan.atoms(last).guard, bits)) {
           java.util.Arrays.fill(isBound, false)
           bind(last, position)
-          // The single atoms left to bind: all but this one and the iterated atom, which is bound last, apart.
-          val singles = if (iterated >= 0 && iterated != last) n - 2 else n - 1
+          // The single atoms left to bind: all but this one, the iterated atom and the witnesses, bound last, apart.
+          val singles = (if (iterated >= 0 && iterated != last) n - 2 else n - 1) - plan.witnesses.length
+          if (witnesses != null) witnesses.endingAt(position)
           if (holdsAt(last)) { if (backwards) assemble(sink) else search(singles, sink) }
         }
         last += 1
@@ -140,17 +145,20 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   private def bind(atom: Int, position: Long): Unit = { bound(atom) = position; isBound(atom) = true }
 
   /**
-   * Binds the `left` single atoms still free, rarest first, then the iterated atom's subsets; reports each complete
-   * binding while the sink is `open`.
+   * Binds the `left` single atoms still free, rarest first, then the iterated atom's subsets or the witnesses;
+   * reports each complete binding while the sink is `open`.
    */
   private def search(left: Int, sink: MatchSink): Unit =
-    if (left == 0) { if (iterated >= 0) iterate(sink) else report(sink) }
-    else {
+    if (left == 0) {
+      if (iterated >= 0) iterate(sink)
+      else if (witnesses == null) report(sink)
+      else { if (witnessed()) report(sink); unbindWitnesses() }
+    } else {
       var best = -1
       var (bestFrom, bestUntil) = (0, 0)
       var i = 0
       while (i < n) {
-        if (!isBound(i) && i != iterated) {
+        if (!isBound(i) && i != iterated && !isWitness(i)) {
           val (from, until) = candidates(i)
           if (best < 0 || until - from < bestUntil - bestFrom) { best = i; bestFrom = from; bestUntil = until }
         }
@@ -169,6 +177,69 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
         k += 1
       }
     }
+
+  /** Whether each group of witnesses has events that fit the atoms bound, all the others ([[Witnesses]]). */
+  private def witnessed(): Boolean = {
+    var g = 0
+    while (g < witnesses.groups.length) { if (!hasWitnesses(g)) return false; g += 1 }
+    true
+  }
+
+  /**
+   * Whether group g has events that fit: the latest event of its first atom from which it completes (forward, the
+   * earliest of its last), if known for the atoms it reads, lies within the range its neighbours leave; else the
+   * candidates not yet scanned are, from the latest down (forward, the earliest up), and the first that completes is
+   * remembered. Its atoms are left bound to what was found, if anything was scanned.
+   */
+  private def hasWitnesses(g: Int): Boolean = {
+    val group = witnesses.groups(g)
+    val known = witnesses.of(g, bound)
+    work.indexProbes += 1
+    val atom = group.scanned
+    val buffer = buffers(atom)
+    val (from, until) = candidates(atom)
+    if (from >= until) false
+    else if (known.found != Witnesses.NoneFound) {
+      if (group.forward) known.found <= buffer.position(until - 1) else known.found >= buffer.position(from)
+    } else {
+      val step = if (group.forward) 1 else -1
+      var k = if (group.forward) math.max(from, buffer.firstAtOrAfter(known.scanned)) else math.min(until, buffer.firstAtOrAfter(known.scanned)) - 1
+      while (k >= from && k < until) {
+        val p = buffer.position(k)
+        work.bufferVisits += 1
+        bind(atom, p)
+        if (holdsAt(atom) && completes(group.rest, 0)) { known.found = p; return true }
+        isBound(atom) = false
+        k += step
+      }
+      known.scanned =
+        if (group.forward) math.max(known.scanned, buffer.position(until - 1) + 1)
+        else math.min(known.scanned, buffer.position(from))
+      false
+    }
+  }
+
+  /** Whether `atoms` from the j-th on have events that fit, between their neighbours': bound to the first found. */
+  private def completes(atoms: Array[Int], j: Int): Boolean = j == atoms.length || {
+    val i = atoms(j)
+    val (from, until) = candidates(i)
+    val buffer = buffers(i)
+    var k = from
+    var found = false
+    while (!found && k < until) {
+      work.bufferVisits += 1
+      bind(i, buffer.position(k))
+      found = holdsAt(i) && completes(atoms, j + 1)
+      if (!found) isBound(i) = false
+      k += 1
+    }
+    found
+  }
+
+  private def unbindWitnesses(): Unit = {
+    var i = 0
+    while (i < n) { if (isWitness(i)) isBound(i) = false; i += 1 }
+  }
 
   /**
    * The subsets of the iterated atom's events between its neighbours' (the single atoms all bound), reported with
@@ -409,24 +480,33 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
    * Whether this chain has the match that binds each atom i to the event at `byAtom(i)` (of another chain whose atoms
    * bind the same variables, [[Chains]]): the events come in the atoms' order under SEQ, each is in its atom's buffer
    * (so it passed the atom's guard inside the window), every condition holds, and no NONE's event lies between its
-   * neighbours'. Called between this chain's reads, when no search of its own is under way.
+   * neighbours'. The witnesses' events are not compared: any that fit here will do ([[Witnesses]]), as they would
+   * for the row. Called between this chain's reads, when no search of its own is under way.
    */
   def has(byAtom: Array[Long]): Boolean = {
+    var previous = Long.MinValue
     var i = 0
     while (i < n) {
-      if (plan.ordered && i > 0 && byAtom(i) <= byAtom(i - 1)) { java.util.Arrays.fill(isBound, false); return false }
-      val buffer = buffers(i)
-      val k = buffer.firstAtOrAfter(byAtom(i))
-      work.bufferVisits += 1
-      if (k == buffer.size || buffer.position(k) != byAtom(i)) { java.util.Arrays.fill(isBound, false); return false }
-      bind(i, byAtom(i))
+      if (!isWitness(i)) {
+        if (plan.ordered && byAtom(i) <= previous) { java.util.Arrays.fill(isBound, false); return false }
+        val buffer = buffers(i)
+        val k = buffer.firstAtOrAfter(byAtom(i))
+        work.bufferVisits += 1
+        if (k == buffer.size || buffer.position(k) != byAtom(i)) { java.util.Arrays.fill(isBound, false); return false }
+        bind(i, byAtom(i))
+        previous = byAtom(i)
+      }
       i += 1
     }
     var c = 0
     var holds = true
-    while (holds && c < atomsOf.length) { holds = atomsOf(c).isEmpty || ofGaps(c) || this.holds(c, null); c += 1 }
+    while (holds && c < atomsOf.length) {
+      holds = atomsOf(c).isEmpty || ofGaps(c) || !allBound(atomsOf(c)) || this.holds(c, null)
+      c += 1
+    }
     var g = 0
-    while (holds && g < excluded.length) { holds = clear(g); g += 1 }
+    while (holds && g < excluded.length) { holds = !allBound(gapAtoms(g)) || clear(g); g += 1 }
+    if (holds && witnesses != null) { witnesses.endingAt(byAtom(n - 1)); holds = witnessed() }
     java.util.Arrays.fill(isBound, false)
     holds
   }
@@ -457,6 +537,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   def expire(threshold: Long): Unit = {
     buffers.foreach(_.expire(threshold))
     excluded.foreach(_.expire(threshold))
+    if (witnesses != null) witnesses.forget(buffers(_).oldest)
     if (backwards) for (j <- 1 until n - 1) predecessors.forgetBefore(j, buffers(j).oldest, buffers(j).size)
   }
 

@@ -91,8 +91,9 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   /**
    * Whether to de-duplicate the rows of one event: different runs can project onto the same row only under MAX,
    * whose runs keep unselected marks apart (the subset construction folds them, so each run is one row); with
-   * registers, unless [[rowsTellRunsApart]]; in a lazy chain with an event no selected variable binds, or an OR of chains
-   * whose matches no atom-to-atom check tells apart ([[Chains.mayRepeatRows]]); and in a
+   * registers, unless [[rowsTellRunsApart]]; in a lazy chain with an event no selected variable binds where it is
+   * not searched for as a witness, or an OR of chains whose matches no atom-to-atom check tells apart
+   * ([[repeatsRows]]); and in a
    * PCEA, whose runs are labelled by atoms, unless [[PceaPlan.rowsTellRunsApart]]. Where a chain races, only while
    * the path leading repeats rows ([[deduplicates]]).
    */
@@ -107,8 +108,17 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
 
   private lazy val registersRepeatRows: Boolean = registers.isDefined && !ranked && !rowsTellRunsApart
   private lazy val chainRepeatsRows: Boolean = chain.exists(repeatsRows)
-  private def repeatsRows(chain: Chains): Boolean =
-    chain.alternatives.exists(_.atoms.exists(a => nfa.labels(a.label).isEmpty)) || chain.mayRepeatRows
+  /**
+   * An event no selected variable binds repeats no row where it is the first or the last of a sequence (the row's
+   * start or end) or a witness ([[io.sparkcer.engine.chain.ChainPlan.witnesses]]); elsewhere (under AND, or beside an
+   * iteration) it does.
+   */
+  private def repeatsRows(chain: Chains): Boolean = chain.mayRepeatRows || chain.alternatives.exists { plan =>
+    plan.atoms.indices.exists { i =>
+      nfa.labels(plan.atoms(i).label).isEmpty && !plan.witnesses.contains(i) &&
+        !(plan.ordered && (i == 0 || i == plan.atoms.length - 1))
+    }
+  }
 
   /**
    * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected

@@ -12,7 +12,7 @@ package io.sparkcer.engine.eval
  *    transition whose guard the event passes), each with the union-list entries it touches;
  *  - `conditionChecks`: conditions relating events evaluated (against a run's registers, or on a lazy chain's
  *    candidate combination), one per combination of events checked;
- *  - `indexProbes`: lookups and insertions in a PCEA's hash index;
+ *  - `indexProbes`: lookups and insertions in a PCEA's hash index, and in what a lazy chain knows of its witnesses;
  *  - `unionNodes`: union nodes made: by the tECS (CORE's merge of a union-list and its insert of a node whose
  *    maximum start one entry already has; a merge makes only the unions in front of what it merged before), and by a
  *    PCEA's union to insert a run into a union tree (the path it copies, persistent), which the PCEA paper bounds by

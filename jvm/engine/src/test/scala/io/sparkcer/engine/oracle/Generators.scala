@@ -308,7 +308,12 @@ object Generators {
        * Sequences of single events with one iterated (`A AS a ; (B AS b)+ ; C AS c FILTER sum(b.x) > a.x`), the lazy
        * chain's, over longer streams and wider windows.
        */
-      iteratedChains: Boolean = false)
+      iteratedChains: Boolean = false,
+      /**
+       * Sequences of single events with conditions relating any two of them (`b.x = c.x AND b.y < c.y`), sometimes
+       * an OR of conditions or a NONE between two: with some left unselected, the lazy chain's witnesses.
+       */
+      relatedChains: Boolean = false)
 
   // --- streams ---------------------------------------------------------------------------------------------
 
@@ -906,6 +911,37 @@ object Generators {
       } else body
     }
 
+    /**
+     * A sequence of 3 to 5 single events, one to three conditions relating two of them each (an OR of two at times),
+     * and sometimes a NONE between two neighbours that relates its event to theirs.
+     */
+    def related(): Cel = {
+      def t() = pick(rnd, "A", "A", "B", "B", "C")
+      val atoms = Seq.fill(3 + rnd.nextInt(3))(atom(t()).as(fresh()))
+      val vars = asVars(atoms.reduceLeft(_ seq _))
+      def relation(): Filter = {
+        val Seq(a, b) = new scala.util.Random(rnd).shuffle(vars).take(2)
+        def compare(l: Expr, r: Expr) = rel(Expr.Comparison(cmpOp(), l, r, Position.Unknown))
+        rnd.nextInt(5) match {
+          case 0 => rel(attr(a, "x") === attr(b, "x"))
+          case 1 => compare(attr(a, "x"), attr(b, "y"))
+          case 2 => compare(attr(a, "y"), attr(b, "y"))
+          case 3 => compare(Expr.Arithmetic(ArithmeticOp.Add, attr(a, "x"), attr(b, "y"), Position.Unknown), attr(b, "x"))
+          case _ => compare(attr(a, "x"), attr(b, "x"))
+        }
+      }
+      val body = atoms.indices.tail.foldLeft(atoms.head) { (left, i) =>
+        if (rnd.nextInt(4) != 0) left.seq(atoms(i))
+        else {
+          val n = s"n$i"
+          val test = rel(Expr.Comparison(cmpOp(), attr(n, "x"), attr(pick(rnd, vars(i - 1), vars(i)), "x"), Position.Unknown))
+          left.seqWithout(none(Seq(pick(rnd, "A", "B", "C")), Some(n), Some(test)))(atoms(i))
+        }
+      }
+      val conditions = Seq.fill(1 + rnd.nextInt(3))(if (rnd.nextInt(4) == 0) relation() or relation() else relation())
+      body.filter(conditions.reduceLeft(_ and _))
+    }
+
     /** A formula of about `size` nodes. */
     def formula(size: Int, allowNot: Boolean = true): Cel = {
       if (size <= 1) atomOrNot(allowNot)
@@ -1015,6 +1051,7 @@ object Generators {
       val pattern =
         if (features.equalities) gen.equational(1 + rnd.nextInt(features.maxSize))
         else if (features.judgedExclusions) gen.judged()
+        else if (features.relatedChains) gen.related()
         else if (features.earlierExclusions) gen.judgedBefore(2 + rnd.nextInt(features.maxSize - 1))
         else if (features.iteratedChains) gen.iterated()
         else if (features.orderComparisons) gen.ordered()
@@ -1056,7 +1093,7 @@ object Generators {
       // A condition relating each event of a repeating variable to others needs a window; order comparisons get wide
       // ones, for matches that take several of the variable's events.
       val within =
-        if (features.judgedExclusions) Some(pick(rnd, events(10L + rnd.nextInt(30)), span(pick(rnd, 5000L, 10000L), "ts")))
+        if (features.judgedExclusions || features.relatedChains) Some(pick(rnd, events(10L + rnd.nextInt(30)), span(pick(rnd, 5000L, 10000L), "ts")))
         else if (features.iteratedChains) Some(pick(rnd, events(10L + rnd.nextInt(11)), span(pick(rnd, 6000L, 12000L), "ts")))
         else if (within0.isEmpty && features.orderComparisons)
           Some(pick(rnd, events(5L + rnd.nextInt(6)), span(pick(rnd, 3000L, 6000L), "ts"), millis(5000L)))
