@@ -47,10 +47,15 @@ private[bench] object WindowGrowth {
   private val cases: Seq[Case] = Seq(
     uniformCase("registers: (A AS a)+ ; C AS c FILTER a.v <= c.v + 10", Seq(10, 100, 1000))(
       "SELECT c FROM S WHERE (A AS a)+ ; C AS c FILTER a.v <= c.v + 10"),
-    uniformCase("registers, b unselected: A AS a ; B AS b ; C AS c FILTER b.v < c.v", Seq(10, 100, 1000))(
+    uniformCase("b unselected, one comparison: A AS a ; B AS b ; C AS c FILTER b.v < c.v", Seq(10, 100, 1000))(
       "SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER b.v < c.v"),
-    uniformCase("registers, an OR: A AS a ; B AS b ; C AS c FILTER b.v < c.v OR b.v > c.v + 50", Seq(10, 100, 1000))(
+    uniformCase("b unselected, an OR: A AS a ; B AS b ; C AS c FILTER b.v < c.v OR b.v > c.v + 50", Seq(10, 100, 1000))(
       "SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER (b.v < c.v OR b.v > c.v + 50)"),
+    // The registers keep a run per b here, each with the row (a, c); the lazy chain finds one b per row.
+    uniformCase("b unselected, a range: A AS a ; B AS b ; C AS c FILTER b.v < c.v AND b.v > c.v - 20",
+      Seq(10, 100, 1000))("SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER b.v < c.v AND b.v > c.v - 20"),
+    uniformCase("c and b unselected: A AS a ; C AS c ; B AS b ; D AS d FILTER c.v < d.v", Seq(10, 100, 1000))(
+      "SELECT a, d FROM S WHERE A AS a ; C AS c ; B AS b ; D AS d FILTER c.v < d.v"),
     uniformCase("PCEA, b unselected: A AS a ; B AS b ; C AS c FILTER b.v = c.v", Seq(10, 100, 1000))(
       "SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER b.v = c.v"),
     Case("PCEA self-join without a match", w => s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +

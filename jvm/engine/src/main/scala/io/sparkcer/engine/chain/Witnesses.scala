@@ -55,6 +55,12 @@ private[chain] final class Witnesses(plan: ChainPlan) {
   /** Per [[Group.lasting]] group, what is known by the position of the event before its first atom's. */
   private val kept = groups.map(g => if (g.lasting) new java.util.TreeMap[java.lang.Long, Known] else null).toArray
   private val probe = new Key(null)
+  /**
+   * Per group, the key asked last and what is known under it: the rows of one event mostly ask under one key (the
+   * events of the atoms after the group, say), which is then found without hashing.
+   */
+  private val lastKey = groups.map(g => new Array[Long](g.reads.length)).toArray
+  private val lastKnown = new Array[Known](groups.length)
   /** The event whose matches [[known]] is of. */
   private var end = Long.MinValue
 
@@ -66,6 +72,7 @@ private[chain] final class Witnesses(plan: ChainPlan) {
       // Cleared in time proportional to its table: a table grown on a busy event is dropped instead.
       if (known(g).size > ClearedUpTo) known(g) = new java.util.HashMap[Key, Known]
       else if (!known(g).isEmpty) known(g).clear()
+      if (!groups(g).lasting) lastKnown(g) = null
       g += 1
     }
   }
@@ -73,6 +80,18 @@ private[chain] final class Witnesses(plan: ChainPlan) {
   /** What is known of group g with the atoms it reads bound to `bound`, at the event [[endingAt]] named. */
   def of(g: Int, bound: Array[Long]): Known = {
     val group = groups(g)
+    val reads = group.reads
+    val last = lastKey(g)
+    var k = 0
+    while (k < reads.length && bound(reads(k)) == last(k)) k += 1
+    if (k == reads.length && lastKnown(g) != null) return lastKnown(g)
+    k = 0
+    while (k < reads.length) { last(k) = bound(reads(k)); k += 1 }
+    lastKnown(g) = knownUnder(g, group, bound)
+    lastKnown(g)
+  }
+
+  private def knownUnder(g: Int, group: Group, bound: Array[Long]): Known = {
     val reads = group.reads
     if (group.lasting) {
       val before = bound(reads(0))
@@ -93,7 +112,10 @@ private[chain] final class Witnesses(plan: ChainPlan) {
   def forget(oldest: Int => Long): Unit = {
     var g = 0
     while (g < kept.length) {
-      if (kept(g) != null && !kept(g).isEmpty) kept(g).headMap(oldest(groups(g).reads(0))).clear()
+      if (kept(g) != null && !kept(g).isEmpty) {
+        kept(g).headMap(oldest(groups(g).reads(0))).clear()
+        lastKnown(g) = null
+      }
       g += 1
     }
   }
