@@ -256,7 +256,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
 
   // Events no selected variable binds, inside a sequence on the lazy chain (issue 22): searched for as witnesses, one
   // per row, and the rows not de-duplicated after, so that a row found twice fails the oracle's check.
-  property("unselected events inside a chain, found as witnesses: conditions between any two, OR, NONE, dozens of events",
+  property("unselected events inside a chain, found as witnesses: conditions between two, OR, NONE, dozens of events",
     600, Features(relatedChains = true, someUnselected = true, strategies = false, consumption = false, limits = false),
     maxLength = 40, minLength = 12, adjust = _.copy(chainsByCost = false), path = witnessesOnLazyChain)
 

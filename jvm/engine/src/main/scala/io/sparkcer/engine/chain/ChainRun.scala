@@ -203,7 +203,9 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       if (group.forward) known.found <= buffer.position(until - 1) else known.found >= buffer.position(from)
     } else {
       val step = if (group.forward) 1 else -1
-      var k = if (group.forward) math.max(from, buffer.firstAtOrAfter(known.scanned)) else math.min(until, buffer.firstAtOrAfter(known.scanned)) - 1
+      var k =
+        if (group.forward) math.max(from, buffer.firstAtOrAfter(known.scanned))
+        else math.min(until, buffer.firstAtOrAfter(known.scanned)) - 1
       while (k >= from && k < until) {
         val p = buffer.position(k)
         work.bufferVisits += 1

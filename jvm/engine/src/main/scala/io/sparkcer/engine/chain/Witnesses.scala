@@ -44,7 +44,8 @@ private[chain] final class Witnesses(plan: ChainPlan) {
       val named = atoms.flatMap(judgedWith).toSet
       val neighbours = atoms.flatMap(i => Seq(i - 1, i + 1)).toSet
       val forward = named(atoms.head - 1) && !named(atoms.last + 1)
-      val unread = if (!named(atoms.head - 1)) Set(atoms.head - 1) else if (forward) Set(atoms.last + 1) else Set.empty[Int]
+      val unread =
+        if (!named(atoms.head - 1)) Set(atoms.head - 1) else if (forward) Set(atoms.last + 1) else Set.empty[Int]
       val reads = ((named ++ neighbours) -- atoms -- unread).toArray.sorted
       Group(atoms.toArray, reads, forward, lasting = forward && reads.sameElements(Array(atoms.head - 1)))
     }
@@ -108,7 +109,7 @@ private[chain] final class Witnesses(plan: ChainPlan) {
     }
   }
 
-  /** Forgets what is kept of events that left the window: before `oldest(i)`, the oldest event of atom i still in it. */
+  /** Forgets what is kept of events that left the window: before `oldest(i)`, atom i's oldest event still in it. */
   def forget(oldest: Int => Long): Unit = {
     var g = 0
     while (g < kept.length) {
@@ -133,7 +134,7 @@ private[chain] object Witnesses {
    * left neighbour is all a forward group reads: what is known of it is kept across events.
    */
   final case class Group(atoms: Array[Int], reads: Array[Int], forward: Boolean, lasting: Boolean) {
-    /** The atom whose candidates are scanned: the first, from the latest down, or forward the last, from the earliest up. */
+    /** The atom whose candidates are scanned: the first, latest down; forward, the last, earliest up. */
     val scanned: Int = if (forward) atoms.last else atoms.head
     /** The others, in the chain's order, completed once the scanned one is bound. */
     val rest: Array[Int] = atoms.filter(_ != scanned)

@@ -80,8 +80,10 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   val chain: Option[Chains] = chainShape.map(_.labelledAs(compiled, nfa))
     // Never raced against registers whose runs repeat no row, when its own matches would: the repeats are work
     // that the registers do not do, and grow with the window. Nor where it searches for witnesses: there the
-    // registers' one run per match (ExistentialTakes) keeps the witness in a register, where the chain searches per row.
-    .filter(c => registers.isEmpty || registersRepeatRows || !repeatsRows(c) && c.alternatives.forall(_.witnesses.isEmpty))
+    // registers' one run per match (ExistentialTakes) keeps the witness in a register, where the chain searches for
+    // it per row.
+    .filter(c => registers.isEmpty || registersRepeatRows ||
+      !repeatsRows(c) && c.alternatives.forall(_.witnesses.isEmpty))
   val consumption: Consumption = analyzed.query.consumeBy
 
   // ---- What the strategy, the consumption and the window allow ----------------------------------------------
