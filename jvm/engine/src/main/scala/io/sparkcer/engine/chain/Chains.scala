@@ -3,7 +3,7 @@ package io.sparkcer.engine.chain
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.analysis.AnalyzedQuery
-import io.sparkcer.engine.automaton.{Nfa, NfaCompiler}
+import io.sparkcer.engine.automaton.{AtomSpec, Nfa, NfaCompiler}
 import io.sparkcer.engine.ceql.{Cel, Consumption, Strategy}
 import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, Run, Work}
 import io.sparkcer.engine.tecs.MatchSink
@@ -37,12 +37,17 @@ final case class Chains(alternatives: IndexedSeq[ChainPlan]) {
 
   /**
    * Where alternative `j` may have the matches of alternative `k`: they bind the same variables, each atom of `k` as one
-   * atom of `j` does (in any order: `(A AS a AND B AS b) OR (B AS b ; A AS a)`). Per atom of `k`, that atom of `j`.
+   * atom of `j` does (in any order: `(A AS a AND B AS b) OR (B AS b ; A AS a)`), and an atom is a witness in one where
+   * it is in the other ([[ChainPlan.witnesses]]: `j` is asked about `k`'s match on the events of the others only). Per
+   * atom of `k`, that atom of `j`.
    */
   private[chain] def correspondence(j: Int, k: Int): Option[Array[Int]] = {
     val (a, b) = (bindings(j), bindings(k))
-    if (a.distinct.length == a.length && a.length == b.length && a.toSet == b.toSet) Some(b.map(a.indexOf).toArray)
-    else None
+    if (a.distinct.length == a.length && a.length == b.length && a.toSet == b.toSet) {
+      val atomOf = b.map(a.indexOf).toArray
+      def witness(alternative: Int, atom: Int) = alternatives(alternative).witnesses.contains(atom)
+      Option.when(b.indices.forall(i => witness(k, i) == witness(j, atomOf(i))))(atomOf)
+    } else None
   }
 
   /**
@@ -53,16 +58,19 @@ final case class Chains(alternatives: IndexedSeq[ChainPlan]) {
     alternatives.indices.map(k => (0 until k).flatMap(j => correspondence(j, k).map(j -> _)))
 
   /**
-   * Whether two alternatives bind the same variables but with atoms alike (two binding none), so that no atom-to-atom
-   * check tells whether one has the other's match: their rows are then de-duplicated instead.
+   * Whether two alternatives may report one row, where no atom-to-atom check tells whether one has the other's match
+   * (two atoms binding none, or atoms that differ only in variables no row shows, `(A ; B AS b ; C) OR (A ; D AS b ;
+   * C)` under `SELECT a, c`): their rows are then de-duplicated instead. A row shows the events of the variables
+   * `selected` gives per atom; two alternatives whose atoms give different ones report different rows.
    */
-  def mayRepeatRows: Boolean = alternatives.indices.exists { k =>
-    (0 until k).exists(j => correspondence(j, k).isEmpty && counted(bindings(j)) == counted(bindings(k)))
+  def mayRepeatRows(selected: AtomSpec => Set[Int]): Boolean = alternatives.indices.exists { k =>
+    def shown(k: Int) = counted(alternatives(k).atoms.map(selected).filter(_.nonEmpty))
+    (0 until k).exists(j => correspondence(j, k).isEmpty && shown(j) == shown(k))
   }
 
   /** Per atom of alternative k, the variables it binds. */
   private def bindings(k: Int): IndexedSeq[Set[String]] = alternatives(k).atoms.map(_.variables.toSet)
-  private def counted(atoms: IndexedSeq[Set[String]]): Map[Set[String], Int] = atoms.groupBy(identity).map { case (v, a) => v -> a.length }
+  private def counted[T](atoms: IndexedSeq[T]): Map[T, Int] = atoms.groupBy(identity).map { case (v, a) => v -> a.length }
 }
 
 object Chains {

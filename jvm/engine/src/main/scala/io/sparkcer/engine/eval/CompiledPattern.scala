@@ -116,12 +116,13 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    * start or end) or a witness ([[io.sparkcer.engine.chain.ChainPlan.witnesses]]); elsewhere (under AND, or beside an
    * iteration) it does.
    */
-  private def repeatsRows(chain: Chains): Boolean = chain.mayRepeatRows || chain.alternatives.exists { plan =>
-    plan.atoms.indices.exists { i =>
-      nfa.labels(plan.atoms(i).label).isEmpty && !plan.witnesses.contains(i) &&
-        !(plan.ordered && (i == 0 || i == plan.atoms.length - 1))
+  private def repeatsRows(chain: Chains): Boolean =
+    chain.mayRepeatRows(atom => nfa.labels(atom.label).toSet) || chain.alternatives.exists { plan =>
+      plan.atoms.indices.exists { i =>
+        nfa.labels(plan.atoms(i).label).isEmpty && !plan.witnesses.contains(i) &&
+          !(plan.ordered && (i == 0 || i == plan.atoms.length - 1))
+      }
     }
-  }
 
   /**
    * Whether a row names the one run it came from, with registers: every label an event is read with binds a selected

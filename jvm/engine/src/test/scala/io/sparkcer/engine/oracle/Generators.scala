@@ -938,8 +938,17 @@ object Generators {
           left.seqWithout(none(Seq(pick(rnd, "A", "B", "C")), Some(n), Some(test)))(atoms(i))
         }
       }
+      // Sometimes an OR with a copy that takes one event of another type under the same name: rows that only the
+      // selected variables' events tell apart.
+      val alternatives =
+        if (rnd.nextInt(4) != 0) body
+        else {
+          val i = rnd.nextInt(atoms.length)
+          body or atoms.indices.map(j => if (j == i) atom(pick(rnd, "A", "B", "C")).as(vars(j)) else atoms(j))
+            .reduceLeft(_ seq _)
+        }
       val conditions = Seq.fill(1 + rnd.nextInt(3))(if (rnd.nextInt(4) == 0) relation() or relation() else relation())
-      body.filter(conditions.reduceLeft(_ and _))
+      alternatives.filter(conditions.reduceLeft(_ and _))
     }
 
     /** A formula of about `size` nodes. */
