@@ -70,16 +70,19 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
     val byType: Map[Any, Array[(Int, Option[String], Array[Any] => Boolean)]] =
       pattern.nfa.guards.zipWithIndex.map { case (g, i) =>
         val predicates = g.predicates.map { p =>
-          val variable = p.filter.variable
+          val (variable, predicate) = (p.filter.variable, p.filter.predicate)
           val resolve: Expr.Reference => Int = {
             case Expr.Attribute(v, name) if v.value != variable.value =>
               throw new CeqlException(s"a filter on ${variable.value} reads only its own event: write " +
                 s"${variable.value}.${name.value}, or relate the events in a condition of their own", v.pos,
-                analyzed.text, v.value.length)
-            case r => Analyzer.column(r.column, columns, analyzed.text)
+                predicate.sparkSql, v.value.length)
+            case r => Analyzer.column(r.column, columns, predicate.sparkSql)
           }
-          val parsed = PredicateParser.parse(p.filter.predicate, analyzed.text)
-          ExprInterpreter.compilePredicate(if (p.negated) Expr.Not(parsed, parsed.pos) else parsed, resolve, analyzed.text)
+          predicate.readIn(analyzed.text) {
+            val parsed = PredicateParser.parse(predicate)
+            ExprInterpreter.compilePredicate(if (p.negated) Expr.Not(parsed, parsed.pos) else parsed, resolve,
+              predicate.sparkSql)
+          }
         }.toArray
         (g.eventType: Any, (i, g.stream, (row: Array[Any]) => predicates.forall(_(row))))
       }.groupBy(_._1).map { case (t, gs) => t -> gs.map(_._2).toArray }

@@ -139,6 +139,21 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  test("an aggregate over an unselected iteration is read over one event: the engine's rows, and EXPLAIN says so") {
+    // Some subset of the b's satisfies each condition exactly when one b does, so the row (s, e) is found once per
+    // match rather than once per subset; Spark evaluates the call's argument on that b, as a condition or as a guard.
+    for (condition <- Seq("avg(b.price) < e.price - 1", "max(b.volume) BETWEEN s.volume AND e.volume",
+        "min(b.price) > 100")) {
+      val query = s"SELECT s, e FROM stocks PATTERN SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER $condition " +
+        "PARTITION BY name ORDER BY ts WITHIN 8 EVENTS"
+      val expected = engine(query.replace("FROM stocks PATTERN", "FROM S WHERE")).sorted
+      assert(expected.nonEmpty, s"the data should give matches of $query")
+      assert(lines(spark.sql(query)).sorted == expected, query)
+      val plan = spark.sql(s"EXPLAIN $query").collect().head.getString(0)
+      assert(plan.contains(s"$condition read over one event of b"), plan)
+    }
+  }
+
   test("the hardest event: NULL is the hardest, strings compare as Spark compares them") {
     import spark.implicits._
     Seq(("A", 1, "b", Some(2L)), ("A", 2, "a", None), ("A", 3, "c", Some(1L)), ("C", 4, "bb", Some(2L)))

@@ -39,7 +39,9 @@ final case class AnalyzedQuery(
      * SELECT MAX over a pattern whose every match binds this many events: no match contains another, so MAX keeps every
      * match, and `query` reads SELECT ALL, which every evaluator takes.
      */
-    maxAsAll: Option[Int] = None)
+    maxAsAll: Option[Int] = None,
+    /** Aggregates over an unselected iteration that `query` reads over one of its events ([[SingleEventAggregates]]). */
+    singleEventAggregates: Seq[SingleEventAggregates.Read] = Nil)
 
 /**
  * Semantic analysis: resolves columns and variables, and rejects what CEQL cannot mean, saying what to write
@@ -116,10 +118,10 @@ object Analyzer {
         else IndexedSeq(window.collect { case WindowSpec(_, WindowKey.Column(i, false)) => i }.getOrElse(timeColumn.get) -> false)
       val derived = EqualityPartition.derive(query, columns)
       val maxAsAll = Option.when(query.strategy == Strategy.Max)(Multiplicity.eventsPerMatch(query.pattern)).flatten
-      val evaluated = derived.fold(query)(_.query) match {
+      val (evaluated, singleEvent) = SingleEventAggregates.rewrite(derived.fold(query)(_.query) match {
         case q if maxAsAll.isDefined => q.copy(strategy = Strategy.All)
         case q => q
-      }
+      }, text)
       AnalyzedQuery(
         evaluated, text, columns, outputs,
         evaluated.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
@@ -129,7 +131,8 @@ object Analyzer {
         streamColumn.map(optionColumn(_, "stream column")),
         query.partitionBy.length,
         derived,
-        maxAsAll)
+        maxAsAll,
+        singleEvent)
     }
 
     private def checkStreams(cel: Cel): Unit = {

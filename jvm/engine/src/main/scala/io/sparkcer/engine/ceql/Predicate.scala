@@ -23,6 +23,15 @@ final case class Predicate(text: String, sparkSql: String, pos: Position, edits:
     }
     pos.offset + inside.fold(offset - shift)(_.offset)
   }
+
+  /**
+   * Runs `read`, which reads [[sparkSql]] and fails at offsets in it, with its errors placed where they stand in
+   * `query`, the text this predicate is part of.
+   */
+  def readIn[A](query: String)(read: => A): A = try read catch {
+    case e: CeqlException if e.pos.offset >= 0 =>
+      throw new CeqlException(e.problem, Position.advance(query, pos, queryOffset(e.pos.offset)), query, e.length)
+  }
 }
 
 object Predicate {

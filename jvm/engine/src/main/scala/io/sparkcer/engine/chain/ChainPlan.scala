@@ -38,6 +38,9 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
      else s"; one event of ${witnesses.map(atoms(_).variables.lastOption.getOrElse("?")).mkString(", ")} found per " +
        "match, not one match per event (no selected variable binds them), and what was found kept for the rows after")
 
+  /** Whether atom `i` is the first or the last of a sequence: its event is the row's start or end, selected or not. */
+  def bounds(i: Int): Boolean = ordered && (i == 0 || i == atoms.length - 1)
+
   /** Per NONE, the atoms whose events it is judged against: the two around it and those its conditions name. */
   lazy val judgedWith: IndexedSeq[IndexedSeq[Int]] = gaps.map(g =>
     (Seq(g.atom, g.atom + 1) ++ g.conditions.flatMap(conditions(_)).filter(_ >= 0)).distinct.sorted.toIndexedSeq)
@@ -122,15 +125,14 @@ object ChainPlan {
       val single = atoms.length == count && atoms.forall(a => !a.negated)
       val iteration = iterated.map(iterationOf(_, atoms, nfa, nfa.conditions.indices.filter(applies), numbers))
       val slotsFit = iteration.fold(nfa.conditions.forall(_.slots.isEmpty))(_.isDefined)
-      // An event no selected variable binds, between the first and the last (which name the row's start and end).
-      val witnesses =
-        if (!ordered || iterated.isDefined) IndexedSeq.empty
-        else (1 until count - 1).filter(i => nfa.labels(atoms(i).label).isEmpty)
       if (single && slotsFit && bindings.forall(_.forall(_.size <= 1)) && chained.forall(_.isDefined) &&
-        (iterated.isEmpty || gaps.isEmpty))
-        Some(ChainPlan(atoms, ordered, bindings.map(b => if (b.forall(_.size == 1)) b.map(_.head).toIndexedSeq else IndexedSeq.empty),
-          chained.flatten.sortBy(_.atom), iteration.flatten, witnesses))
-      else None
+        (iterated.isEmpty || gaps.isEmpty)) {
+        val plan = ChainPlan(atoms, ordered, bindings.map(b => if (b.forall(_.size == 1)) b.map(_.head).toIndexedSeq else IndexedSeq.empty),
+          chained.flatten.sortBy(_.atom), iteration.flatten)
+        // An event no selected variable binds, between the first and the last (which name the row's start and end).
+        Some(if (!ordered || iterated.isDefined) plan
+          else plan.copy(witnesses = atoms.indices.filter(i => !plan.bounds(i) && nfa.labels(atoms(i).label).isEmpty)))
+      } else None
     }
 
   /**

@@ -119,8 +119,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   private def repeatsRows(chain: Chains): Boolean =
     chain.mayRepeatRows(atom => nfa.labels(atom.label).toSet) || chain.alternatives.exists { plan =>
       plan.atoms.indices.exists { i =>
-        nfa.labels(plan.atoms(i).label).isEmpty && !plan.witnesses.contains(i) &&
-          !(plan.ordered && (i == 0 || i == plan.atoms.length - 1))
+        nfa.labels(plan.atoms(i).label).isEmpty && !plan.witnesses.contains(i) && !plan.bounds(i)
       }
     }
 
@@ -137,7 +136,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
    * ([[io.sparkcer.engine.rma.DominatedTakes]]), an unselected variable read by one order comparison is taken once per
    * match, keeping its easiest event ([[io.sparkcer.engine.rma.ExistentialTakes]]: its labels are left out here), and
    * an OR's alternatives share their labels ([[io.sparkcer.engine.rma.JoinedLabels]]). What remains: an unselected
-   * variable that two comparisons (or another kind of condition, or an aggregate) read; two unselected variables in
+   * variable that two comparisons (or another kind of condition, or an aggregate that no one of its events can stand
+   * for, [[io.sparkcer.engine.analysis.SingleEventAggregates]]) read; two unselected variables in
    * a row with one of them read; an OR whose alternatives take an unselected event under different conditions
    * (`b.v > a.v OR b.k > a.k`).
    */
@@ -208,6 +208,8 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
 
   def describe: String =
     analyzed.maxAsAll.fold("")(n => s"MAX read as ALL (every match has $n events, so none contains another): ") +
+    analyzed.singleEventAggregates.map(r => s"${r.describe} (${r.variable} is not selected, and some of its events " +
+      "satisfy the condition exactly when one does): ").mkString +
     s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
       analyzed.derivedPartition.fold("")(d => s", partitioned by ${d.attributes.mkString(", ")} (from " +
         s"${d.equalities.mkString(" AND ")}: equal across every event)") +

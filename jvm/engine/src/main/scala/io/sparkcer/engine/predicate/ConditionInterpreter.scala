@@ -3,7 +3,7 @@ package io.sparkcer.engine.predicate
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataOutput, ObjectInputStream, ObjectOutputStream}
 
 import io.sparkcer.engine.analysis.{Equality, OrderComparison}
-import io.sparkcer.engine.ceql.{CeqlException, Condition, Name, Position, Predicate, SlotFunction}
+import io.sparkcer.engine.ceql.{CeqlException, Condition, Name, Predicate, SlotFunction}
 import io.sparkcer.engine.eval.{Aggregation, EventReader}
 
 /**
@@ -24,13 +24,8 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
   }
 
   /** Reads a condition's (or an argument's) Spark text, with errors placed in the query. */
-  private def compile(p: Predicate, resolve: Expr.Reference => Int): ExprInterpreter.Compiled = {
-    def placed[A](f: => A): A = try f catch {
-      case e: CeqlException if e.pos.offset >= 0 =>
-        throw new CeqlException(e.problem, Position.advance(query, p.pos, p.queryOffset(e.pos.offset)), query, e.length)
-    }
-    placed(ExprInterpreter.compile(PredicateParser.parse(p.sparkSql), resolve, p.sparkSql))
-  }
+  private def compile(p: Predicate, resolve: Expr.Reference => Int): ExprInterpreter.Compiled =
+    p.readIn(query)(ExprInterpreter.compile(PredicateParser.parse(p.sparkSql), resolve, p.sparkSql))
 
   private val compiled: IndexedSeq[ExprInterpreter.Compiled] = conditions.map { c =>
     val variables = c.variables

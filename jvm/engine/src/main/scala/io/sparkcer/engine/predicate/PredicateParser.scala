@@ -14,15 +14,16 @@ object PredicateParser {
   val Subset: String = "comparisons, + - * / %, AND, OR, NOT, IN, IN RANGE, a..b, BETWEEN, LIKE, RLIKE and IS NULL " +
     "over columns and literals"
 
-  /** Reads `predicate`, which stands in `query` (errors point into the query). */
-  def parse(predicate: Predicate, query: String): Expr = {
-    val parser = new PredicateParser(query, predicate.pos, predicate.pos.offset + predicate.text.length)
-    try parser.read() catch {
+  /**
+   * Reads a filter's Spark text for the runner, where an error says what the runner evaluates; its errors are at
+   * offsets in that text, which [[Predicate.readIn]] places in the query.
+   */
+  def parse(predicate: Predicate): Expr =
+    try parse(predicate.sparkSql) catch {
       case e: CeqlException =>
         throw new CeqlException(s"the engine's runner evaluates $Subset, not this predicate (Spark does): " +
-          e.problem, e.pos, query, e.length)
+          e.problem, e.pos, predicate.sparkSql, e.length)
     }
-  }
 
   /** Reads a predicate written on its own, e.g. a benchmark's. */
   def parse(text: String): Expr = {

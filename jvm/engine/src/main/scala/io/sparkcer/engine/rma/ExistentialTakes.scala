@@ -223,8 +223,10 @@ object ExistentialTakes {
       val keepsNothing = actions(label).copy(drop = RegisterSet.None).isEmpty
       val easiest = if (!shaped || keepsNothing) None else written(actions(label))
         .filter(r => actions.indices.forall(l => l == label || !touches(actions(l), r))).flatMap(comparedBy)
-      // A check that reads a register no transition before q writes (a variable bound after b's) holds.
-      val comingTo = all.filter { case (_, s) => reaching(s.target).exists(group) }.map(_._2.label).filter(_ >= 0)
+      // A check that reads a register no transition before q writes (a variable bound after b's) holds. Before q:
+      // into a state from which q can be reached (q itself included).
+      val before = group.flatMap(reaching)
+      val comingTo = all.filter { case (_, s) => before(s.target) }.map(_._2.label).filter(_ >= 0)
       def emptyHere(r: Int) = comingTo.forall(l => !touches(actions(l), r))
       val enabled = t.checks.map(c => checks(c - guards))
         .filterNot(_.sources.exists { case Source.Single(r) => emptyHere(r); case _ => false })

@@ -1020,14 +1020,24 @@ object Generators {
     /**
      * A sequence of up to three single events and one iterated (`A AS a ; (B AS b)+ ; C AS c`), filtered by
      * conditions on the iterated variable (aggregates, each of its events, prev) and order comparisons between the
-     * others: the lazy chain's shape with an iteration, over longer streams and wider windows.
+     * others: the lazy chain's shape with an iteration, over longer streams and wider windows. With
+     * [[Features.someUnselected]], between two others (or first, or last) and read by one condition, mostly an order
+     * comparison of avg, min, max, first or last with another event's value, where one event may stand for the subset.
      */
     def iterated(): Cel = {
       def t() = pick(rnd, "A", "B", "B", "C")
       val b = fresh()
-      val singles = Seq.fill(rnd.nextInt(4))(fresh())
+      // Where it stands: between two others, first or last (-1: anywhere). Low bits of the draw: a query's first draw
+      // differs little between consecutive seeds in its top bits.
+      val place = if (features.someUnselected) rnd.nextInt(1 << 20) % 4 else -1
+      val singles = Seq.fill(if (features.someUnselected) 2 + rnd.nextInt(2) else rnd.nextInt(4))(fresh())
       val repeated = if (rnd.nextInt(4) == 0) atom(t()).as(b).filter(on(b)(predicate(rnd))).plus else atom(t()).as(b).plus
-      val at = rnd.nextInt(singles.size + 1)
+      val at = place match {
+        case -1 => rnd.nextInt(singles.size + 1)
+        case 0 => 0
+        case 1 => singles.size
+        case _ => 1 + rnd.nextInt(singles.size - 1)
+      }
       val body = singles.map(atom(t()).as(_)).patch(at, Seq(repeated), 0).reduceLeft(_ seq _)
       def other(): Expr = if (singles.isEmpty) lit(rnd.nextInt(4)) else attr(pick(rnd, singles: _*), pick(rnd, "x", "y"))
       def order(l: Expr, r: Expr): Expr =
@@ -1046,8 +1056,15 @@ object Generators {
         case 9 => order(attr(b, "x"), arith(ArithmeticOp.Add, call("sum", attr(b, "y")), other()))
         case _ => order(call("sum", attr(b, "x")), count(b))
       })
-      val between = singles.combinations(2).map { case Seq(v, w) => rel(order(attr(v, "x"), attr(w, "y"))) }.toSeq
-      val conditions = Seq.fill(1 + rnd.nextInt(2))(onIteration()) ++ between.filter(_ => rnd.nextInt(3) == 0)
+      val ordered = singles.combinations(2).map { case Seq(v, w) => rel(order(attr(v, "x"), attr(w, "y"))) }.toSeq
+      def standing(): Filter = {
+        val aggregate = call(pick(rnd, "avg", "min", "max", "first", "last"), attr(b, pick(rnd, "x", "y")))
+        rel(if (rnd.nextBoolean()) order(aggregate, other()) else order(other(), aggregate))
+      }
+      val onIterated =
+        if (features.someUnselected) Seq(if (rnd.nextInt(3) != 0) standing() else onIteration())
+        else Seq.fill(1 + rnd.nextInt(2))(onIteration())
+      val conditions = onIterated ++ ordered.filter(_ => rnd.nextInt(3) == 0)
       body.filter(conditions.reduceLeft(_ and _))
     }
   }

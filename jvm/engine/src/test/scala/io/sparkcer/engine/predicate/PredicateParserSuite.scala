@@ -89,21 +89,23 @@ class PredicateParserSuite extends AnyFunSuite {
     assert(literal("'100\\%'") == "100\\%")
   }
 
-  test("a predicate inside a query is read in place: positions in the query") {
-    val query = "SELECT * FROM S\nWHERE A AS a FILTER a[x IN {1, 2} AND y IN 1..3]"
+  test("a predicate inside a query is read from its Spark text, CORE's forms rewritten, errors placed in the query") {
+    val query = "SELECT * FROM S\nWHERE A AS a FILTER a[x IN {1, 2} AND y IN 1..3 AND z = 'it''s' AND s >]"
     val filter = Filter.all(CeqlParser.parse(query).pattern).head
-    val e = PredicateParser.parse(filter.predicate, query)
-    assert(show(e) == "((x IN {1, 2}) AND (y IN [1, 3]))")
-    assert(e.pos == Position(2, 23, 38))
+    val e = intercept[CeqlException](filter.predicate.readIn(query)(PredicateParser.parse(filter.predicate)))
+    assert(e.pos == Position(2, 72, 87), e.getMessage) // the end of the predicate, past the rewritten forms
+    val fine = "A AS a FILTER a[x IN {1, 2} AND y IN 1..3 AND z = 'it''s']"
+    val read = Filter.all(CeqlParser.parse(fine).pattern).head.predicate
+    assert(show(PredicateParser.parse(read)) == "(((x IN {1, 2}) AND (y IN [1, 3])) AND (z = 'it's'))")
   }
 
   test("what the runner does not evaluate is an error that says so, at its place") {
-    val query = "A AS a FILTER a[cast(x AS int) > 1]"
+    val query = "A AS a FILTER a[x IN 1..3 AND cast(x AS int) > 1]" // longer in Spark's text: x BETWEEN 1 AND 3
     val filter = Filter.all(CeqlParser.parse(query).pattern).head
-    val e = intercept[CeqlException](PredicateParser.parse(filter.predicate, query))
+    val e = intercept[CeqlException](filter.predicate.readIn(query)(PredicateParser.parse(filter.predicate)))
     assert(e.problem.startsWith(s"the engine's runner evaluates ${PredicateParser.Subset}, not this predicate " +
       "(Spark does): expected"))
-    assert(e.pos.column == 24)
+    assert(e.pos.column == 38)
   }
 
   test("deep predicates get an error, never a stack overflow") {
