@@ -70,7 +70,10 @@ private[bench] object WindowGrowth {
     uniformCase("b unselected, a range: A AS a ; B AS b ; C AS c FILTER b.v < c.v AND b.v > c.v - 20",
       Seq(10, 100, 1000))("SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER b.v < c.v AND b.v > c.v - 20"),
     uniformCase("c and b unselected: A AS a ; C AS c ; B AS b ; D AS d FILTER c.v < d.v", Seq(10, 100, 1000))(
-      "SELECT a, d FROM S WHERE A AS a ; C AS c ; B AS b ; D AS d FILTER c.v < d.v"))
+      "SELECT a, d FROM S WHERE A AS a ; C AS c ; B AS b ; D AS d FILTER c.v < d.v"),
+    // A run per subset of the b's, each with the row (a, c), before the iteration was read as one event.
+    uniformCase("b+ unselected, an average: A AS a ; (B AS b)+ ; C AS c FILTER avg(b.v) < c.v", Seq(10, 100, 1000))(
+      "SELECT a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER avg(b.v) < c.v"))
 
   /** The section of the report: a row per case and window, then ratios taken in this run. */
   def report(passes: Int): String = {
