@@ -31,10 +31,11 @@ demo-stream: $(VENV)/.installed
 
 test: jvm-test python-test
 
-# Engine and Spark module tests, the benchmarks compiled, and the jar and runner classpath the Python tests use.
+# The engine's and the Spark module's packages checked for new cycles, their tests, the benchmarks compiled, and the
+# jar and runner classpath the Python tests use.
 jvm-test:
 	mkdir -p target $(dir $(ENGINE_CLASSPATH))
-	$(SBT) engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" | tee target/jvm-test.log
+	$(SBT) engine/packageCycles spark/packageCycles engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" | tee target/jvm-test.log
 	$(call exported_line,target/jvm-test.log) > $(ENGINE_CLASSPATH)
 	mkdir -p $(dir $(BUNDLED_JAR)) && cp $(SPARK_JAR) $(BUNDLED_JAR)
 

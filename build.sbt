@@ -4,6 +4,7 @@ ThisBuild / version := "0.1.0-SNAPSHOT"
 ThisBuild / scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:_,-byname-implicit", "-release:17")
 
 lazy val engine = (project in file("jvm/engine"))
+  .settings(PackageCycles.settings("io.sparkcer.engine"))
   .settings(
     name := "spark-cer-engine",
     libraryDependencies ++= Seq(
@@ -30,8 +31,11 @@ val sparkVersion = "4.0.1"
 lazy val spark = (project in file("jvm/spark"))
   // The engine's test tree too: Spark's tests check MATCH_RECOGNIZE against its oracle.
   .dependsOn(engine % "compile->compile;test->test")
+  .settings(PackageCycles.settings("io.sparkcer.spark"))
   .settings(
     name := "spark-cer",
+    // The root holds CEQL's operator and the extension both languages share (issue 23: lay it out by job).
+    PackageCycles.knownCycles := Seq(PackageCycles.Root -> "rowpattern", "rowpattern" -> PackageCycles.Root),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test

@@ -3,8 +3,9 @@ package io.sparkcer.engine
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
 import io.sparkcer.engine.automaton.SymbolTable
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
-import io.sparkcer.engine.eval.{Aggregation, CompiledPattern, EventReader, EvaluatorMetrics, MatchBound}
-import io.sparkcer.engine.predicate.{ConditionInterpreter, Expr, ExprInterpreter, PredicateParser}
+import io.sparkcer.engine.eval.{Aggregation, EventReader, MatchBound}
+import io.sparkcer.engine.plan.{CompiledPattern, EvaluatorMetrics}
+import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser}
 
 /** Per-call settings of the analysis that a query does not state itself. */
 final case class EngineOptions(

@@ -7,7 +7,7 @@ import scala.collection.mutable
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.ceql._
-import io.sparkcer.engine.eval.CompiledPattern
+import io.sparkcer.engine.plan.CompiledPattern
 import io.sparkcer.engine.predicate.{ArithmeticOp, Expr}
 import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
 import io.sparkcer.engine.oracle.Generators.Features

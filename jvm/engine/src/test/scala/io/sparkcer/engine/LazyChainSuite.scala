@@ -7,7 +7,8 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.chain.ChainPath
-import io.sparkcer.engine.eval.{MatchBound, PatternEvaluator, TooManyMatchesException}
+import io.sparkcer.engine.eval.{MatchBound, TooManyMatchesException}
+import io.sparkcer.engine.plan.PatternEvaluator
 
 /**
  * The lazy chain ([[io.sparkcer.engine.chain.ChainRun]]) against the eager evaluation with registers on the automaton

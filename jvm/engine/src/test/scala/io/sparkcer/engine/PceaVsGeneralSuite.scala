@@ -11,7 +11,7 @@ import io.sparkcer.engine.eval.{EventRing, Work}
 import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
 import io.sparkcer.engine.oracle.Generators.Features
 import io.sparkcer.engine.pcea.{Pcea, PceaPartitionRun}
-import io.sparkcer.engine.tecs.MatchSink
+import io.sparkcer.engine.eval.MatchSink
 
 /**
  * Property tests of the PCEA path (issue 12): random patterns related by equalities ([[Generators.FormulaGen.equational]])

@@ -9,7 +9,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.analysis.WindowKey
 import io.sparkcer.engine.ceql.Consumption
-import io.sparkcer.engine.eval.{EventCodec, PatternEvaluator, SavedState}
+import io.sparkcer.engine.eval.{EventCodec, SavedState}
+import io.sparkcer.engine.plan.PatternEvaluator
 import io.sparkcer.engine.oracle.{Generators, Printer}
 
 /**

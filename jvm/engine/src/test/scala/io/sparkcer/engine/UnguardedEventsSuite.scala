@@ -8,7 +8,7 @@ import io.sparkcer.engine.oracle.{BruteForce, Generators, Printer}
 
 /**
  * Events that satisfy no guard are passed by, and Spark filters them out before the shuffle, only where that
- * changes no match ([[io.sparkcer.engine.eval.CompiledPattern.ignoresUnguardedEvents]]). The engine with such
+ * changes no match ([[io.sparkcer.engine.plan.CompiledPattern.ignoresUnguardedEvents]]). The engine with such
  * events (which the brute-force suite checks against the semantics) must report exactly what it reports on the
  * stream without them, in the same order.
  */

@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Analyzer}
 import io.sparkcer.engine.ceql._
-import io.sparkcer.engine.eval.CompiledPattern
+import io.sparkcer.engine.plan.CompiledPattern
 import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis}
 import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, ParsedClause}
 

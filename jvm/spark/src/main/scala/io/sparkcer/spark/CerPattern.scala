@@ -1,7 +1,7 @@
 package io.sparkcer.spark
 
 import io.sparkcer.engine.analysis.AnalyzedQuery
-import io.sparkcer.engine.eval.CompiledPattern
+import io.sparkcer.engine.plan.CompiledPattern
 
 /**
  * An analyzed CEQL query, as the plan nodes carry it to the executors. [[CompiledPattern]] is not serializable, so

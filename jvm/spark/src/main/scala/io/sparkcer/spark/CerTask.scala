@@ -6,7 +6,8 @@ import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.cer.SparkInternals
 
 import io.sparkcer.engine.analysis.WindowKey
-import io.sparkcer.engine.eval.{Evaluator, MatchBound, TooManyMatchesException}
+import io.sparkcer.engine.eval.{MatchBound, TooManyMatchesException}
+import io.sparkcer.engine.plan.Evaluator
 
 /**
  * What every task of a CER operator runs, on batch input ([[CerExec]]) and on streams ([[CerStreamRun]]):

@@ -8,7 +8,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ArrayType, BooleanType, ByteType, DoubleType, IntegerType, LongType, ShortType, TimestampType}
 
 import io.sparkcer.engine.analysis.WindowKey
-import io.sparkcer.engine.eval.CompiledPattern
+import io.sparkcer.engine.plan.CompiledPattern
 
 /**
  * How a query without PARTITION BY still uses every core: the stream is cut into ranges of the order column, and

@@ -3,7 +3,8 @@ package io.sparkcer.engine.chain
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.eval.{Run, TooManyMatchesException, Work}
-import io.sparkcer.engine.tecs.{MatchSink, Tecs}
+import io.sparkcer.engine.eval.MatchSink
+import io.sparkcer.engine.tecs.Tecs
 
 /**
  * A chain on one partition, evaluated on whichever of its two paths ([[ChainPath]]) does less work there, as

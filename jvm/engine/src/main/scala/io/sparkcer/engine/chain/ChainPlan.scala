@@ -1,7 +1,7 @@
 package io.sparkcer.engine.chain
 
 import io.sparkcer.engine.automaton.{AtomSpec, Gap, Nfa}
-import io.sparkcer.engine.ceql.{CeqlException, Cel, Condition, SlotFunction}
+import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, SlotFunction}
 import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
 
 /**

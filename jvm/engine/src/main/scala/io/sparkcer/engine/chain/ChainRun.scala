@@ -4,7 +4,7 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.SymbolTable
 import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, Run, Work}
-import io.sparkcer.engine.tecs.MatchSink
+import io.sparkcer.engine.eval.MatchSink
 
 /**
  * The lazy chain NFA (Kolchinsky and Schuster) for one partition: no partial match is built as events arrive; each

@@ -6,7 +6,7 @@ import io.sparkcer.engine.analysis.AnalyzedQuery
 import io.sparkcer.engine.automaton.{AtomSpec, Nfa, NfaCompiler}
 import io.sparkcer.engine.ceql.{Cel, Consumption, Strategy}
 import io.sparkcer.engine.eval.{EventReader, EventRing, MatchBound, Run, Work}
-import io.sparkcer.engine.tecs.MatchSink
+import io.sparkcer.engine.eval.MatchSink
 
 /**
  * What the lazy chain evaluates: one chain ([[ChainPlan]]), or an OR of chains, each alternative a chain of its own,

@@ -34,7 +34,7 @@ final class Partition[E <: AnyRef] private[eval] (val key: IndexedSeq[Any], val 
  *
  * @param newRun     a run with no partial match, for a partition opened or consumed (over the partition's events)
  * @param evictsIdle whether a partition whose last event has left the window may be forgotten
- *                   ([[CompiledPattern.forgetsIdlePartitions]], under a column window)
+ *                   ([[io.sparkcer.engine.plan.CompiledPattern.forgetsIdlePartitions]], under a column window)
  */
 final class Partitions[E <: AnyRef](reader: EventReader[E], partitioned: Boolean, grouped: Boolean,
     newRun: EventRing[E] => Run, evictsIdle: Boolean) {

@@ -2,13 +2,12 @@ package io.sparkcer.engine.eval
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.tecs.MatchSink
-
 /**
- * The evaluation state of one partition: its partial matches, updated event by event ([[CeaRun]]: CORE's
- * Algorithm 1; [[PriorityRun]]: NEXT and LAST; [[io.sparkcer.engine.rma.RegisterRun]]: with registers;
- * [[io.sparkcer.engine.rma.RankedRegisterRun]]: NEXT and LAST with registers; [[io.sparkcer.engine.chain.ChainRun]]:
- * the lazy chain, which keeps events rather than partial matches).
+ * The evaluation state of one partition: its partial matches, updated event by event
+ * ([[io.sparkcer.engine.tecs.CeaRun]]: CORE's Algorithm 1; [[io.sparkcer.engine.priority.PriorityRun]]: NEXT and
+ * LAST; [[io.sparkcer.engine.rma.RegisterRun]]: with registers; [[io.sparkcer.engine.rma.RankedRegisterRun]]: NEXT
+ * and LAST with registers; [[io.sparkcer.engine.chain.ChainRun]]: the lazy chain, which keeps events rather than
+ * partial matches).
  */
 trait Run {
   /** Live nodes of its tECS (a metric; 0 for a run that keeps none). */

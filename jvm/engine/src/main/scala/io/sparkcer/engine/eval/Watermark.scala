@@ -5,7 +5,7 @@ package io.sparkcer.engine.eval
  * more. Everything the next event's own threshold would drop goes at once: expired partial matches and events,
  * and whole partitions whose events have all left the window where that is allowed. Column windows only.
  *
- * @param forgetsIdle [[CompiledPattern.forgetsIdlePartitions]]
+ * @param forgetsIdle [[io.sparkcer.engine.plan.CompiledPattern.forgetsIdlePartitions]]
  */
 final class Watermark[E <: AnyRef](partitions: Partitions[E], window: SlidingWindow, forgetsIdle: Boolean) {
 

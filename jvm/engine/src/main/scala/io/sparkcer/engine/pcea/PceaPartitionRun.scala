@@ -4,7 +4,7 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.SymbolTable
 import io.sparkcer.engine.eval.{EventReader, EventRing, Run, Work}
-import io.sparkcer.engine.tecs.MatchSink
+import io.sparkcer.engine.eval.MatchSink
 
 /**
  * One partition's evaluation of a pattern compiled to a PCEA ([[PceaPlan]]): Algorithm 1 ([[PceaRun]]) over the

@@ -6,7 +6,8 @@ import scala.collection.mutable
 
 import io.sparkcer.engine.automaton.{Nfa, Transition}
 import io.sparkcer.engine.eval.{EventRing, Run, Work}
-import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList}
+import io.sparkcer.engine.eval.MatchSink
+import io.sparkcer.engine.tecs.{Enumerator, RunSlots, Tecs, UnionList}
 
 /**
  * MAX with conditions relating events, for one partition: the MAX construction of the CEL paper as
@@ -71,7 +72,7 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
     if (sink == null) 0 else current.enumerateFinal(current.isFinal, tecs, enumerator, threshold, sink)
   }
 
-  /** CORE's ExecTrans, as [[io.sparkcer.engine.eval.CeaRun]] does it, onto the runs found by triple. */
+  /** CORE's ExecTrans, as [[io.sparkcer.engine.tecs.CeaRun]] does it, onto the runs found by triple. */
   private def execTrans(moves: Moves, slot: Int, bottom: Int, maxStart: Long, position: Long,
       threshold: Long): Unit = {
     work.transitions += 1 + moves.marks.length

@@ -4,11 +4,12 @@ import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{Nfa, Transition}
 import io.sparkcer.engine.eval.{EventRing, Run, Work}
-import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
+import io.sparkcer.engine.eval.MatchSink
+import io.sparkcer.engine.tecs.{Enumerator, Tecs}
 
 /**
  * NEXT and LAST with conditions relating events, for one partition: the CEL paper's Algorithms 5 and 6 (what
- * [[io.sparkcer.engine.eval.PriorityRun]] runs over NFA states) over RMA configurations, an NFA state with its
+ * [[io.sparkcer.engine.priority.PriorityRun]] runs over NFA states) over RMA configurations, an NFA state with its
  * registers. Configurations are kept in priority order, in groups that carry one complex event each, rebuilt per
  * event: for NEXT the marking moves of each group, then its other moves, group after group; for LAST the marking
  * moves of every group before any other move. Registers make a configuration's future depend on more than its state,

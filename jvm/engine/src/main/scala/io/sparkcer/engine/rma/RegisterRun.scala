@@ -3,7 +3,8 @@ package io.sparkcer.engine.rma
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.eval.{EventRing, Run, Work}
-import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList}
+import io.sparkcer.engine.eval.MatchSink
+import io.sparkcer.engine.tecs.{Enumerator, RunSlots, Tecs, UnionList}
 
 /**
  * CORE's Algorithm 1 on a register match automaton, for one partition: a run is a state of the deterministic

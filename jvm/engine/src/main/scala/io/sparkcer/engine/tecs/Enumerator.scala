@@ -1,12 +1,6 @@
 package io.sparkcer.engine.tecs
 
-import io.sparkcer.engine.eval.Work
-
-/** Receives one complex event: its start position and its marked (position, label) pairs, latest first. */
-trait MatchSink {
-  /** Returns false to stop the enumeration (ANY and LIMIT need only the first few). */
-  def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean
-}
+import io.sparkcer.engine.eval.{MatchSink, Work}
 
 /**
  * CORE's enumeration (Algorithm 2): a depth-first walk of the tECS from one node that visits a right child only

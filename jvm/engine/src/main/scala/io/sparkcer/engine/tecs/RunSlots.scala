@@ -1,5 +1,7 @@
 package io.sparkcer.engine.tecs
 
+import io.sparkcer.engine.eval.MatchSink
+
 /**
  * CORE's ordered hash table T, without its hashing: the runs after one event, in the order they were first reached,
  * each with its deterministic state and the union-list of the partial matches that reached it. Subclasses find a

@@ -1,7 +1,8 @@
 package io.sparkcer.engine.complexity
 
 import io.sparkcer.engine.{EngineOptions, LocalEngine}
-import io.sparkcer.engine.eval.{EvaluatorMetrics, MatchBound}
+import io.sparkcer.engine.eval.MatchBound
+import io.sparkcer.engine.plan.EvaluatorMetrics
 
 /**
  * Runs a query over a generated stream and reads what the evaluator counted ([[io.sparkcer.engine.eval.Work]]): the

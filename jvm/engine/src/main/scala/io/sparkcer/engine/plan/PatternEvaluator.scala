@@ -1,13 +1,16 @@
-package io.sparkcer.engine.eval
+package io.sparkcer.engine.plan
 
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.chain.{AdaptiveChainRun, ChainPath}
+import io.sparkcer.engine.eval.{EventCodec, EventReader, EventRing, MatchBound, MatchOf, Partition, Partitions, Run, SavedState,
+  SlidingWindow, TooManyMatchesException, Watermark}
 import io.sparkcer.engine.pcea.PceaPartitionRun
+import io.sparkcer.engine.priority.{PriorityOrders, PriorityRun}
 import io.sparkcer.engine.rma.{MaximalRegisterRun, RankedRegisterRun, RegisterMachine, RegisterRun}
-import io.sparkcer.engine.tecs.{Enumerator, Tecs}
+import io.sparkcer.engine.tecs.{CeaRun, Enumerator, Tecs}
 
 /**
  * CORE's evaluation on tECS, for events given in stream order: each event is classified once against every guard,

@@ -1,8 +1,9 @@
-package io.sparkcer.engine.eval
+package io.sparkcer.engine.plan
 
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.chain.ChainDecisions
+import io.sparkcer.engine.eval.{EventCodec, MatchOf, Work}
 
 /**
  * Runs a compiled pattern over events of type E, as its callers see it (Spark's batch and streaming operators, the

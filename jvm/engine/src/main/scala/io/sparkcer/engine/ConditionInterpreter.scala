@@ -1,15 +1,17 @@
-package io.sparkcer.engine.predicate
+package io.sparkcer.engine
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataOutput, ObjectInputStream, ObjectOutputStream}
 
 import io.sparkcer.engine.analysis.{Equality, OrderComparison}
 import io.sparkcer.engine.ceql.{CeqlException, Condition, Name, Predicate, SlotFunction}
 import io.sparkcer.engine.eval.{Aggregation, EventReader}
+import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser, Values}
 
 /**
- * The engine's own evaluation of conditions relating events (for the runner and the tests; Spark evaluates them with
- * its own expressions): each condition is read from its Spark text by [[PredicateParser]] and compiled by
- * [[ExprInterpreter]] over one row that lays out the events of its variables side by side, then its slots.
+ * The engine's own evaluation of conditions relating events (for [[LocalEngine]]: the runner and the tests; Spark
+ * evaluates them with its own expressions): each condition is read from its Spark text by [[PredicateParser]] and
+ * compiled by [[ExprInterpreter]] over one row that lays out the events of its variables side by side, then its
+ * slots.
  *
  * @param columns the input's columns; `b.price` reads column `price` of the event bound to b
  */

@@ -1,9 +1,10 @@
-package io.sparkcer.engine.eval
+package io.sparkcer.engine.plan
 
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Relations, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
 import io.sparkcer.engine.chain.{ChainCost, ChainPath, Chains}
 import io.sparkcer.engine.ceql.{CeqlException, Consumption, Strategy}
+import io.sparkcer.engine.eval.{EventReader, MatchBound}
 import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
 

@@ -1,9 +1,10 @@
-package io.sparkcer.engine.eval
+package io.sparkcer.engine.priority
 
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.Nfa
-import io.sparkcer.engine.tecs.{Enumerator, MatchSink, Tecs}
+import io.sparkcer.engine.eval.{MatchSink, Run, Work}
+import io.sparkcer.engine.tecs.{Enumerator, Tecs}
 
 /**
  * NEXT and LAST selection (Algorithms 5 and 6 of the CEL paper), run on the non-deterministic automaton without

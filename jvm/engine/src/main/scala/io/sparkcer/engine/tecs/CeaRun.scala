@@ -1,9 +1,9 @@
-package io.sparkcer.engine.eval
+package io.sparkcer.engine.tecs
 
 import java.io.{DataInput, DataOutput}
 
 import io.sparkcer.engine.automaton.{DeterministicCea, Moves}
-import io.sparkcer.engine.tecs.{Enumerator, MatchSink, RunSlots, Tecs, UnionList}
+import io.sparkcer.engine.eval.{MatchSink, Run, Work}
 
 /**
  * CORE's Algorithm 1 for one partition: the active states of the deterministic automaton, each with the

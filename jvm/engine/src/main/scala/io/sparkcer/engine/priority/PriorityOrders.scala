@@ -1,4 +1,4 @@
-package io.sparkcer.engine.eval
+package io.sparkcer.engine.priority
 
 import scala.collection.mutable
 

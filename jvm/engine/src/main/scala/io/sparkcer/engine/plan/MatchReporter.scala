@@ -1,9 +1,9 @@
-package io.sparkcer.engine.eval
+package io.sparkcer.engine.plan
 
 import scala.collection.immutable.ArraySeq
 
 import io.sparkcer.engine.chain.AdaptiveChainRun
-import io.sparkcer.engine.tecs.MatchSink
+import io.sparkcer.engine.eval.{EventReader, MatchBound, MatchOf, MatchSink, Partition, TooManyMatchesException}
 
 /**
  * Turns the complex events that the enumeration yields for one event into matches: the events bound to each output
