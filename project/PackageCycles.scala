@@ -35,8 +35,9 @@ object PackageCycles {
     })
 
   /**
-   * Per package (relative to `root`, [[Root]] for the root), the packages its sources (file name, text) name, each with the
-   * files that do.
+   * Per package (relative to `root`, [[Root]] for the root), the packages its sources (file name, text) name, each
+   * with the files that do. Names relative to an enclosing package (`import eval.Run` inside `io.sparkcer.engine`)
+   * are not read: the modules write every package out.
    */
   def dependencies(sources: Seq[(String, String)], root: String): Map[String, Map[String, Seq[String]]] = {
     val read = sources.map { case (file, text) =>
@@ -84,13 +85,15 @@ object PackageCycles {
   /** The code without comments, string and character literals (which may name a package in prose). */
   private def withoutCommentsAndStrings(text: String): String = {
     val out = new StringBuilder
+    def upTo(end: String, from: Int): Int = { val at = text.indexOf(end, from); if (at < 0) text.length else at }
+    def past(end: String, from: Int): Int = math.min(upTo(end, from) + end.length, text.length)
     var i = 0
     while (i < text.length) {
-      if (text.startsWith("//", i)) { while (i < text.length && text(i) != '\n') i += 1 }
-      else if (text.startsWith("/*", i)) { val end = text.indexOf("*/", i + 2); i = if (end < 0) text.length else end + 2 }
-      else if (text.startsWith("\"\"\"", i)) { val end = text.indexOf("\"\"\"", i + 3); i = if (end < 0) text.length else end + 3 }
+      if (text.startsWith("//", i)) i = upTo("\n", i) // the line's end stays: a package clause may follow
+      else if (text.startsWith("/*", i)) i = past("*/", i + 2)
+      else if (text.startsWith("\"\"\"", i)) i = past("\"\"\"", i + 3)
       else if (text(i) == '\'' && i + 2 < text.length && text(i + 2) == '\'') i += 3 // 'a', '"'
-      else if (text.startsWith("'\\", i)) i = math.max(text.indexOf('\'', i + 3), i + 2) + 1 // '\'', '\n'
+      else if (text.startsWith("'\\", i)) i = past("'", i + 3) // '\'', '\n'
       else if (text(i) == '"') {
         i += 1
         while (i < text.length && text(i) != '"' && text(i) != '\n') i += (if (text(i) == '\\') 2 else 1)
