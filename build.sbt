@@ -34,8 +34,6 @@ lazy val spark = (project in file("jvm/spark"))
   .settings(PackageCycles.settings("io.sparkcer.spark"))
   .settings(
     name := "spark-cer",
-    // The root holds CEQL's operator and the extension both languages share (issue 23: lay it out by job).
-    PackageCycles.knownCycles := Seq(PackageCycles.Root -> "rowpattern", "rowpattern" -> PackageCycles.Root),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test

@@ -17,6 +17,7 @@ import io.sparkcer.engine.ceql._
 import io.sparkcer.engine.plan.CompiledPattern
 import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis}
 import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, ParsedClause}
+import io.sparkcer.spark.common.{CerConf, CerErrors, SparkPredicate}
 
 /**
  * `spark_cer.validate` (DESIGN §5): checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the

@@ -9,6 +9,7 @@ import org.apache.spark.sql.types._
 import io.sparkcer.engine.analysis.{Analyzer, Relations, WindowKey, WindowSpec}
 import io.sparkcer.engine.automaton.EventPredicate
 import io.sparkcer.engine.ceql.{Filter, Window}
+import io.sparkcer.spark.common.{CerConf, CerErrors, ExpressionResolver, SparkPredicate}
 
 /**
  * Analyzes one CEQL query over its (single, resolved) input: the engine's analysis over the input's column

@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import io.sparkcer.engine.chain.ChainPath
+import io.sparkcer.spark.common.CerConf
 
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys (or by the ranges of

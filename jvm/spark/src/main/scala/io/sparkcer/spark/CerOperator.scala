@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expre
 import org.apache.spark.sql.catalyst.util.truncatedString
 
 import io.sparkcer.engine.eval.MatchBound
+import io.sparkcer.spark.common.TotalOrder
 
 /**
  * The fields of a CER operator, declared once, as Spark's `WindowExecBase` declares the window operators': the

@@ -6,6 +6,7 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
 import org.apache.spark.sql.classic
 
 import io.sparkcer.spark.rowpattern.{MatchRecognizeCall, ResolveMatchRecognize}
+import io.sparkcer.spark.common.CerConf
 
 /**
  * spark-cer's SQL extension: the CEQL statement parser (which also reads MATCH_RECOGNIZE clauses), the `cer` table

@@ -11,6 +11,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Lexer, Position, Query, Token}
 import io.sparkcer.spark.rowpattern.MatchRecognizeStatement
+import io.sparkcer.spark.common.CerErrors
 
 /**
  * Spark's parser, plus CEQL statements (DESIGN §3): `SELECT ... FROM s WHERE|PATTERN <cel> ...`, optionally

@@ -3,6 +3,8 @@ package io.sparkcer.spark
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.StructType
 
+import io.sparkcer.spark.common.{KeyedRun, RowCodec}
+
 /**
  * A CEQL query's run for one key of a stream ([[EventTimeProcessor]]): the engine's evaluator, its state (the
  * window's events, the tECS and the active states) restored and saved per key. A match is output when its last event

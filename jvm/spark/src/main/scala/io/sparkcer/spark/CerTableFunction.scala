@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, OneRowRelation,
 import org.apache.spark.sql.types.StringType
 
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Name, OrderKey, Position}
+import io.sparkcer.spark.common.CerErrors
 
 /**
  * The table function `cer(input, pattern [, type_column [, time_column]])`: `input` is a TABLE argument, whose

@@ -5,6 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Li
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.StringType
 
+import io.sparkcer.spark.common.CerErrors
+
 /**
  * The SQL function `cer_validate(request)`: [[CeqlValidation]] in the session that analyzes the call, answered
  * as a string constant. It is how `spark_cer.validate` reaches the JVM's grammar and analysis through a

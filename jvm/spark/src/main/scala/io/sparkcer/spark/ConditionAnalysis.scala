@@ -10,6 +10,7 @@ import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.BooleanType
 
 import io.sparkcer.engine.ceql.{Condition, Slot, SlotFunction}
+import io.sparkcer.spark.common.{CerErrors, ExpressionResolver, SparkPredicate}
 
 /**
  * Compiles a condition relating events (DESIGN §3a) with Spark, as [[CerAnalysis]] compiles guards: its Spark text

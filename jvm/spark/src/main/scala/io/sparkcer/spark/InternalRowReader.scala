@@ -6,6 +6,7 @@ import org.apache.spark.sql.types._
 
 import io.sparkcer.engine.automaton.SymbolTable
 import io.sparkcer.engine.eval.{Aggregation, EventReader}
+import io.sparkcer.spark.common.OrderColumn
 
 /**
  * How the engine reads Spark rows: guards are compiled predicates, conditions relating events are compiled by
@@ -43,7 +44,7 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
 
   private val (ordinal, readKey): (Int, (InternalRow, Int) => Long) = window match {
     case None => (-1, (_, _) => throw new IllegalStateException("no window column"))
-    case Some((i, dataType)) => (i, InternalRowReader.longOf(dataType))
+    case Some((i, dataType)) => (i, OrderColumn.longOf(dataType))
   }
 
   override def windowKey(row: InternalRow): Long = readKey(row, ordinal)
@@ -72,15 +73,5 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
   override val windowUnitsPerMilli: Long = window match {
     case Some((_, TimestampType | TimestampNTZType)) => 1000L
     case _ => 1L
-  }
-}
-
-object InternalRowReader {
-  /** Reads an order column's value (an integer, a DATE or a TIMESTAMP) as a Long in the column's own units. */
-  def longOf(dataType: DataType): (InternalRow, Int) => Long = dataType match {
-    case ByteType => _.getByte(_).toLong
-    case ShortType => _.getShort(_).toLong
-    case IntegerType | DateType => _.getInt(_).toLong
-    case _ => _.getLong(_)
   }
 }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.types.{ArrayType, BooleanType, ByteType, DoubleType,
 
 import io.sparkcer.engine.analysis.WindowKey
 import io.sparkcer.engine.plan.CompiledPattern
+import io.sparkcer.spark.common.CerConf
 
 /**
  * How a query without PARTITION BY still uses every core: the stream is cut into ranges of the order column, and

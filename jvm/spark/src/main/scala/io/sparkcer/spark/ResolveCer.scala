@@ -5,6 +5,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.classic.SparkSession
 
+import io.sparkcer.spark.common.CerConf
+
 /**
  * Analyzer rule: once Spark has resolved a CEQL query's inputs, merges several streams into one (by column
  * name, with a column naming each row's stream, and the stream's name as type where a stream has no type

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, GenericInt
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 
 import io.sparkcer.engine.eval.Aggregation
+import io.sparkcer.spark.common.UnsafeRowBytes
 
 /**
  * An aggregate of a condition (`sum(b.volume)`) computed by Spark's own aggregate function, so that its types,

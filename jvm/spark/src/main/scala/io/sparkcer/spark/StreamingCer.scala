@@ -4,6 +4,8 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UpdateEventTimeWatermarkColumn}
 import org.apache.spark.sql.internal.SQLConf
 
+import io.sparkcer.spark.common.{CerConf, CerErrors, EventTimeProcessor, StreamingInput}
+
 /**
  * A CEQL query over a streaming input becomes Spark's own `transformWithState` (Spark gives its state store,
  * checkpoints, watermarks and late-row dropping only to its own stateful operators) grouped by the PARTITION BY

@@ -4,6 +4,8 @@ import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.spark.common.CerConf
+
 /** spark-cer's confs are Spark confs: typed, documented, with their defaults, checked when set. */
 class CerConfSuite extends AnyFunSuite with BeforeAndAfterAll {
 

@@ -11,6 +11,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.{Event, LocalEngine}
+import io.sparkcer.spark.common.{CerConf, CerErrors}
 
 /**
  * Conditions relating events (DESIGN §3a) evaluated by Spark's expressions and aggregate functions: each query's

@@ -9,6 +9,8 @@ import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.spark.common.CerConf
+
 /** End-to-end smoke tests of the SQL surface on a local[2] session (the pytest suite covers the rest). */
 class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkPlanHelper {
 

@@ -10,6 +10,8 @@ import org.apache.spark.sql.execution.streaming.MemoryStream
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.spark.common.CerConf
+
 /**
  * MATCH_RECOGNIZE on a stream (a MemoryStream fed batch by batch): the rows equal the table's on the same rows,
  * whatever the micro-batch cuts, and across a restart from the checkpoint; MATCH_ROWTIME; late rows dropped; the

@@ -8,6 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.rowpattern.ProgramCompiler
 import io.sparkcer.spark.rowpattern.{MatchRecognizeCall, RowPatternRecognitionExec}
+import io.sparkcer.spark.common.CerConf
 
 /**
  * MATCH_RECOGNIZE through spark.sql on a local session: the peers' worked examples with their exact rows (Trino's

@@ -9,6 +9,8 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.spark.common.CerConf
+
 /**
  * A windowed query without PARTITION BY runs on ranges of the order column in parallel, and reports exactly the
  * matches of the single-task plan: whatever the range length (down to one window, where every range reads a

@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.{BooleanType, ByteType, DateType, IntegerType,
 
 import io.sparkcer.engine.ceql.Predicate
 import io.sparkcer.engine.rowpattern.{RowPatternAnalysis, RowsPerMatch}
-import io.sparkcer.spark.{CerErrors, SparkPredicate}
+import io.sparkcer.spark.common.{CerErrors, SparkPredicate}
 
 /**
  * Analyzes a MATCH_RECOGNIZE clause over its resolved input into [[RowPatternRecognition]]: the pattern checked and

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 import org.apache.spark.sql.types.StringType
 
 import io.sparkcer.engine.rowpattern.MatchRecognize
-import io.sparkcer.spark.CerErrors
+import io.sparkcer.spark.common.CerErrors
 
 /**
  * The table function `__cer_mr(TABLE(relation), clause)` that stands for a MATCH_RECOGNIZE clause: in a statement,

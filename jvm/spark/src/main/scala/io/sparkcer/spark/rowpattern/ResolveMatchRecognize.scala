@@ -6,7 +6,7 @@ import org.apache.spark.sql.classic.SparkSession
 
 import io.sparkcer.engine.ceql.CeqlException
 import io.sparkcer.engine.rowpattern.MatchRecognizeParser
-import io.sparkcer.spark.CerErrors
+import io.sparkcer.spark.common.CerErrors
 
 
 /**

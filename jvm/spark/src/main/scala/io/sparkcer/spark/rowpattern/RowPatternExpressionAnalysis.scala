@@ -16,7 +16,7 @@ import org.apache.spark.sql.types.{IntegerType, NumericType, StringType, Timesta
 
 import io.sparkcer.engine.ceql.Predicate
 import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, MatchRecognizeParser}
-import io.sparkcer.spark.{CerErrors, ExpressionResolver, SparkPredicate}
+import io.sparkcer.spark.common.{CerErrors, ExpressionResolver, SparkPredicate}
 
 /**
  * Reads a DEFINE condition or a measure (Spark SQL parsed by Spark) into a [[RowPatternExpression]]: each reference to

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.util.truncatedString
 import org.apache.spark.sql.cer.SparkInternals
 
 import io.sparkcer.engine.rowpattern.PartialMatchBound
-import io.sparkcer.spark.TotalOrder
+import io.sparkcer.spark.common.TotalOrder
 
 /**
  * The fields of a MATCH_RECOGNIZE operator, declared once as [[io.sparkcer.spark.CerOperator]] declares CEQL's: the

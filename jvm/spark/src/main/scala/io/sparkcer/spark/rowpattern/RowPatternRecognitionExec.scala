@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import io.sparkcer.engine.rowpattern.RowPatternException
-import io.sparkcer.spark.CerConf
+import io.sparkcer.spark.common.CerConf
 
 /**
  * Physical operator of [[RowPatternRecognition]]: asks for its input clustered by PARTITION BY (in one partition

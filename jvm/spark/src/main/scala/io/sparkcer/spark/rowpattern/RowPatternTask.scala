@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
 
 import io.sparkcer.engine.eval.EventCodec
 import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, LabelNode, MatchFrame, Matcher, PartialMatchBound, RowConditions, RowPattern, RowPatternSink, RowsPerMatch}
-import io.sparkcer.spark.InternalRowReader
+import io.sparkcer.spark.common.OrderColumn
 
 /**
  * What every task of a MATCH_RECOGNIZE operator runs over the rows of `input`, sorted by partition then order: per
@@ -155,7 +155,7 @@ object RowPatternTask {
     /** WITHIN: the first ORDER BY column's value as milliseconds. */
     val window: Option[(InternalRow => Long, Long)] = task.pattern.clause.within.map { w =>
       val column = BindReferences.bindReference(task.order.head.child, task.input).asInstanceOf[BoundReference]
-      val read = InternalRowReader.longOf(column.dataType)
+      val read = OrderColumn.longOf(column.dataType)
       val millis: InternalRow => Long = column.dataType match {
         case TimestampType | TimestampNTZType => r => Math.floorDiv(read(r, column.ordinal), 1000L)
         case DateType => r => read(r, column.ordinal) * 86400000L

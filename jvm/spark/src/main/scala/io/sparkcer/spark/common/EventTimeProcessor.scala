@@ -1,4 +1,4 @@
-package io.sparkcer.spark
+package io.sparkcer.spark.common
 
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.{Encoders, Row}

@@ -1,4 +1,4 @@
-package io.sparkcer.spark
+package io.sparkcer.spark.common
 
 import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute}
 import org.apache.spark.sql.catalyst.expressions.{Between, BinaryComparison, Expression, In, Literal, UnaryMinus}

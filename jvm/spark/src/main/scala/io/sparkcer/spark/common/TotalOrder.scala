@@ -1,4 +1,4 @@
-package io.sparkcer.spark
+package io.sparkcer.spark.common
 
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, RowOrdering, SortOrder}
 import org.apache.spark.sql.catalyst.util.truncatedString

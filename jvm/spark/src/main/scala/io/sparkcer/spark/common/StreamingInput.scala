@@ -1,4 +1,4 @@
-package io.sparkcer.spark
+package io.sparkcer.spark.common
 
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark

@@ -1,4 +1,4 @@
-package io.sparkcer.spark
+package io.sparkcer.spark.common
 
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, PythonFuncExpression, SubqueryExpression}

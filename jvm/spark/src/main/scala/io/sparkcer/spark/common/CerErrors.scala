@@ -1,4 +1,4 @@
-package io.sparkcer.spark
+package io.sparkcer.spark.common
 
 import scala.jdk.CollectionConverters._
 
