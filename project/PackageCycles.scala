@@ -4,31 +4,19 @@ import sbt.Keys._
 /**
  * The packages of a module depend on each other without a cycle (issue 23): a reader of one package can understand it
  * from the packages below it alone. A package depends on another where its code (comments and strings left out)
- * names it, in an import or a qualified name. `packageCycles` fails on any dependency that is part of a cycle, unless
- * the module lists it as one still to break (`knownCycles`), and on a listed one that no longer is, so that the list
- * only shrinks.
+ * names it, in an import or a qualified name. `packageCycles` fails on any dependency that is part of a cycle,
+ * naming the files that make it.
  */
 object PackageCycles {
   val packageCycles = taskKey[Unit]("Fails where the module's packages depend on each other in a cycle")
-  val knownCycles = settingKey[Seq[(String, String)]](
-    "Dependencies between the module's packages that are part of a cycle, still to break (package -> package)")
 
   def settings(root: String): Seq[Setting[_]] = Seq(
-    knownCycles := Nil,
     packageCycles := {
-      val log = streams.value.log
       val sources = (Compile / unmanagedSources).value.filter(_.getName.endsWith(".scala"))
       val found = cyclic(dependencies(sources.map(f => f.getName -> IO.read(f)), root))
-      val known = knownCycles.value.toSet
-      val added = found.keySet -- known
-      val broken = known -- found.keySet
-      for ((edge, files) <- found if known(edge))
-        log.info(s"known package cycle, still to break: ${edge._1} -> ${edge._2} (${files.mkString(", ")})")
-      val problems = added.toSeq.sorted.map { case e @ (from, to) =>
-        s"$from -> $to closes a cycle between packages (named in ${found(e).mkString(", ")}): move what both need " +
+      val problems = found.toSeq.sortBy(_._1).map { case ((from, to), files) =>
+        s"$from -> $to closes a cycle between packages (named in ${files.mkString(", ")}): move what both need " +
           s"below them, or name $to from $from no more"
-      } ++ broken.toSeq.sorted.map { case (from, to) =>
-        s"$from -> $to is no longer part of a cycle: remove it from knownCycles in build.sbt"
       }
       if (problems.nonEmpty)
         throw new MessageOnlyException(problems.mkString(s"package cycles in ${name.value}:\n  ", "\n  ", ""))
