@@ -69,15 +69,18 @@ object Analyzer {
   }
 
   /** Every variable a formula binds: its event types and its AS names (NOT and NONE bind nothing). */
-  def boundVariables(cel: Cel): Seq[String] = cel match {
+  def boundVariables(cel: Cel): Seq[String] = bindings(cel).distinct
+
+  /** Every name a formula binds, once per binding, left to right: its atoms' types and its AS names. */
+  def bindings(cel: Cel): Seq[String] = cel match {
     case Cel.Atom(_, t, _) => Seq(t.value)
     case _: Cel.Not => Nil
-    case Cel.Bind(body, v, _) => (boundVariables(body) :+ v.value).distinct
-    case Cel.Sequence(a, b, _, _, _) => (boundVariables(a) ++ boundVariables(b)).distinct
-    case Cel.Or(a, b, _) => (boundVariables(a) ++ boundVariables(b)).distinct
-    case Cel.And(a, b, _) => (boundVariables(a) ++ boundVariables(b)).distinct
-    case Cel.Iteration(body, _, _) => boundVariables(body)
-    case Cel.Filtered(body, _, _) => boundVariables(body)
+    case Cel.Bind(body, v, _) => bindings(body) :+ v.value
+    case Cel.Sequence(a, b, _, _, _) => bindings(a) ++ bindings(b)
+    case Cel.Or(a, b, _) => bindings(a) ++ bindings(b)
+    case Cel.And(a, b, _) => bindings(a) ++ bindings(b)
+    case Cel.Iteration(body, _, _) => bindings(body)
+    case Cel.Filtered(body, _, _) => bindings(body)
   }
 
   /** AS names in order of first appearance. */

@@ -50,7 +50,7 @@ object SingleEventAggregates {
   private final class Rewrite(pattern: Cel, text: String, selected: Set[String]) {
     val reads = scala.collection.mutable.ArrayBuffer.empty[Read]
     private val allFilters = Filter.filters(pattern)
-    private val bindings = names(pattern)
+    private val bindings = Analyzer.bindings(pattern)
 
     /**
      * The formula with each iteration read as one event where allowed; `before` and `after` say whether its sequence
@@ -81,7 +81,7 @@ object SingleEventAggregates {
 
     /** `(B AS b)+` (or `B+ AS b`, or with filters on b's events inside) as one event, where its one reader allows. */
     private def single(cel: Cel): Option[Cel] = {
-      val bound = names(cel)
+      val bound = Analyzer.bindings(cel)
       val variables = bound.distinct
       // The one the call aggregates must bind nothing else; the piece's other names (its type) only go unread.
       def onlyHere(v: String) = bindings.count(_ == v) == bound.count(_ == v)
@@ -159,17 +159,5 @@ object SingleEventAggregates {
       val scanned = try Some(ConditionScanner.scan(text, p.pos)._1) catch { case _: CeqlException => None }
       scanned.filter(a => a.slots.isEmpty && a.predicate.text == p.text).map(_.references)
     }
-  }
-
-  /** Every name a formula binds, once per binding: the types of its atoms and its AS names (NONE binds nothing). */
-  private def names(cel: Cel): Seq[String] = cel match {
-    case Cel.Atom(_, t, _) => Seq(t.value)
-    case _: Cel.Not => Nil
-    case Cel.Bind(body, v, _) => names(body) :+ v.value
-    case Cel.Sequence(a, b, _, _, _) => names(a) ++ names(b)
-    case Cel.Or(a, b, _) => names(a) ++ names(b)
-    case Cel.And(a, b, _) => names(a) ++ names(b)
-    case Cel.Iteration(body, _, _) => names(body)
-    case Cel.Filtered(body, _, _) => names(body)
   }
 }
