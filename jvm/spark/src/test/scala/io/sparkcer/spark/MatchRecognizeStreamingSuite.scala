@@ -231,7 +231,9 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
     run().start(Some(bytes)) // read back as written
     bytes(3) = (bytes(3) + 1).toByte // the format, an Int written first, one more
     val refused = intercept[IllegalStateException](run().start(Some(bytes))).getMessage
-    assert(refused.contains("saved state format 2, expected 1") && refused.contains("new checkpoint location"), refused)
+    val format = io.sparkcer.engine.rowpattern.RowPatternPartition.Format
+    assert(refused.contains(s"saved state format ${format + 1}, expected $format") &&
+      refused.contains("new checkpoint location"), refused)
   }
 
   test("errors say what to write: a watermark, WITHIN, no $, ORDER BY the event time") {

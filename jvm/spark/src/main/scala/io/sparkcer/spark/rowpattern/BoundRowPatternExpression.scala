@@ -4,14 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, GenericInternalRow, MutableProjection}
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.sparkcer.engine.rowpattern.MatchFrame
-
-/** The rows of a partition that a task still holds, by position in the partition. */
-trait PartitionRows {
-  /** Whether the row at `position` is held (read, and not dropped). */
-  def holds(position: Long): Boolean
-  def apply(position: Long): InternalRow
-}
+import io.sparkcer.engine.rowpattern.{MatchFrame, PartitionRows}
 
 /**
  * A [[RowPatternExpression]] compiled for one task: each value it reads of the match computed on the match, its
@@ -52,7 +45,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
   private def mask(ls: Option[Set[Int]]): Array[Boolean] = ls.map(s => Array.tabulate(labels.length)(s.contains)).orNull
 
   /** The expression's value on the match `frame` stands for, at its current row. */
-  def eval(frame: MatchFrame, rows: PartitionRows): Any = {
+  def eval(frame: MatchFrame, rows: PartitionRows[InternalRow]): Any = {
     onFrame.on(frame)
     evaluate(onFrame, rows)
   }
@@ -64,7 +57,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
    * A DEFINE condition's value at the row being tried, row `current` of a match from `start`, labelled `label`:
    * `summary` is the thread's rows' up to it, that row included (null when the layout keeps none).
    */
-  def evalRunning(summary: RunningSummary, start: Long, current: Int, label: Int, rows: PartitionRows): Any = {
+  def evalRunning(summary: RunningSummary, start: Long, current: Int, label: Int, rows: PartitionRows[InternalRow]): Any = {
     onSummary.summary = summary
     onSummary.start = start
     onSummary.current = current
@@ -72,7 +65,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
     evaluate(onSummary, rows)
   }
 
-  private def evaluate(m: MatchAccess, rows: PartitionRows): Any = {
+  private def evaluate(m: MatchAccess, rows: PartitionRows[InternalRow]): Any = {
     var k = 0
     while (k < values.length) {
       slots.update(k, values(k) match {
@@ -106,7 +99,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
     def lastRow: Int
     /** The label of row `i`, one that [[row]] just named. */
     def label(i: Int): Int
-    def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any
+    def aggregate(k: Int, running: Boolean, rows: PartitionRows[InternalRow]): Any
   }
 
   private val onFrame = new FrameAccess
@@ -164,7 +157,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
     def lastRow: Int = frame.length - 1
     def label(i: Int): Int = frame.labels(i)
 
-    def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any = {
+    def aggregate(k: Int, running: Boolean, rows: PartitionRows[InternalRow]): Any = {
       val a = aggregators(k)
       val known = seenVersion(k) == frame.version
       seenVersion(k) = frame.version
@@ -183,7 +176,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
       }
     }
 
-    private def add(k: Int, a: MatchAggregator, from: Int, to: Int, rows: PartitionRows): Unit = {
+    private def add(k: Int, a: MatchAggregator, from: Int, to: Int, rows: PartitionRows[InternalRow]): Unit = {
       var i = from
       while (i <= to) {
         if (in(k, i)) a.add(rows(frame.position(i)), frame.labels(i))
@@ -217,7 +210,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
       }
     def lastRow: Int = current
     def label(i: Int): Int = found
-    def aggregate(k: Int, running: Boolean, rows: PartitionRows): Any = {
+    def aggregate(k: Int, running: Boolean, rows: PartitionRows[InternalRow]): Any = {
       val slot = summarySlots(k)
       layout.get.aggregator(slot).result(summary.buffers(slot))
     }

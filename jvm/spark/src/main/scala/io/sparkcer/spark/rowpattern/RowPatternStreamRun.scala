@@ -7,12 +7,12 @@ import org.apache.spark.sql.catalyst.expressions.BindReferences
 import org.apache.spark.sql.catalyst.expressions.BoundReference
 import org.apache.spark.sql.types.StructType
 
-import io.sparkcer.engine.eval.SavedState
+import io.sparkcer.engine.rowpattern.RowPatternPartition
 import io.sparkcer.spark.common.{EventTimeProcessor, KeyedRun, RowCodec}
 
 /**
  * MATCH_RECOGNIZE's run for one partition of a stream ([[io.sparkcer.spark.EventTimeProcessor]]): the partition's
- * matching ([[RowPatternTask.Partition]]) restored from its state, fed the rows that became final, told how far the
+ * matching ([[RowPatternPartition]]) restored from its state, fed the rows that became final, told how far the
  * watermark has come, and saved back. It keeps the rows its undecided matches and navigation can still read, the
  * matcher's threads and the matches waiting for rows their measures read (NEXT); between its matches, the few rows
  * PREV reads back and its counters (MATCH_NUMBER counts on across batches), unless its query reads none of them.
@@ -25,7 +25,7 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
   private val opened = new RowPatternTask.Opened(task, partitionIndex)
   private val rows = new RowCodec(inputSchema)
   private val out = mutable.Queue.empty[InternalRow]
-  private var partition: RowPatternTask.Partition = _
+  private var partition: RowPatternPartition[InternalRow, InternalRow] = _
   /** The event time of the partition's last row; NoRow before its first. */
   private var lastRow = RowPatternStreamRun.NoRow
   private val timeOrdinal =
@@ -40,9 +40,8 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
     begin()
     saved.foreach { bytes =>
       val in = RowCodec.input(bytes)
-      SavedState.requireFormat(in, RowPatternStreamRun.Format)
-      lastRow = in.readLong()
       partition.load(in, rows)
+      lastRow = in.readLong()
     }
   }
 
@@ -50,13 +49,13 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
     ready.foreach { row =>
       val time = eventTime(row)
       if (endsBefore(time)) end()
-      partition.add(row)
+      partition.push(row)
       lastRow = time
     }
     // No row at or below the watermark can come any more.
     if (endsBefore(watermark + 1)) end()
     // Rows after the watermark are later than it (the event time is in microseconds, the window in milliseconds).
-    else partition.expire(Math.floorDiv(watermark, EventTimeProcessor.MicrosPerMilli))
+    else partition.advanceTo(Math.floorDiv(watermark, EventTimeProcessor.MicrosPerMilli))
     val found = out.toVector
     out.clear()
     found.iterator
@@ -65,9 +64,8 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
   def saved(): Option[Array[Byte]] =
     if (!keeps) None
     else Some(RowCodec.bytes { out =>
-      out.writeInt(RowPatternStreamRun.Format)
-      out.writeLong(lastRow)
       partition.save(out, rows)
+      out.writeLong(lastRow)
     })
 
   def expiresAt: Option[Long] =
@@ -76,7 +74,7 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
       idleTimeout.map(Math.addExact(lastRow, _))).minOption
 
   /** Whether the partition carries anything to the key's next row: not when it ended or has nothing to carry. */
-  private def keeps: Boolean = lastRow != RowPatternStreamRun.NoRow && !partition.forgettable
+  private def keeps: Boolean = lastRow != RowPatternStreamRun.NoRow && !partition.isEmpty
 
   /** Whether a row at `time` comes after a gap that ends the partition. */
   private def endsBefore(time: Long): Boolean =
@@ -89,17 +87,11 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
   }
 
   private def begin(): Unit = {
-    partition = new RowPatternTask.Partition(opened, out)
+    partition = opened.partition(out += _)
     lastRow = RowPatternStreamRun.NoRow
   }
 }
 
 private object RowPatternStreamRun {
   val NoRow: Long = Long.MinValue
-
-  /**
-   * The layout version of a partition's saved state ([[io.sparkcer.engine.eval.SavedState.requireFormat]]), written
-   * first: 1, the first to carry one (a state saved before it is refused as of another layout).
-   */
-  val Format = 1
 }
