@@ -232,15 +232,30 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(rows.length == 30000 && rows.forall(r => r.getLong(0) == r.getLong(2) - 1 && r.getLong(1) == 29999))
   }
 
-  test("partial matches that would hold too many rows fail the query, naming the conf") {
-    spark.range(300).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
+  test("a match that keeps every start alive until its end: one match of every row, the row reads linear in them") {
+    // N rows of v = 1 then one of v = 0, B reading A's row and its own average: every start stays alive until C,
+    // where the first start's match covers the rest. Held side by side, 3,163 rows passed the bound of 5,000,000 rows.
+    val rows = 200000
+    spark.range(rows + 1).selectExpr("id AS ts", s"CASE WHEN id < $rows THEN 1 ELSE 0 END AS v")
+      .createOrReplaceTempView("plateau")
+    val df = sql("SELECT * FROM plateau MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n, count(B.*) AS bs " +
+      "PATTERN (A B+ C) DEFINE B AS v >= A.v AND avg(B.v) >= A.v, C AS v < A.v)")
+    assert(df.collect().toSeq == Seq(Row(rows + 1L, rows - 1L)))
+    val exec = collectFirst(df.queryExecution.executedPlan) { case e: RowPatternRecognitionExec => e }.get
+    val read = exec.metrics("conditionRowsRead").value
+    assert(read <= 3L * rows, s"$read rows read by the conditions over ${rows + 1} rows")
+  }
+
+  test("a run that keeps every start alive and matches none fails once it has read too many rows again, naming the " +
+    "conf") {
+    spark.range(1000).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
     val query = "SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+ C) " +
       "DEFINE B AS v >= A.v, C AS v = 2)"
     assert(sql(query).collect().isEmpty)
     spark.conf.set(CerConf.MAX_PARTIAL_MATCH_ROWS.key, "10000")
     try {
       val e = intercept[Exception](sql(query).collect())
-      assert(e.getMessage.contains("partial matches at once") &&
+      assert(e.getMessage.contains("rows of a partition again") &&
         e.getMessage.contains(CerConf.MAX_PARTIAL_MATCH_ROWS.key), e.getMessage)
     } finally spark.conf.unset(CerConf.MAX_PARTIAL_MATCH_ROWS.key)
   }

@@ -77,12 +77,24 @@ final class RowPatternException(message: String) extends RuntimeException(messag
  * leader finds a match after that point; otherwise the best it had. So `A+` under SKIP TO NEXT ROW, where each match
  * is a suffix of the one before, holds one thread and one history, not a history per start.
  *
+ * **Deferred starts.** Where no thread stands for another (conditions that read the match, as `B AS price >= A.price
+ * AND avg(B.price) >= 10`), a long run of rows that keeps every start alive holds a history per start: work per row
+ * and memory grow with the run. Once those histories hold more than `deferAbove` rows besides the tried start's, the
+ * later starts are deferred: their threads are dropped and only the tried start runs on. If its match covers them
+ * (under SKIP PAST LAST ROW a match reaches at least the row it stands at), they are skipped without ever being read
+ * again, so one long match costs what its rows do; otherwise the search goes back to the next start not decided and
+ * reads the rows after it again, all starts at once as before. Rows read again are counted against `bound`: past it
+ * the query fails, saying what to write (a run that keeps every start alive and matches none, `A B+ C` where no C
+ * comes, is quadratic however it is searched).
+ *
  * @param window the longest span of a match (WITHIN): the order value of each position, and the bound that a
  *               match's last row's value minus its first's must stay under
- * @param bound  the most rows the undecided starts but the oldest may hold ([[PartialMatchBound]])
+ * @param bound      the most rows read again for deferred starts ([[PartialMatchBound]])
+ * @param deferAbove the most rows the undecided starts but the oldest may hold before the later ones are deferred
  */
 final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, reads: ConditionReads, sink: RowPatternSink,
-    window: Option[(Long => Long, Long)] = None, bound: PartialMatchBound = PartialMatchBound.Default) {
+    window: Option[(Long => Long, Long)] = None, bound: PartialMatchBound = PartialMatchBound.Default,
+    deferAbove: Long = Matcher.DeferAbove) {
   import Program._
 
   private val program = pattern.program
@@ -110,8 +122,14 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private var current = new Threads
   private var next = new Threads
   private val seen = new SeenSet
-  /** The rows pushed so far: the next row is at `position`. */
+  /** The rows pushed so far. */
+  private var pushed = 0L
+  /** The next row the threads read: `pushed` but while deferred starts read rows again. */
   private var position = 0L
+  /** The first start whose threads are deferred (see the class comment); Long.MaxValue when none is. */
+  private var deferredFrom = Long.MaxValue
+  /** The rows read again for deferred starts, counted against `bound`. */
+  private var reread = 0L
   /** The start whose outcome comes next, and the outcomes of the starts from it on (index: start - attempt). */
   private var attempt = 0L
   private val outcomes = mutable.ArrayDeque.empty[Outcome]
@@ -141,11 +159,27 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
 
   /** Reads the next row of the partition (its position is the number of rows pushed before it). */
   def push(): Unit = {
-    val p = position
     outcomes += new Outcome
-    // A new start at p, behind every older thread; it shares the set of threads at p that the last step made.
-    pass += 1
-    closure(0, p, null, p, atEnd = false, current)
+    pushed += 1
+    run()
+  }
+
+  /** Steps the threads through the rows pushed, deciding starts after each; deferred starts go back and read again. */
+  private def run(): Unit = while (position < pushed) {
+    step(position)
+    position += 1
+    swap()
+    if (following) follow()
+    decide()
+  }
+
+  /** The threads read row `p`; a new start at p joins them, unless the starts after the tried one are deferred. */
+  private def step(p: Long): Unit = {
+    if (p < deferredFrom) {
+      // A new start at p, behind every older thread; it shares the set of threads at p that the last step made.
+      pass += 1
+      closure(0, p, null, p, atEnd = false, current)
+    }
     seen.clear()
     pass += 1
     var k = 0
@@ -159,25 +193,27 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       }
       k += 1
     }
-    position = p + 1
-    swap()
-    if (following) follow()
-    decide()
   }
 
-  /** The partition ends: threads waiting for its end go on, then every start is decided. */
+  /**
+   * The partition ends: threads waiting for its end go on, then every start is decided; deferred starts read their
+   * rows again first, and end the same way.
+   */
   def finish(): Unit = {
-    seen.clear()
-    pass += 1
-    var k = 0
-    while (k < current.size) {
-      val (pc, start) = (current.pcs(k), current.starts(k))
-      if (!cut(start) && program.opcodes(pc) == PartitionEnd) closure(pc + 1, start, current.histories(k), position, atEnd = true, next)
-      k += 1
-    }
-    swap()
-    current.clear() // at the end nothing reads another row
-    decide()
+    do {
+      run()
+      seen.clear()
+      pass += 1
+      var k = 0
+      while (k < current.size) {
+        val (pc, start) = (current.pcs(k), current.starts(k))
+        if (!cut(start) && program.opcodes(pc) == PartitionEnd) closure(pc + 1, start, current.histories(k), position, atEnd = true, next)
+        k += 1
+      }
+      swap()
+      current.clear() // at the end nothing reads another row
+      decide()
+    } while (position < pushed)
     require(outcomes.isEmpty, "every start is decided at the end of the partition")
   }
 
@@ -187,8 +223,13 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    * window nothing expires: a thread waits for the next row, however late.
    */
   def expire(now: Long): Unit = window.foreach { case (time, span) =>
-    current.retain(start => now - time(start) < span)
-    decide()
+    var again = true
+    while (again) {
+      current.retain(start => now - time(start) < span)
+      decide()
+      again = position < pushed // deferred starts read their rows again, and may end by the window too
+      run()
+    }
   }
 
   /** Whether no start is undecided: what the matcher carries to the next row is its counters alone. */
@@ -202,7 +243,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    * the undecided starts' outcomes and the threads, their label histories each node once ([[LabelHistories]]).
    */
   def save(out: DataOutput): Unit = {
-    Seq(position, attempt, matches, covered, triedMatchEnd).foreach(out.writeLong)
+    Seq(pushed, attempt, matches, covered, triedMatchEnd, deferredFrom, reread).foreach(out.writeLong)
     // The undecided starts' outcomes, then the decided leaders that some of them still follow, numbered.
     val numbers = new java.util.IdentityHashMap[Outcome, Integer]
     val saved = mutable.ArrayBuffer.empty[Outcome]
@@ -226,9 +267,10 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
 
   /** Makes this fresh matcher (of the same clause) the one [[save]] wrote. */
   def load(in: DataInput): Unit = {
-    require(position == 0 && outcomes.isEmpty && current.size == 0, "a matcher is loaded when fresh")
-    position = in.readLong(); attempt = in.readLong(); matches = in.readLong(); covered = in.readLong()
-    triedMatchEnd = in.readLong()
+    require(pushed == 0 && outcomes.isEmpty && current.size == 0, "a matcher is loaded when fresh")
+    pushed = in.readLong(); attempt = in.readLong(); matches = in.readLong(); covered = in.readLong()
+    triedMatchEnd = in.readLong(); deferredFrom = in.readLong(); reread = in.readLong()
+    position = pushed
     val nodes = histories.read(in)
     def node(k: Int): LabelNode = if (k < 0) null else nodes(k)
     val undecided = in.readInt()
@@ -328,7 +370,11 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     if (followers) current.retain(start => outcomes((start - attempt).toInt).leader == null)
   }
 
-  /** The starts whose threads are all gone are decided; the outcomes are reported in order while the next is known. */
+  /**
+   * The starts whose threads are all gone are decided; the outcomes are reported in order while the next is known.
+   * Past `deferAbove` rows held, the starts after the oldest are deferred; when the next start to try is deferred,
+   * the threads go back to it (see the class comment).
+   */
   private def decide(): Unit = {
     pass += 1
     var k = 0
@@ -340,28 +386,46 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       o.alive = pass
       k += 1
     }
-    if (held > bound.rows) tooManyHeld(held)
-    while (outcomes.nonEmpty && outcomes.head.alive != pass) {
+    if (held > deferAbove) defer(current.starts(0) + 1)
+    // A start at or past `position` has not begun (the threads read rows again for deferred starts), nor a deferred one.
+    while (outcomes.nonEmpty && attempt < math.min(deferredFrom, position) && outcomes.head.alive != pass) {
       val o = outcomes.removeHead()
       if (o.borrowed) { o.matched = true; o.end = o.leader.end }
       val start = attempt
       attempt += 1
       if (o.matched) report(start, o) else if (withUnmatched && start > covered) sink.unmatched(start)
     }
+    if (attempt >= deferredFrom) goBack()
   }
 
-  private def tooManyHeld(held: Long): Nothing = {
-    val starts = (0 until current.size).map(current.starts).distinct
+  /** Drops the threads of the starts from `from` on, which will read their rows again unless a match covers them. */
+  private def defer(from: Long): Unit = {
+    current.retain(_ < from)
+    for (start <- from until math.min(deferredFrom, position)) outcomes((start - attempt).toInt) = new Outcome
+    deferredFrom = math.min(deferredFrom, from)
+  }
+
+  /** The next start to try was deferred: the threads read the rows from it on again, every start at once. */
+  private def goBack(): Unit = {
+    reread += position - attempt
+    if (reread > bound.rows) tooManyRead()
+    position = attempt
+    deferredFrom = Long.MaxValue
+    seen.clear() // what the last step added stood at another row
+  }
+
+  private def tooManyRead(): Nothing = {
     val why =
       if (!reads.none) "the DEFINE conditions read other rows of their match (navigation through a variable, " +
         "aggregates, CLASSIFIER)"
       else if (window.nonEmpty) "WITHIN gives each its own span, which ends at a different row"
       else "they stand at different places of the pattern (a bounded repetition counts each one's rows apart)"
     val shorter = if (window.isEmpty) "Bound the span of a match (PATTERN (...) WITHIN INTERVAL ...)" else "Shorten WITHIN"
-    throw new RowPatternException(s"MATCH_RECOGNIZE holds ${starts.length} partial matches at once at row " +
-      s"${position + 1} of a partition (counted from 1), $held rows besides the oldest match's, over the " +
-      s"${bound.setting} of ${bound.rows}: each row since row ${starts.head + 1} began a match that is still undecided, and $why, so that no match can stand for " +
-      s"another. $shorter, give the first variable a condition that fewer rows pass, or raise ${bound.setting}")
+    throw new RowPatternException(s"MATCH_RECOGNIZE has read $reread rows of a partition again, over the " +
+      s"${bound.setting} of ${bound.rows}, at row ${position + 1} (counted from 1): each row since row ${attempt + 1} " +
+      s"began a match that stayed undecided while the one before it failed, too many partial matches at once to hold " +
+      s"side by side, and $why, so that no match can stand for another. $shorter, give the first variable a " +
+      s"condition that fewer rows pass, or raise ${bound.setting}")
   }
 
   private var matchLabels = new Array[Int](16)
@@ -548,4 +612,9 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     def nonEmpty: Boolean = size > 0
     def clear(): Unit = size = 0
   }
+}
+
+object Matcher {
+  /** The rows the undecided starts but the oldest hold before the later ones are deferred: about 4 MB of histories. */
+  val DeferAbove = 100000L
 }

@@ -262,7 +262,8 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
 object RowPatternPartition {
   /**
    * The layout version of a partition's saved state, written first ([[SavedState.requireFormat]]): 1, the first to
-   * carry one; 2, written by the engine's partition, the stream's own fields after it.
+   * carry one; 2, written by the engine's partition, the stream's own fields after it, and the matcher's deferred
+   * starts.
    */
   final val Format = 2
 

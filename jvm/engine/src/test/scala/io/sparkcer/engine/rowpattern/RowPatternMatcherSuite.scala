@@ -87,7 +87,7 @@ class RowPatternMatcherSuite extends AnyFunSuite {
   }
 
   test("random patterns, conditions, skips and windows against the brute-force reading of the standard, also saved, " +
-    "loaded and expired by time at random rows as a stream does") {
+    "loaded and expired by time at random rows as a stream does, and with every later start deferred") {
     val random = new Random(20261125L)
     var matched, failed, cases = 0
     for (i <- 0 until 3000) {
@@ -95,10 +95,14 @@ class RowPatternMatcherSuite extends AnyFunSuite {
       val analyzed = RowPatternAnalysis.analyze(MatchRecognizeParser.parse(c.text), c.text)
       val expected = RowPatternOracle.run(analyzed.clause, analyzed.labels, analyzed.subsets, c.rows,
         analyzed.labels.map(c.conditions.get), c.window)
-      val actual = new Harness(c.text, c.rows, c.conditions, c.window, Some(c.reads)).run()
-      assert(actual == expected, s"case $i: ${c.text}\nrows ${c.rows.mkString(" ")}\nconditions ${c.described}; reads ${c.reads}")
-      val resumed = new Harness(c.text, c.rows, c.conditions, c.window, Some(c.reads)).runResumed(random)
-      assert(resumed == expected, s"case $i, saved and loaded, expired by time: ${c.text}\nrows ${c.rows.mkString(" ")}")
+      def harness(deferAbove: Long) = new Harness(c.text, c.rows, c.conditions, c.window, Some(c.reads),
+        deferAbove = deferAbove)
+      val context = s"case $i: ${c.text}\nrows ${c.rows.mkString(" ")}\nconditions ${c.described}; reads ${c.reads}"
+      assert(harness(Matcher.DeferAbove).run() == expected, context)
+      assert(harness(Matcher.DeferAbove).runResumed(random) == expected, s"$context\nsaved and loaded, expired by time")
+      // Deferring the starts after the tried one whenever any is alive: each reads its rows again unless covered.
+      assert(harness(0).run() == expected, s"$context\nwith later starts deferred")
+      assert(harness(0).runResumed(random) == expected, s"$context\nwith later starts deferred, saved and loaded")
       cases += 1
       if (expected.exists(_.isInstanceOf[Matched])) matched += 1
       if (expected.exists(_.isInstanceOf[Failed])) failed += 1
@@ -169,26 +173,48 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     assert(labels("(A B | C D)+", IndexedSeq(0, 2, 0, 2), Map("B" -> is(1), "D" -> is(2))) == Seq(0 -> "CDCD", 2 -> "CD"))
   }
 
-  test("partial matches that would hold too many rows fail the query, saying what to write") {
-    // A B+ C where C never comes: every start stays alive, each holding a row per row since it.
+  test("a match that keeps every later start alive until its end is linear: the deferred starts are covered by it") {
+    // A B+ C over N rows of 1 then a 0, B reading A's row and its own average: every start stays alive to the end,
+    // where the first start's match covers them all. Held side by side, each start read every row: quadratic.
+    val first: IndexedSeq[Int] => Int => Int = rows => start => rows(start)
+    val b: Condition = (rows, start, labels) => {
+      val bs = labels.indices.filter(labels(_) == 1).map(i => rows(start + i))
+      rows(start + labels.length - 1) >= rows(start) && bs.sum >= bs.length // avg(B.v) >= 1
+    }
+    val c: Condition = (rows, start, labels) => rows(start + labels.length - 1) < first(rows)(start)
+    def work(n: Int): (Long, Long) = {
+      val h = new Harness("PATTERN (A B+ C)", IndexedSeq.fill(n)(1) :+ 0, Map("B" -> b, "C" -> c),
+        reads = Some(ConditionReads(Set(0, 1), start = true)), deferAbove = 1000)
+      assert(h.run() == Seq(Matched(1, 0, 0 +: Seq.fill(n - 1)(1) :+ 2, Seq.fill(n + 1)(false))))
+      (h.matcher.work, h.conditionsAsked)
+    }
+    val ((small, asked), (large, asked8)) = (work(500), work(4000))
+    assert(large <= small * 8 * 1.1 + 100 && asked8 <= asked * 8 * 1.1 + 100,
+      s"$small instructions and $asked conditions for 500 rows, $large and $asked8 for 4,000")
+  }
+
+  test("a run that keeps every start alive and ends none fails once it has read too many rows again, saying what " +
+    "to write") {
+    // A B+ C where C never comes: each start stays alive to the end, and fails there; the later ones, deferred, read
+    // their rows again one after another.
     val reads = Some(ConditionReads(Set(0, 1, 2), start = true))
     def run(rows: Int) = new Harness("PATTERN (A B+ C)", IndexedSeq.fill(rows)(1),
-      Map("B" -> ((_, _, _) => true), "C" -> ((_, _, _) => false)), reads = reads,
+      Map("B" -> ((_, _, _) => true), "C" -> ((_, _, _) => false)), reads = reads, deferAbove = 100,
       bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows")).run()
-    assert(run(40) == Nil) // 39 * 40 / 2 = 780 rows held at the end, besides the oldest start's
+    assert(run(40) == Nil) // fewer than 40 * 39 / 2 = 780 rows read again
     val message = run(200) match {
       case Seq(Failed(m)) => m
       case other => fail(s"the query should fail, not give $other")
     }
-    assert(message.contains("46 partial matches at once at row 47 of a partition (counted from 1), 1035 rows") &&
-      message.contains("WITHIN") && message.contains("spark.cer.matchRecognize.maxPartialMatchRows"), message)
+    assert(message.contains("rows of a partition again, over the spark.cer.matchRecognize.maxPartialMatchRows of " +
+      "1000") && message.contains("WITHIN") && message.contains("DEFINE conditions read"), message)
     // Without conditions that read the match, the message names what keeps the starts apart: here WITHIN's spans.
     val spans = new Harness("AFTER MATCH SKIP TO NEXT ROW PATTERN (A+) WITHIN INTERVAL '1' HOURS", IndexedSeq.fill(200)(1),
       Map.empty, window = Some(((0L until 200L).map(_ * 1000), 3600000L)), reads = Some(ConditionReads.Nothing),
-      bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows")).run()
-    spans match {
-      case Seq(Failed(m)) => assert(m.contains("WITHIN gives each its own span") && !m.contains("DEFINE"), m)
-      case other => fail(s"the query should fail, not give $other")
+      bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows"), deferAbove = 100).run()
+    spans.last match {
+      case Failed(m) => assert(m.contains("WITHIN gives each its own span") && !m.contains("DEFINE"), m)
+      case other => fail(s"the query should fail, not end with $other")
     }
   }
 }
@@ -197,15 +223,18 @@ object RowPatternMatcherSuite {
   /** The matcher over `rows` for a clause body, with conditions per variable; its events as the oracle words them. */
   private final class Harness(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
       window: Option[(IndexedSeq[Long], Long)] = None, reads: Option[ConditionReads] = None,
-      bound: PartialMatchBound = PartialMatchBound.Default) {
+      bound: PartialMatchBound = PartialMatchBound.Default, deferAbove: Long = Matcher.DeferAbove) {
     val clause: MatchRecognize = MatchRecognizeParser.parse(text)
     val analyzed: AnalyzedRowPattern = RowPatternAnalysis.analyze(clause, text)
     val byLabel: IndexedSeq[Option[Condition]] = analyzed.labels.map(conditions.get)
     private val out = mutable.ArrayBuffer.empty[Event]
     private val frame = new MatchFrame
+    /** The DEFINE conditions asked so far. */
+    var conditionsAsked = 0L
     var matcher: Matcher = fresh()
     private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
       def holds(start: Long, row: LabelNode): Boolean = {
+        conditionsAsked += 1
         frame.tryRow(start, row)
         byLabel(row.label).get(RowPatternOracle.visible(rows, start.toInt, window), start.toInt,
           frame.labels.take(frame.length).toIndexedSeq)
@@ -214,7 +243,7 @@ object RowPatternMatcherSuite {
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
         out += Matched(number, start.toInt, labels.take(length).toSeq, excluded.take(length).toSeq)
       def unmatched(position: Long): Unit = out += Unmatched(position.toInt)
-    }, window.map { case (time, span) => ((p: Long) => time(p.toInt), span) }, bound)
+    }, window.map { case (time, span) => ((p: Long) => time(p.toInt), span) }, bound, deferAbove)
 
     def run(): Seq[Event] = outcome { rows.indices.foreach(_ => matcher.push()); matcher.finish() }
 

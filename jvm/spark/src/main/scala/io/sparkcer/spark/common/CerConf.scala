@@ -103,11 +103,12 @@ object CerConf {
     .createOptional
 
   val MAX_PARTIAL_MATCH_ROWS = SQLConf.buildConf("spark.cer.matchRecognize.maxPartialMatchRows")
-    .doc("MATCH_RECOGNIZE: the most rows that a partition's undecided matches may hold together, besides the oldest " +
-      "one's. A match is tried from every row; when DEFINE conditions read other rows of the match (A.price, " +
-      "aggregates), each start that stays undecided holds its own labels for every row since it, so a long run of " +
-      "rows that keeps every start alive costs memory quadratic in its length: past this the query fails, saying " +
-      "what to write, rather than run out of memory.")
+    .doc("MATCH_RECOGNIZE: the most rows of a partition read again for matches tried later. A match is tried from " +
+      "every row; when DEFINE conditions read other rows of the match (A.price, aggregates), each start that stays " +
+      "undecided holds its own labels, so past 100,000 such rows the later starts wait for the first one's outcome, " +
+      "and read their rows again only if its match does not cover them. A run of rows that keeps every start alive " +
+      "and matches none reads its rows again for each start, quadratic in its length: past this the query fails, " +
+      "saying what to write, rather than run for hours.")
     .version(Since)
     .longConf
     .checkValue(_ >= 1, "must be at least 1")
