@@ -16,6 +16,7 @@ import io.sparkcer.engine.analysis.{AnalyzedQuery, Analyzer}
 import io.sparkcer.engine.ceql._
 import io.sparkcer.engine.plan.CompiledPattern
 import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis}
+import io.sparkcer.spark.ceql.{CerAnalysis, CerRequest, ParsedCondition}
 import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, ParsedClause}
 import io.sparkcer.spark.common.{CerConf, CerErrors, SparkPredicate}
 

@@ -5,13 +5,14 @@ import java.util.{Collections, WeakHashMap}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.classic
 
+import io.sparkcer.spark.ceql.{CerTableFunction, ResolveCer}
 import io.sparkcer.spark.rowpattern.{MatchRecognizeCall, ResolveMatchRecognize}
 import io.sparkcer.spark.common.CerConf
 
 /**
  * spark-cer's SQL extension: the CEQL statement parser (which also reads MATCH_RECOGNIZE clauses), the `cer` table
- * function, the `cer_validate` function, the analyzer rules that turn a query into [[CerMatch]] and a MATCH_RECOGNIZE
- * clause into its operator, and the planner strategy. Enable with
+ * function, the `cer_validate` function, the analyzer rules that turn a query into [[io.sparkcer.spark.ceql.CerMatch]]
+ * and a MATCH_RECOGNIZE clause into its operator, and the planner strategy. Enable with
  * `spark.sql.extensions=io.sparkcer.spark.CerSparkSessionExtensions`, or just put the jar on the classpath
  * (it is registered as a `SparkSessionExtensionsProvider` service).
  */

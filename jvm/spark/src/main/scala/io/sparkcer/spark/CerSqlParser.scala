@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.command.ExplainCommand
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Lexer, Position, Query, Token}
+import io.sparkcer.spark.ceql.{CeqlStatement, CerRequest, UnresolvedCer}
 import io.sparkcer.spark.rowpattern.MatchRecognizeStatement
 import io.sparkcer.spark.common.CerErrors
 

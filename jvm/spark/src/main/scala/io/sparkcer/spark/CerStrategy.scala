@@ -3,6 +3,7 @@ package io.sparkcer.spark
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 
+import io.sparkcer.spark.ceql.{CerExec, CerMatch}
 import io.sparkcer.spark.rowpattern.{RowPatternRecognition, RowPatternRecognitionExec}
 
 /**

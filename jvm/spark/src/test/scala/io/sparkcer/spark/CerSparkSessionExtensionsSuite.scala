@@ -4,6 +4,8 @@ import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.spark.ceql.ResolveCer
+
 class CerSparkSessionExtensionsSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   // Named in spark.sql.extensions and, on the test classpath, found as a service too: Spark applies it twice.

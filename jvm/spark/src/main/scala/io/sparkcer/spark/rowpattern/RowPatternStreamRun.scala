@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.BoundReference
 import org.apache.spark.sql.types.StructType
 
 import io.sparkcer.engine.rowpattern.RowPatternPartition
-import io.sparkcer.spark.common.{EventTimeProcessor, KeyedRun, RowCodec}
+import io.sparkcer.spark.stream.{EventTimeProcessor, KeyedRun, RowCodec}
 
 /**
  * MATCH_RECOGNIZE's run for one partition of a stream ([[io.sparkcer.spark.EventTimeProcessor]]): the partition's

@@ -4,7 +4,8 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.internal.SQLConf
 
 import io.sparkcer.engine.rowpattern.RowPattern
-import io.sparkcer.spark.common.{CerConf, CerErrors, EventTimeProcessor, StreamingInput}
+import io.sparkcer.spark.common.{CerConf, CerErrors}
+import io.sparkcer.spark.stream.{EventTimeProcessor, StreamingInput}
 
 /**
  * MATCH_RECOGNIZE over a streaming input becomes Spark's `transformWithState` grouped by PARTITION BY (one group
