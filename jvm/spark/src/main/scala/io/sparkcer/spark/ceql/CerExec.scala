@@ -14,7 +14,7 @@ import io.sparkcer.spark.common.CerConf
 
 /**
  * Physical operator of [[CerMatch]]: asks for its input clustered by the PARTITION BY keys (or by the ranges of
- * a split stream) and sorted by them then stream order, made total ([[TotalOrder]]) (or, without either or with
+ * a split stream) and sorted by them then stream order, made total ([[io.sparkcer.spark.common.TotalOrder]]) (or, without either or with
  * CONSUME BY ANY, in one partition in stream order), and runs the engine over each task's rows. Its fields are
  * [[CerOperator]]'s.
  */

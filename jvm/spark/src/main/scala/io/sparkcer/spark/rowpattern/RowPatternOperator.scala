@@ -8,7 +8,7 @@ import io.sparkcer.engine.rowpattern.PartialMatchBound
 import io.sparkcer.spark.common.TotalOrder
 
 /**
- * The fields of a MATCH_RECOGNIZE operator, declared once as [[io.sparkcer.spark.CerOperator]] declares CEQL's: the
+ * The fields of a MATCH_RECOGNIZE operator, declared once as [[io.sparkcer.spark.ceql.CerOperator]] declares CEQL's: the
  * logical [[RowPatternRecognition]], the physical [[RowPatternRecognitionExec]] and what their tasks run,
  * [[RowPatternTask]]. Each case class still lists them as its own fields, so that Catalyst sees the expressions.
  */

@@ -13,7 +13,7 @@ import io.sparkcer.spark.common.CerConf
 
 /**
  * Physical operator of [[RowPatternRecognition]]: asks for its input clustered by PARTITION BY (in one partition
- * without it) and sorted by it then ORDER BY, made total ([[io.sparkcer.spark.TotalOrder]]), as Spark's window
+ * without it) and sorted by it then ORDER BY, made total ([[io.sparkcer.spark.common.TotalOrder]]), as Spark's window
  * operator does, and runs each task's partitions through [[RowPatternTask]]. A runtime error of the pattern (AFTER MATCH SKIP to a row it must not) fails the query with its
  * message.
  */

@@ -11,7 +11,7 @@ import io.sparkcer.engine.rowpattern.RowPatternPartition
 import io.sparkcer.spark.stream.{EventTimeProcessor, KeyedRun, RowCodec}
 
 /**
- * MATCH_RECOGNIZE's run for one partition of a stream ([[io.sparkcer.spark.EventTimeProcessor]]): the partition's
+ * MATCH_RECOGNIZE's run for one partition of a stream ([[io.sparkcer.spark.stream.EventTimeProcessor]]): the partition's
  * matching ([[RowPatternPartition]]) restored from its state, fed the rows that became final, told how far the
  * watermark has come, and saved back. It keeps the rows its undecided matches and navigation can still read, the
  * matcher's threads and the matches waiting for rows their measures read (NEXT); between its matches, the few rows

@@ -10,7 +10,7 @@ import io.sparkcer.spark.stream.{EventTimeProcessor, StreamingInput}
 /**
  * MATCH_RECOGNIZE over a streaming input becomes Spark's `transformWithState` grouped by PARTITION BY (one group
  * without it), its processor running the matcher per partition ([[RowPatternStreamRun]]) in event-time mode, in
- * append mode, as a CEQL query does ([[io.sparkcer.spark.StreamingCer]]).
+ * append mode, as a CEQL query does ([[io.sparkcer.spark.ceql.StreamingCer]]).
  *
  * A stream's partitions never end, so a preferred match is decided when no row that could make a better one can
  * come: the watermark passes the first row of the match by WITHIN's bound. That bound is what keeps the state of
