@@ -720,6 +720,22 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assertRows(rising("max(value) > 4"))(risingLabels: _*)
   }
 
+  /**
+   * MATCH_NUMBER() in a DEFINE condition, which Trino reads as the number the match will have if it is found. The
+   * matcher runs the threads of later starts alongside an earlier one's (so that many starts cost linear time): a
+   * later start's number depends on whether the earlier one matches, undecided while its condition is evaluated.
+   * spark-cer refuses it at analysis; a measure's MATCH_NUMBER(), in an aggregate too, is the found match's.
+   */
+  private def refusesMatchNumberInDefine(query: String): Unit = {
+    val message = failure(query)
+    assert(message.contains("MATCH_NUMBER() in a DEFINE condition: a match has no number until it is found"), message)
+  }
+
+  test("MATCH_NUMBER in an aggregate's argument in DEFINE is refused (Trino: the number of the match sought)") {
+    // Trino gives the rows of max(value) > 4 above.
+    refusesMatchNumberInDefine(rising("max(value + MATCH_NUMBER()) > 5"))
+  }
+
   test("aggregate arguments that combine a column and CLASSIFIER, the column named twice") {
     assertRows("SELECT m.part, m.id, m.measure FROM (VALUES ('p1', 1, 'a'), ('p1', 2, 'b'), ('p1', 3, 'c'), " +
       "('p1', 4, 'd'), ('p1', 5, 'e'), ('p1', 6, 'f'), ('p2', 1, 'g'), ('p2', 2, 'h'), ('p2', 3, 'i'), ('p3', 1, 'j'), " +
@@ -865,6 +881,47 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
       "MEASURES RUNNING array_agg(CLASSIFIER()) AS running_labels ALL ROWS PER MATCH AFTER MATCH SKIP PAST LAST ROW " +
       "PATTERN ((A | B | C)* X) DEFINE X AS array_agg(CLASSIFIER()) = array('C', 'A', 'B', 'X')) AS m")(
       Row(1, Seq("C")), Row(2, Seq("C", "A")), Row(3, Seq("C", "A", "B")), Row(4, Seq("C", "A", "B", "X")))
+  }
+
+  test("several aggregates in each condition, over CLASSIFIER and MATCH_NUMBER: refused, MATCH_NUMBER in DEFINE") {
+    // Trino: (1, [B, B, B, A]), (2, [B, A, A, A]).
+    refusesMatchNumberInDefine(s"SELECT m.match_no, m.labels FROM $eightIds MATCH_RECOGNIZE (ORDER BY id " +
+      "MEASURES MATCH_NUMBER() AS match_no, array_agg(CLASSIFIER()) AS labels ONE ROW PER MATCH " +
+      "AFTER MATCH SKIP PAST LAST ROW PATTERN ((A | B){4}) " +
+      "DEFINE A AS max(id - 2 * MATCH_NUMBER()) > 1 AND max(CLASSIFIER()) = 'B', " +
+      "B AS min(lower(CLASSIFIER())) = 'b' OR min(MATCH_NUMBER() + 100) < 0) AS m")
+  }
+
+  test("RUNNING and FINAL aggregates over CLASSIFIER and MATCH_NUMBER") {
+    assertRows(s"SELECT m.id, m.match, m.running_labels, m.final_labels, m.running_match, m.final_match FROM $eightIds " +
+      "MATCH_RECOGNIZE (ORDER BY id MEASURES MATCH_NUMBER() AS match, RUNNING array_agg(CLASSIFIER()) AS running_labels, " +
+      "FINAL array_agg(lower(CLASSIFIER())) AS final_labels, RUNNING sum(MATCH_NUMBER() * 100) AS running_match, " +
+      "FINAL sum(-MATCH_NUMBER()) AS final_match ALL ROWS PER MATCH AFTER MATCH SKIP PAST LAST ROW " +
+      "PATTERN (A B C D) DEFINE A AS true) AS m")(
+      (1 to 8).map { id =>
+        val m = (id + 3) / 4
+        val at = (id - 1) % 4 + 1
+        Row(id, m.toLong, Seq("A", "B", "C", "D").take(at), Seq("a", "b", "c", "d"), 100L * m * at, -4L * m)
+      }: _*)
+  }
+
+  private def twoArguments(define: String) = s"SELECT m.id, m.classy, m.match, m.running_measure, m.final_measure " +
+    s"FROM $eightIds MATCH_RECOGNIZE (ORDER BY id MEASURES MATCH_NUMBER() AS match, CLASSIFIER() AS classy, " +
+    "RUNNING max_by(MATCH_NUMBER() * 100 + id, CLASSIFIER()) AS running_measure, " +
+    "FINAL max_by(-MATCH_NUMBER() - id, lower(CLASSIFIER())) AS final_measure ALL ROWS PER MATCH " +
+    s"AFTER MATCH SKIP PAST LAST ROW PATTERN (A B C D) DEFINE A AS $define) AS m"
+
+  test("aggregates of two arguments in DEFINE over MATCH_NUMBER: refused (Trino: the rows below)") {
+    refusesMatchNumberInDefine(twoArguments("max_by(MATCH_NUMBER(), CLASSIFIER()) > 0"))
+  }
+
+  test("aggregates of two arguments in MEASURES, both over CLASSIFIER and MATCH_NUMBER") {
+    // Trino's condition is max_by(MATCH_NUMBER(), CLASSIFIER()) > 0, true on every row A is tried at: the same rows.
+    assertRows(twoArguments("max_by(id, CLASSIFIER()) > 0"))(
+      (1 to 8).map { id =>
+        val m = (id + 3) / 4
+        Row(id, "ABCD".charAt((id - 1) % 4).toString, m.toLong, 100L * m + id, -(m + 4L * m))
+      }: _*)
   }
 
   // --- Trino's documentation: the V-shape over orders ---------------------------------------------------------------

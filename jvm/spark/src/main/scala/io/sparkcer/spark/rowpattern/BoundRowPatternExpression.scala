@@ -159,6 +159,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
 
     def aggregate(k: Int, running: Boolean, rows: PartitionRows[InternalRow]): Any = {
       val a = aggregators(k)
+      a.number = frame.number
       val known = seenVersion(k) == frame.version
       seenVersion(k) = frame.version
       if (!running) {

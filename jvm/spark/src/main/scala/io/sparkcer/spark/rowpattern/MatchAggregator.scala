@@ -17,13 +17,18 @@ sealed abstract class MatchAggregator(labels: IndexedSeq[String]) {
   protected def newBuffer(): InternalRow
   /** Makes `buffer` a buffer of no rows, in place. */
   protected def reset(buffer: InternalRow): Unit
-  /** Adds to `buffer`, in place, a row of the input's columns followed by its label (the function's input). */
+  /** Adds to `buffer`, in place, a row of the input's columns followed by its label and match number (the input). */
   protected def updateLabelled(buffer: InternalRow, row: InternalRow): Unit
   def result(buffer: InternalRow): Any
 
   private val names = labels.map(UTF8String.fromString)
-  private val label = new GenericInternalRow(1)
+  private val label = new GenericInternalRow(2)
   private val labelled = new JoinedRow()
+
+  /** The number of the match whose rows are added next, as MATCH_NUMBER() in the argument reads it. */
+  def number_=(n: Long): Unit = label.setLong(1, n)
+  def number: Long = label.getLong(1)
+  number = 0L
 
   /** Adds a row of the match, labelled `label`, to `buffer`, in place. */
   def update(buffer: InternalRow, row: InternalRow, label: Int): Unit = {
@@ -47,8 +52,8 @@ object MatchAggregator {
   /** The aggregator of `a` over rows of `input`, whose labels name `labels`. */
   def apply(a: MatchValue.Aggregate, input: Seq[Attribute], labels: IndexedSeq[String], partitionIndex: Int): MatchAggregator =
     a.function match {
-      case d: DeclarativeAggregate => new Declarative(d, input :+ a.rowLabel, labels, partitionIndex)
-      case i: ImperativeAggregate => new Imperative(i, input :+ a.rowLabel, labels)
+      case d: DeclarativeAggregate => new Declarative(d, input :+ a.rowLabel :+ a.matchNumber, labels, partitionIndex)
+      case i: ImperativeAggregate => new Imperative(i, input :+ a.rowLabel :+ a.matchNumber, labels)
       case other => throw new IllegalStateException(s"not an aggregate Spark knows how to run: ${other.sql}")
     }
 

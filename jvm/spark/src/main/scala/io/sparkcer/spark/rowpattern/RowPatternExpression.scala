@@ -44,10 +44,11 @@ object MatchValue {
   /**
    * Spark's aggregate function over the rows of `labels` (None: every row of the match), up to the current row when
    * `running`. The function reads the input's columns of each row and, as `rowLabel`, the row's label: CLASSIFIER()
-   * in its argument (`array_agg(CLASSIFIER(A))`), a column no plan produces, which the aggregate's reader supplies.
+   * in its argument (`array_agg(CLASSIFIER(A))`), and as `matchNumber` its match's MATCH_NUMBER() (a measure's
+   * `sum(MATCH_NUMBER() * 100)`), columns no plan produces, which the aggregate's reader supplies.
    */
   final case class Aggregate(labels: Option[Set[Int]], function: AggregateFunction, rowLabel: Attribute,
-      running: Boolean, sql: String) extends MatchValue {
+      matchNumber: Attribute, running: Boolean, sql: String) extends MatchValue {
     def dataType: DataType = function.dataType
     def expressions: Seq[Expression] = Seq(function)
     /** Whether the function reads its rows' labels, so that which variable each row took matters to it. */
@@ -66,7 +67,8 @@ final case class RowPatternExpression(expression: Expression, values: Seq[MatchV
     written: String) extends Expression with Unevaluable {
   override def children: Seq[Expression] = expression +: values.flatMap(_.expressions)
   @transient override lazy val references: AttributeSet =
-    AttributeSet(values.flatMap(_.expressions).flatMap(_.references)) -- values.collect { case a: MatchValue.Aggregate => a.rowLabel }
+    AttributeSet(values.flatMap(_.expressions).flatMap(_.references)) --
+      values.collect { case a: MatchValue.Aggregate => Seq(a.rowLabel, a.matchNumber) }.flatten
   override def dataType: DataType = expression.dataType
   override def nullable: Boolean = expression.nullable
 

@@ -12,7 +12,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression,
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LocalRelation}
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.classic.SparkSession
-import org.apache.spark.sql.types.{IntegerType, NumericType, StringType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{IntegerType, LongType, NumericType, StringType, TimestampNTZType, TimestampType}
 
 import io.sparkcer.engine.ceql.Predicate
 import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, MatchRecognizeParser}
@@ -42,6 +42,8 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
   private val columns = input.map(_.name)
   /** The label of each row an aggregate ranges over, as CLASSIFIER() in its argument reads it ([[MatchValue.Aggregate]]). */
   private val rowLabel = AttributeReference("CLASSIFIER()", StringType, nullable = false)()
+  /** The number of the match an aggregate's rows belong to, as MATCH_NUMBER() in a measure's argument reads it. */
+  private val rowNumber = AttributeReference("MATCH_NUMBER()", LongType, nullable = false)()
 
   def apply(written: Predicate): RowPatternExpression = {
     val source = SparkPredicate.Source(defining.fold("measure")(l => s"condition of ${pattern.labels(l)}"), written.text,
@@ -188,10 +190,16 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       if (f.filter.isDefined) fail(s"$call: FILTER is not supported over a match's rows; put the condition in the value")
       // A copy is placed where the call is written, as Spark places what its analyzer builds from it (a cast).
       val (labels, stripped) = ofOneVariable(CurrentOrigin.withOrigin(f.origin)(f.copy(filter = None)), call)
-      // CLASSIFIER() in the argument is each row's label, a column the aggregate's rows carry.
+      // CLASSIFIER() in the argument is each row's label, and MATCH_NUMBER() its match's number (a measure's: a
+      // condition's match has none yet), columns the aggregate's rows carry.
       val labelled = stripped.transformUp {
         case c if isClassifier(c) => CurrentOrigin.withOrigin(c.origin)(AttributeReference(rowLabel.name, StringType,
           nullable = false)(rowLabel.exprId))
+        case n if navigation(n).exists(_._1 == "match_number") =>
+          if (defining.isDefined) fail("MATCH_NUMBER() in a DEFINE condition: a match has no number until it is found")
+          if (navigation(n).get._2.nonEmpty) fail(s"${asWritten(n)}: MATCH_NUMBER() takes no argument")
+          CurrentOrigin.withOrigin(n.origin)(AttributeReference(rowNumber.name, LongType, nullable = false)(
+            rowNumber.exprId))
       }
       labelled.children.foreach(_.foreach { u =>
         if (navigation(u).isDefined || isAggregate(u))
@@ -199,7 +207,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
             "its label (CLASSIFIER())")
       })
       checkColumns(labelled, call)
-      MatchValue.Aggregate(labels, resolveAggregate(labelled, call), rowLabel, mode(running, call), call)
+      MatchValue.Aggregate(labels, resolveAggregate(labelled, call), rowLabel, rowNumber, mode(running, call), call)
     }
 
     def checkColumns(e: Expression, call: String): Unit = e.foreach {
@@ -213,7 +221,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
 
     def resolveAggregate(call: Expression, written: String): AggregateFunction = {
       val analyzer = session.sessionState.analyzer
-      val plan = try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input :+ rowLabel)))
+      val plan = try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input :+ rowLabel :+ rowNumber)))
         catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
       // The rule of every condition and measure first, which Spark's check would word as one of GROUP BY.
       val aggregated = plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get
