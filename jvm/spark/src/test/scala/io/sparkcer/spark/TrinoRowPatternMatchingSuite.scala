@@ -687,8 +687,8 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
       Row(1, "B", null), Row(2, "B", null), Row(3, "B", null), Row(4, "A", 5.0))
   }
 
-  test("aggregates in DEFINE: sum of the match, the tentative row in it") {
-    for (condition <- Seq("sum(value) > 1000"))
+  test("aggregates in DEFINE: sum and any_value (Trino's arbitrary) of the match, the tentative row in them") {
+    for (condition <- Seq("sum(value) > 1000", "any_value(value) > 1000"))
       assertRows(s"SELECT m.part AS partition, m.id AS row_id, m.running_sum FROM $partsOfOnes MATCH_RECOGNIZE (" +
         "PARTITION BY part ORDER BY id MEASURES RUNNING sum(value) AS running_sum ALL ROWS PER MATCH " +
         s"AFTER MATCH SKIP PAST LAST ROW PATTERN (B (A | B) B) DEFINE A AS $condition) AS m")(
@@ -703,6 +703,12 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
       Row("p1", 1, "B", 1L), Row("p1", 2, "B", 2L), Row("p1", 3, "B", 3L), Row("p1", 4, "B", 4L),
       Row("p1", 5, "A", 5L), Row("p2", 1, "B", 2L), Row("p2", 2, "B", 4L), Row("p2", 3, "A", 6L),
       Row("p2", 4, "A", 8L), Row("p2", 5, "A", 10L))
+  }
+
+  test("any_value in a measure, RUNNING: Spark's grammar reads it into its aggregate, as it reads FIRST and LAST") {
+    assertRows("SELECT id, v FROM (VALUES (1, 10), (2, 20), (3, 30)) t(id, value) MATCH_RECOGNIZE (ORDER BY id " +
+      "MEASURES RUNNING any_value(B.value) AS v ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS true)")(
+      Row(1, null), Row(2, 20), Row(3, 20))
   }
 
   private val risingParts = "(VALUES (1, 'p1', 1), (2, 'p1', 2), (3, 'p1', 3), (4, 'p1', 4), (5, 'p1', 5), " +

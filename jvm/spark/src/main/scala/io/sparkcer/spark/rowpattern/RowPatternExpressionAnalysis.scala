@@ -8,7 +8,7 @@ import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Cast, CommonExpressionRef, Expression, Literal, RuntimeReplaceable, With}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First, Last}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, First, Last}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LocalRelation}
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.classic.SparkSession
@@ -253,10 +253,20 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       })
     }
 
-    val lowered = lower(parsed.expression, None)
+    val lowered = lower(asCalls(parsed.expression), None)
     val inputs = values.zip(names).map { case (v, name) => AttributeReference(name, v.dataType)() }
     val expression = executable(resolve(lowered, inputs.toSeq, Some(parsed), names.zip(values.map(_.sql)).toMap))
     RowPatternExpression(expression, values.toSeq, inputs.toSeq, written.text)
+  }
+
+  /**
+   * `e` with the aggregates Spark's grammar builds itself, rather than as calls by name, written as calls: it reads
+   * `any_value(x)` (Trino's arbitrary) into its aggregate, as it does FIRST and LAST, which [[navigation]] reads.
+   */
+  private def asCalls(e: Expression): Expression = e.transformUp {
+    case a @ AggregateExpression(AnyValue(child, ignoreNulls), _, false, None, _) =>
+      CurrentOrigin.withOrigin(a.origin)(UnresolvedFunction("any_value",
+        child +: (if (ignoreNulls) Seq(Literal(true)) else Nil), isDistinct = false))
   }
 
   /**
