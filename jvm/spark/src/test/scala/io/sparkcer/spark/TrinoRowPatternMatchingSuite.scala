@@ -595,6 +595,46 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   // --- testSubqueries ----------------------------------------------------------------------------------------------
 
+  private def subquery(measure: String, define: String): String =
+    s"""SELECT m.val
+       |FROM (VALUES (1, 100), (2, 200), (3, 300), (4, 400)) t(id, value)
+       |MATCH_RECOGNIZE (
+       |  ORDER BY id
+       |  MEASURES $measure AS val
+       |  ONE ROW PER MATCH
+       |  AFTER MATCH SKIP TO NEXT ROW
+       |  PATTERN (A+)
+       |  DEFINE A AS $define
+       |) AS m""".stripMargin
+
+  test("uncorrelated scalar subqueries in MEASURES and DEFINE, and inside navigation") {
+    assertRows(subquery("(SELECT 'x')", "(SELECT true)"))(Seq.fill(4)(Row("x")): _*)
+    assertRows(subquery("FINAL LAST(A.value + (SELECT 1000))", "FIRST(A.value < 0 OR (SELECT true))"))(
+      Seq.fill(4)(Row(1400)): _*)
+  }
+
+  test("a scalar subquery over another relation in DEFINE and MEASURES: a value computed once for the query") {
+    spark.sql("SELECT * FROM VALUES (150), (250) AS l(v)").createOrReplaceTempView("trino_limits")
+    // A: value at least the limits' average, 200: rows 2 to 4, one match per start under SKIP TO NEXT ROW.
+    assertRows(subquery("count(*) * (SELECT min(v) FROM trino_limits)",
+      "value >= (SELECT avg(v) FROM trino_limits)"))(Row(450L), Row(300L), Row(150L))
+  }
+
+  test("IN and EXISTS subqueries in DEFINE and MEASURES are refused: Spark plans them as joins") {
+    // Trino: LAST(A.id < 0 OR 1 IN (SELECT 1)) is true at each of the 4 matches, FIRST(id % 2 IN (SELECT 0)) false,
+    // true, false, true, and EXISTS (SELECT 1) true. Spark rewrites an IN or EXISTS subquery into a join of the
+    // plan it stands in, which an expression the operator evaluates row by row has none of.
+    for ((measure, define) <- Seq(
+        "LAST(A.id < 0 OR 1 IN (SELECT 1))" -> "true",
+        "count(*)" -> "FIRST(A.id > 0 AND 1 IN (SELECT 1))",
+        "FIRST(id % 2 IN (SELECT 0))" -> "true",
+        "LAST(A.value < 0 OR EXISTS (SELECT 1))" -> "true",
+        "count(*)" -> "FIRST(A.value < 0 OR EXISTS (SELECT 1))")) {
+      val message = failure(subquery(measure, define))
+      assert(message.contains("nor subqueries other than uncorrelated scalar ones"), message)
+    }
+  }
+
   // --- testInPredicateWithoutSubquery ------------------------------------------------------------------------------
 
   test("IN lists over navigations, CLASSIFIER and MATCH_NUMBER") {

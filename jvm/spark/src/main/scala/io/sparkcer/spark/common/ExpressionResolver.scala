@@ -1,7 +1,7 @@
 package io.sparkcer.spark.common
 
 import org.apache.spark.sql.AnalysisException
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, PythonFuncExpression, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, PythonFuncExpression, ScalarSubquery, SubqueryExpression}
 import org.apache.spark.sql.catalyst.optimizer.CollapseProject
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project}
 import org.apache.spark.sql.classic.SparkSession
@@ -14,8 +14,17 @@ import io.sparkcer.engine.ceql.{CeqlException, Position}
  * the given attributes, so that the result refers to them directly: the input's columns for guards, the structs
  * of the events and the slots for conditions relating events ([[ConditionAnalysis]]). The result must be one that
  * the matcher can evaluate on an event as it comes, any number of times ([[ExpressionResolver.notEvaluableOnEvents]]).
+ *
+ * @param scalarSubqueries whether the result may hold uncorrelated scalar subqueries, `(SELECT max(p) FROM t)`: a value
+ *                         per query, which Spark computes before an operator that holds the expression runs (as it
+ *                         does MATCH_RECOGNIZE's on a table); IN and EXISTS subqueries Spark plans as joins
  */
-final class ExpressionResolver(session: SparkSession, text: String) {
+final class ExpressionResolver(session: SparkSession, text: String, scalarSubqueries: Boolean = false) {
+  private def subqueriesAllowed(e: Expression): Boolean = !SubqueryExpression.hasSubquery(e) || scalarSubqueries &&
+    e.collect { case s: SubqueryExpression => s }.forall {
+      case s: ScalarSubquery => s.outerAttrs.isEmpty
+      case _ => false
+    }
 
   /**
    * @param from the text `e` was parsed from, where Spark's errors are placed; None for expressions of our own
@@ -40,7 +49,7 @@ final class ExpressionResolver(session: SparkSession, text: String) {
     // function's call is analyzed into a projection of its arguments below its body, which collapses into one.
     val analyzed = placed(analyzer.execute(Project(Seq(Alias(e, "cer_guard")()), LocalRelation(over))))
     CollapseProject(analyzed) match {
-      case Project(Seq(Alias(resolved, _)), _: LocalRelation) if !SubqueryExpression.hasSubquery(resolved) =>
+      case Project(Seq(Alias(resolved, _)), _: LocalRelation) if subqueriesAllowed(resolved) =>
         placed(analyzer.checkAnalysis(analyzed))
         ExpressionResolver.notEvaluableOnEvents(resolved).foreach { problem =>
           val source = from.map(_.source)
@@ -51,7 +60,8 @@ final class ExpressionResolver(session: SparkSession, text: String) {
       case _ =>
         val source = from.map(_.source)
         throw CerErrors.analysis(s"${source.fold(e.sql)(_.described)} may not use Spark's aggregate, window or " +
-          "generator functions, nor subqueries: it is evaluated on events as they come (a condition's own " +
+          s"generator functions, nor subqueries${if (scalarSubqueries) " other than uncorrelated scalar ones" else ""}" +
+          ": it is evaluated on events as they come (a condition's own " +
           "aggregates, count, sum, avg, min, max, first and last, range over the events of a variable, e.g. " +
           "sum(b.volume) > 100); a SQL function (CREATE FUNCTION) may be used when its body is a plain expression, " +
           "which Spark inlines", source.fold(Position.Unknown)(_.pos), text, source.fold(1)(_.length))

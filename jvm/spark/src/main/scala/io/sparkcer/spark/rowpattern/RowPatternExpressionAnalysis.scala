@@ -38,7 +38,7 @@ import io.sparkcer.spark.common.{CerErrors, ExpressionResolver, SparkPredicate}
 final class RowPatternExpressionAnalysis(session: SparkSession, pattern: AnalyzedRowPattern, text: String,
     input: Seq[Attribute], eventTime: Option[Attribute], defining: Option[Int]) {
   private val resolver = session.sessionState.conf.resolver
-  private val resolve = new ExpressionResolver(session, text)
+  private val resolve = new ExpressionResolver(session, text, scalarSubqueries = true)
   private val columns = input.map(_.name)
   /** The label of each row an aggregate ranges over, as CLASSIFIER() in its argument reads it ([[MatchValue.Aggregate]]). */
   private val rowLabel = AttributeReference("CLASSIFIER()", StringType, nullable = false)()

@@ -1,5 +1,6 @@
 package io.sparkcer.spark.rowpattern
 
+import org.apache.spark.sql.catalyst.expressions.SubqueryExpression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.internal.SQLConf
 
@@ -34,6 +35,12 @@ object RowPatternStreaming {
     RowPattern.parts(clause.pattern).collectFirst { case end: RowPattern.PartitionEnd => end }.foreach { end =>
       throw CerErrors.analysis("the anchor $ matches at the last row of a partition, which a stream never reaches: " +
         "leave it out, or run the query on a table", end.pos, text, 1)
+    }
+    // The task is made here, at analysis, where a table's operator makes it once Spark has computed its subqueries.
+    (r.defines ++ r.measures).find(e => SubqueryExpression.hasSubquery(e)).foreach { e =>
+      throw CerErrors.analysis(s"${e.written} holds a subquery, which MATCH_RECOGNIZE reads on a table, not on a " +
+        "stream: join its value to the stream's rows before the clause and refer to that column", clause.pos, text,
+        "MATCH_RECOGNIZE".length)
     }
     val task = r.task(r.child.output, CerConf.partialMatchBound(SQLConf.get))
     val idleTimeout = CerConf.streamPartitionIdleTimeoutMillis(SQLConf.get)

@@ -237,7 +237,7 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
       refused.contains("new checkpoint location"), refused)
   }
 
-  test("errors say what to write: a watermark, WITHIN, no $, ORDER BY the event time") {
+  test("errors say what to write: a watermark, WITHIN, no $, ORDER BY the event time, no subquery") {
     import spark.implicits._
     implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
     val raw = MemoryStream[Tick].toDF().toDF("name", "id", "price", "ts")
@@ -252,5 +252,9 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(message(watermarked, "ORDER BY id PATTERN (A) WITHIN INTERVAL '1' SECOND")
       .contains("watermark is on ts, but its stream order starts with id"))
     assert(message(watermarked, "PATTERN (A) WITHIN INTERVAL '1' SECOND").contains("ORDER BY"))
+    // On a table Spark computes a scalar subquery before the operator runs; a stream's operator is made at analysis.
+    val subquery = message(watermarked, "ORDER BY ts PATTERN (A) WITHIN INTERVAL '1' SECOND " +
+      "DEFINE A AS price > (SELECT 1)")
+    assert(subquery.contains("price > (SELECT 1) holds a subquery") && subquery.contains("join its value"), subquery)
   }
 }
