@@ -6,7 +6,7 @@ import java.nio.file.{Files, Paths}
 
 import io.sparkcer.engine.{EngineOptions, Event, LocalEngine}
 
-import io.sparkcer.engine.predicate.{ExprInterpreter, PredicateParser}
+import io.sparkcer.engine.expr.{ExprInterpreter, ExprParser}
 import io.sparkcer.engine.runner.CsvSource
 
 /**
@@ -53,7 +53,7 @@ object EngineBenchmark {
 
     val floor = measure("floor: read + one predicate", passes, rows.size) {
       val name = columns.indexOf("name")
-      val isIntc = ExprInterpreter.compilePredicate(PredicateParser.parse("name = 'INTC'"), _ => name, "name = 'INTC'")
+      val isIntc = ExprInterpreter.compilePredicate(ExprParser.parse("name = 'INTC'"), _ => name, "name = 'INTC'")
       var hits = 0L
       var i = 0
       while (i < rows.size) {

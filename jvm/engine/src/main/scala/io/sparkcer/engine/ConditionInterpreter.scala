@@ -3,13 +3,14 @@ package io.sparkcer.engine
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataOutput, ObjectInputStream, ObjectOutputStream}
 
 import io.sparkcer.engine.analysis.{Equality, OrderComparison}
-import io.sparkcer.engine.ceql.{CeqlException, Condition, Name, Predicate, SlotFunction}
+import io.sparkcer.engine.ceql.{Condition, SlotFunction}
 import io.sparkcer.engine.eval.{Aggregation, EventReader}
-import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser, Values}
+import io.sparkcer.engine.expr.{Expr, ExprInterpreter, ExprParser, Values}
+import io.sparkcer.engine.syntax.{Name, PatternException, SqlFragment}
 
 /**
  * The engine's own evaluation of conditions relating events (for [[LocalEngine]]: the runner and the tests; Spark
- * evaluates them with its own expressions): each condition is read from its Spark text by [[PredicateParser]] and
+ * evaluates them with its own expressions): each condition is read from its Spark text by [[ExprParser]] and
  * compiled by [[ExprInterpreter]] over one row that lays out the events of its variables side by side, then its
  * slots.
  *
@@ -20,14 +21,14 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
 
   private def column(name: Name): Int = {
     val i = columns.indexWhere(_.equalsIgnoreCase(name.value))
-    if (i < 0) throw new CeqlException(s"unknown column '${name.value}'; the columns are: ${columns.mkString(", ")}",
+    if (i < 0) throw new PatternException(s"unknown column '${name.value}'; the columns are: ${columns.mkString(", ")}",
       name.pos, query, name.value.length)
     i
   }
 
   /** Reads a condition's (or an argument's) Spark text, with errors placed in the query. */
-  private def compile(p: Predicate, resolve: Expr.Reference => Int): ExprInterpreter.Compiled =
-    p.readIn(query)(ExprInterpreter.compile(PredicateParser.parse(p.sparkSql), resolve, p.sparkSql))
+  private def compile(p: SqlFragment, resolve: Expr.Reference => Int): ExprInterpreter.Compiled =
+    p.readIn(query)(ExprInterpreter.compile(ExprParser.parse(p.sparkSql), resolve, p.sparkSql))
 
   private val compiled: IndexedSeq[ExprInterpreter.Compiled] = conditions.map { c =>
     val variables = c.variables
@@ -35,7 +36,7 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
     compile(c.predicate, {
       case Expr.Attribute(v, name) if variables.contains(v.value) => variables.indexOf(v.value) * width + column(name)
       case Expr.Column(name) if slots.contains(name.value) => variables.length * width + slots.indexOf(name.value)
-      case r => throw new CeqlException(s"'${r.column.value}' needs the variable whose event it reads, e.g. " +
+      case r => throw new PatternException(s"'${r.column.value}' needs the variable whose event it reads, e.g. " +
         s"${variables.headOption.getOrElse("b")}.${r.column.value}", r.pos, c.predicate.sparkSql)
     })
   }
@@ -43,7 +44,7 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
   private val arguments: IndexedSeq[Seq[ExprInterpreter.Compiled]] = conditions.map(_.slots.map { s =>
     s.argument.map(a => compile(a, {
       case Expr.Attribute(v, name) if v.value == s.variable.value => column(name)
-      case r => throw new CeqlException(s"expected an attribute of ${s.variable.value} here, e.g. " +
+      case r => throw new PatternException(s"expected an attribute of ${s.variable.value} here, e.g. " +
         s"${s.variable.value}.${r.column.value}", r.pos, a.sparkSql)
     })).orNull
   })

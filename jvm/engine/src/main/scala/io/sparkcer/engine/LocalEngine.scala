@@ -2,10 +2,11 @@ package io.sparkcer.engine
 
 import io.sparkcer.engine.analysis.{Analyzer, WindowKey}
 import io.sparkcer.engine.automaton.SymbolTable
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position}
+import io.sparkcer.engine.ceql.CeqlParser
 import io.sparkcer.engine.eval.{Aggregation, EventReader, MatchBound}
 import io.sparkcer.engine.plan.{CompiledPattern, EvaluatorMetrics}
-import io.sparkcer.engine.predicate.{Expr, ExprInterpreter, PredicateParser}
+import io.sparkcer.engine.expr.{Expr, ExprInterpreter, ExprParser}
+import io.sparkcer.engine.syntax.{PatternException, Position}
 
 /** Per-call settings of the analysis that a query does not state itself. */
 final case class EngineOptions(
@@ -58,7 +59,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
       case Some(i) => row => row(i)
       case None if fromStreams.size == 1 => val name = fromStreams.head; _ => name
       case None =>
-        throw new CeqlException(
+        throw new PatternException(
           s"the input has no event type column; the columns are: ${columns.mkString(", ")}. Name the type column " +
             "(typeColumn=...), or name the stream in FROM so that every row takes the stream's name as its type",
           Position.Unknown, analyzed.text)
@@ -74,13 +75,13 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
           val (variable, predicate) = (p.filter.variable, p.filter.predicate)
           val resolve: Expr.Reference => Int = {
             case Expr.Attribute(v, name) if v.value != variable.value =>
-              throw new CeqlException(s"a filter on ${variable.value} reads only its own event: write " +
+              throw new PatternException(s"a filter on ${variable.value} reads only its own event: write " +
                 s"${variable.value}.${name.value}, or relate the events in a condition of their own", v.pos,
                 predicate.sparkSql, v.value.length)
             case r => Analyzer.column(r.column, columns, predicate.sparkSql)
           }
           predicate.readIn(analyzed.text) {
-            val parsed = PredicateParser.parse(predicate)
+            val parsed = ExprParser.parse(predicate)
             ExprInterpreter.compilePredicate(if (p.negated) Expr.Not(parsed, parsed.pos) else parsed, resolve,
               predicate.sparkSql)
           }

@@ -8,9 +8,10 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.ceql._
 import io.sparkcer.engine.plan.CompiledPattern
-import io.sparkcer.engine.predicate.{ArithmeticOp, Expr}
+import io.sparkcer.engine.expr.{ArithmeticOp, Expr}
 import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
 import io.sparkcer.engine.oracle.Generators.Features
+import io.sparkcer.engine.syntax.{PatternException, Position}
 
 /**
  * Property tests: on thousands of random queries (all CEQL operators and clauses) over random streams of 0-9
@@ -72,7 +73,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       val ran: Either[String, (IndexedSeq[String], Vector[BruteForce.Row])] =
         try Right(EngineHarness.run(text, columns, rows, options))
         catch {
-          case e: CeqlException => Left(s"the engine rejected a valid query: ${e.getMessage}")
+          case e: PatternException => Left(s"the engine rejected a valid query: ${e.getMessage}")
           case e: StackOverflowError => Left(s"the engine crashed: $e")
           case e: Exception => Left(s"the engine crashed: $e\n    ${e.getStackTrace.take(8).mkString("\n    ")}")
         }
@@ -552,7 +553,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
           }
         } catch {
           case _: BruteForce.TooLarge => None
-          case e: CeqlException => Some(s"rejected: ${e.getMessage}")
+          case e: PatternException => Some(s"rejected: ${e.getMessage}")
           case e: Exception => Some(s"crashed: $e")
         }
       problem.foreach(p => failures += s"seed $seed\n${c.text}\n$p")

@@ -6,12 +6,13 @@ import scala.collection.mutable
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparkcer.engine.ceql.{CeqlException, Query, Strategy}
+import io.sparkcer.engine.ceql.{Query, Strategy}
 import io.sparkcer.engine.eval.{EventRing, Work}
 import io.sparkcer.engine.oracle.{BruteForce, EngineHarness, Generators, Printer}
 import io.sparkcer.engine.oracle.Generators.Features
 import io.sparkcer.engine.pcea.{Pcea, PceaPartitionRun}
 import io.sparkcer.engine.eval.MatchSink
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * Property tests of the PCEA path (issue 12): random patterns related by equalities ([[Generators.FormulaGen.equational]])
@@ -43,7 +44,7 @@ class PceaVsGeneralSuite extends AnyFunSuite {
         val deterministic = q.strategy == Strategy.All && q.limit.isEmpty
         val general =
           try Some(EngineHarness.run(text, columns, rows, options.copy(equalityPcea = false))._2)
-          catch { case e: CeqlException if e.problem.contains("Def. 3.2") => None } // registers would need a window
+          catch { case e: PatternException if e.problem.contains("Def. 3.2") => None } // registers would need a window
         general.filter(g => deterministic && g.sortBy(_.toString) != got.sortBy(_.toString))
           .map(g => s"the general evaluator gives other rows:\n    ${g.mkString("\n    ")}")
       }

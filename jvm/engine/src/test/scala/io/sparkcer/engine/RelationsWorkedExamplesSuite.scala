@@ -2,7 +2,7 @@ package io.sparkcer.engine
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparkcer.engine.ceql.CeqlException
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * The worked examples of the RMA paper and of the lazy chain NFA paper that CEQL can express (digest
@@ -53,12 +53,12 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
   }
 
   test("RMA-T4: Expression (2) is refused; its bounded reading needs a window and then includes {0,1,3}") {
-    val phi3 = intercept[CeqlException](matches("SELECT * FROM S WHERE (T AS x FILTER x.id = y.id)+ ; H AS y ORDER BY ts"))
+    val phi3 = intercept[PatternException](matches("SELECT * FROM S WHERE (T AS x FILTER x.id = y.id)+ ; H AS y ORDER BY ts"))
     assert(phi3.problem.startsWith("variable 'y' is not bound in the pattern this FILTER applies to"))
     assert(phi3.problem.contains("move this FILTER outward"))
     // Relating each x to y keeps every x until y comes: refused without a window where registers would hold them.
     val outward = "SELECT * FROM S WHERE (T AS x)+ ; H AS y FILTER x.id < y.id ORDER BY ts"
-    val unbounded = intercept[CeqlException](matches(outward))
+    val unbounded = intercept[PatternException](matches(outward))
     assert(unbounded.problem.contains("Def. 3.2") && unbounded.problem.contains("WITHIN") &&
       unbounded.problem.contains("max(x.attr)"))
     assert(unbounded.pos.column == outward.indexOf("x.id") + 1)

@@ -19,6 +19,7 @@ import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis}
 import io.sparkcer.spark.ceql.{CerAnalysis, CerRequest, ParsedCondition}
 import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, ParsedClause}
 import io.sparkcer.spark.common.{CerConf, CerErrors, SparkPredicate}
+import io.sparkcer.engine.syntax.{PatternException, Position}
 
 /**
  * `spark_cer.validate` (DESIGN §5): checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the
@@ -51,9 +52,9 @@ object CeqlValidation {
       val r = read(request)
       try describe(r, session) catch {
         case Syntax(e) => failure("syntax", e)
-        case e: CeqlException => failure("analysis", e)
+        case e: PatternException => failure("analysis", e)
         case e: AnalysisException =>
-          val placed = CerErrors.placeOf(e, r.query).getOrElse(new CeqlException(e.getMessage, Position.Unknown, r.query))
+          val placed = CerErrors.placeOf(e, r.query).getOrElse(new PatternException(e.getMessage, Position.Unknown, r.query))
           failure(if (e.isInstanceOf[ParseException]) "syntax" else "analysis", placed)
       }
     } catch {
@@ -64,7 +65,7 @@ object CeqlValidation {
     json.writeValueAsString(toJava(answer))
   }
 
-  private def failure(kind: String, e: CeqlException): Map[String, Any] = Map("ok" -> false, "kind" -> kind,
+  private def failure(kind: String, e: PatternException): Map[String, Any] = Map("ok" -> false, "kind" -> kind,
     "message" -> e.getMessage, "problem" -> e.problem, "line" -> e.pos.line, "column" -> e.pos.column,
     "offset" -> e.pos.offset, "length" -> e.length)
 
@@ -88,7 +89,7 @@ object CeqlValidation {
    * otherwise its pattern checked and each expression parsed by Spark's parser.
    */
   private def describeClause(r: Request, session: Option[SparkSession]): Map[String, Any] = {
-    val clause = try MatchRecognizeParser.parse(r.query) catch { case e: CeqlException => throw Syntax(e) }
+    val clause = try MatchRecognizeParser.parse(r.query) catch { case e: PatternException => throw Syntax(e) }
     val pattern = RowPatternAnalysis.analyze(clause, r.query)
     val output = (r.schema, session) match {
       case (Some(schema), Some(spark)) =>
@@ -100,7 +101,7 @@ object CeqlValidation {
           clause.defines.map(_.condition)
         val parsed = texts.map { p =>
           try SparkPredicate.parse(p, SparkPredicate.Source("expression", p.text, p.pos), r.query, parser)
-          catch { case e: CeqlException => throw Syntax(e) }
+          catch { case e: PatternException => throw Syntax(e) }
         }
         r.columns.orElse(r.schema.map(_.fieldNames.toSeq)).foreach { columns =>
           val variables = pattern.labels ++ pattern.subsets.keys
@@ -120,7 +121,7 @@ object CeqlValidation {
   }
 
   private def describeQuery(r: Request, session: Option[SparkSession]): Map[String, Any] = {
-    val query = try CeqlParser.parse(r.query) catch { case e: CeqlException => throw Syntax(e) }
+    val query = try CeqlParser.parse(r.query) catch { case e: PatternException => throw Syntax(e) }
     val analyzed = (r.schema, session) match {
       case (Some(schema), Some(spark)) =>
         val request = CerRequest(r.query, r.query, query, query.streams.map(_.value), r.typeColumn, r.timeColumn)
@@ -147,7 +148,7 @@ object CeqlValidation {
   /** The engine's analysis over column names (all those the query names, when none are given). */
   private def byNames(r: Request, query: Query, session: Option[SparkSession]): AnalyzedQuery = {
     val parser = session.map(_.sessionState.sqlParser).getOrElse(CatalystSqlParser)
-    def parsed[A](parse: => A): A = try parse catch { case e: CeqlException => throw Syntax(e) }
+    def parsed[A](parse: => A): A = try parse catch { case e: PatternException => throw Syntax(e) }
     val predicates = Filter.all(query.pattern).map(f => parsed(SparkPredicate.parse(f, r.query, parser)))
     val conditions = Filter.filters(query.pattern).flatMap(Filter.relations)
       .map(c => parsed(ParsedCondition(c.condition, r.query, parser)))
@@ -176,7 +177,7 @@ object CeqlValidation {
   }
 
   /** A syntax error, told apart from analysis errors in the answer. */
-  private final case class Syntax(error: CeqlException) extends RuntimeException(error)
+  private final case class Syntax(error: PatternException) extends RuntimeException(error)
 
   private def toJava(value: Any): Any = value match {
     case m: Map[_, _] => m.map { case (k, v) => k -> toJava(v) }.asJava

@@ -9,10 +9,11 @@ import org.apache.spark.sql.execution.ExplainMode
 import org.apache.spark.sql.execution.command.ExplainCommand
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Lexer, Position, Query, Token}
+import io.sparkcer.engine.ceql.{CeqlParser, Query}
 import io.sparkcer.spark.ceql.{CeqlStatement, CerRequest, UnresolvedCer}
 import io.sparkcer.spark.rowpattern.MatchRecognizeStatement
 import io.sparkcer.spark.common.CerErrors
+import io.sparkcer.engine.syntax.{Lexer, PatternException, Position, Token}
 
 /**
  * Spark's parser, plus CEQL statements (DESIGN §3): `SELECT ... FROM s WHERE|PATTERN <cel> ...`, optionally
@@ -37,7 +38,7 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
   private def withMatchRecognize(sqlText: String, tokens: Option[IndexedSeq[Token]],
       parse: String => LogicalPlan): Option[LogicalPlan] = {
     val rewritten = try tokens.flatMap(MatchRecognizeStatement.rewrite(sqlText, _))
-      catch { case e: CeqlException => throw CerErrors.syntax(e) }
+      catch { case e: PatternException => throw CerErrors.syntax(e) }
     rewritten.map { r =>
       r.bind(try parse(r.text) catch { case e: ParseException => throw r.placed(e, sqlText) }, sqlText)
     }
@@ -51,7 +52,7 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
     case Some(statement) if statement.pattern =>
       try ceql(sqlText, statement)
       catch {
-        case ours: CeqlException =>
+        case ours: PatternException =>
           // `FROM t pattern` can still be Spark's (a table alias named pattern).
           try delegate.parsePlan(sqlText) catch { case _: ParseException => throw CerErrors.syntax(ours) }
       }
@@ -61,10 +62,10 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
         case spark: ParseException =>
           try ceql(sqlText, statement)
           catch {
-            case ours: CeqlException if statement.clearlyCeql(ours) =>
-              throw CerErrors.syntax(new CeqlException(s"${ours.problem} (read as CEQL, because Spark SQL does not " +
+            case ours: PatternException if statement.clearlyCeql(ours) =>
+              throw CerErrors.syntax(new PatternException(s"${ours.problem} (read as CEQL, because Spark SQL does not " +
                 s"accept it either: ${spark.getMessage.trim.linesIterator.next()})", ours.pos, ours.query, ours.length))
-            case _: CeqlException => throw spark
+            case _: PatternException => throw spark
           }
       }
   }
@@ -72,7 +73,7 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
   private def ceql(sqlText: String, statement: CeqlStatement): LogicalPlan = {
     val query = try CeqlParser.parse(statement.text) catch {
       // Rendered again over the statement as written (the CEQL text has its EXPLAIN prefix blanked out).
-      case e: CeqlException => throw new CeqlException(e.problem, e.pos, sqlText, e.length)
+      case e: PatternException => throw new PatternException(e.problem, e.pos, sqlText, e.length)
     }
     val plan = CerSqlParser.plan(sqlText, statement.text, query)
     statement.explain.fold(plan)(mode => ExplainCommand(plan, ExplainMode.fromString(mode)))
@@ -95,7 +96,7 @@ object CerSqlParser {
    * read it: then the statement is Spark's alone.
    */
   def scan(sqlText: String): Option[IndexedSeq[Token]] =
-    try Some(Lexer.tokenize(sqlText, lenient = true)) catch { case _: CeqlException => None }
+    try Some(Lexer.tokenize(sqlText, lenient = true)) catch { case _: PatternException => None }
 
   /** `FROM t PATTERN `, where a CEQL statement stands inside another one. */
   private val NestedPattern = """(?i)\bFROM\s+([\w.`]+)\s+(PATTERN)\s""".r
@@ -108,7 +109,7 @@ object CerSqlParser {
   def nestedCeql(sqlText: String, spark: ParseException): Option[ParseException] =
     NestedPattern.findFirstMatchIn(sqlText).map { m =>
       val table = m.group(1)
-      CerErrors.syntax(new CeqlException(s"${spark.getMessage.trim.linesIterator.next()}; a CEQL statement " +
+      CerErrors.syntax(new PatternException(s"${spark.getMessage.trim.linesIterator.next()}; a CEQL statement " +
         "(SELECT ... FROM t PATTERN ...) is a statement of its own: inside CREATE VIEW, CREATE TABLE ... AS, CACHE " +
         s"TABLE or a subquery, call the table function instead: SELECT * FROM cer(TABLE($table) PARTITION BY " +
         "(key) ORDER BY (time), '<the pattern and its clauses>')", Position.advance(sqlText, Position.Start, m.start(2)),

@@ -1,6 +1,7 @@
 package io.sparkcer.engine.analysis
 
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.syntax.{Name, PatternException, Position}
 
 /** A selected variable: struct-valued when it binds exactly one event in every match, else an array. */
 final case class OutputVariable(name: String, single: Boolean, attributes: IndexedSeq[Int])
@@ -63,7 +64,7 @@ object Analyzer {
   /** The index of a column named in the query (case-insensitive); an unknown one is an error naming them all. */
   def column(name: Name, columns: IndexedSeq[String], text: String): Int = {
     val i = columns.indexWhere(_.equalsIgnoreCase(name.value))
-    if (i < 0) throw new CeqlException(s"unknown column '${name.value}'; the columns are: ${columns.mkString(", ")}",
+    if (i < 0) throw new PatternException(s"unknown column '${name.value}'; the columns are: ${columns.mkString(", ")}",
       name.pos, text, name.value.length)
     i
   }
@@ -97,13 +98,13 @@ object Analyzer {
   private final class Analysis(query: Query, text: String, columns: IndexedSeq[String], typeColumn: String,
       streamColumn: Option[String], timeColumnName: Option[String]) {
     private def fail(problem: String, pos: Position, length: Int = 1): Nothing =
-      throw new CeqlException(problem, pos, text, length)
+      throw new PatternException(problem, pos, text, length)
 
     private def column(name: Name): Int = Analyzer.column(name, columns, text)
 
     private def optionColumn(name: String, what: String): Int = {
       val i = columns.indexWhere(_.equalsIgnoreCase(name))
-      if (i < 0) throw new CeqlException(s"the $what '$name' is not a column; the columns are: ${columns.mkString(", ")}", Position.Unknown, text)
+      if (i < 0) throw new PatternException(s"the $what '$name' is not a column; the columns are: ${columns.mkString(", ")}", Position.Unknown, text)
       i
     }
 
@@ -275,7 +276,7 @@ object Analyzer {
     }
 
     private def missingOrder(): Nothing =
-      throw new CeqlException(
+      throw new PatternException(
         "the stream has no order, so sequencing is undefined: add ORDER BY <column> (e.g. ORDER BY ts), " +
           "or WITHIN n [<column>], or set the time column (spark.cer.timeColumn / timeColumn=...)",
         query.within.map(_.pos).getOrElse(query.pattern.pos), text)

@@ -1,7 +1,8 @@
 package io.sparkcer.engine.analysis
 
-import io.sparkcer.engine.ceql.{CeqlException, Condition}
-import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
+import io.sparkcer.engine.ceql.Condition
+import io.sparkcer.engine.expr.{ComparisonOp, Expr, ExprParser}
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * `u.attr = v.attr2`: a condition that equates an attribute of one variable's events with one of another's. An
@@ -20,7 +21,7 @@ object Equality {
   def of(condition: Condition): Option[Equality] =
     if (condition.slots.nonEmpty) None
     else {
-      val parsed = try Some(PredicateParser.parse(condition.predicate.sparkSql)) catch { case _: CeqlException => None }
+      val parsed = try Some(ExprParser.parse(condition.predicate.sparkSql)) catch { case _: PatternException => None }
       parsed.collect {
         case Expr.Comparison(ComparisonOp.Eq, Expr.Attribute(u, a), Expr.Attribute(v, b), _) if u.value != v.value =>
           Equality(Side(u.value, a.value, 0), Side(v.value, b.value, 1))

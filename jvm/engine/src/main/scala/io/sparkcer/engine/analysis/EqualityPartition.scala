@@ -3,6 +3,7 @@ package io.sparkcer.engine.analysis
 import scala.collection.mutable
 
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.syntax.Name
 
 /**
  * An equality on one attribute that ties every event of a match together (`s.name = b.name` in `SELL AS s ; BUY AS b`,

@@ -1,6 +1,7 @@
 package io.sparkcer.engine.analysis
 
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.syntax.{PatternException, Position}
 
 /**
  * The rules of `φ ; NONE(R [AS v] [FILTER f]) ; ψ` (no event between φ's last and ψ's first is an R satisfying f),
@@ -29,7 +30,7 @@ object Exclusions {
     private val bound = Analyzer.boundVariables(pattern)
 
     private def fail(problem: String, pos: Position, length: Int): Nothing =
-      throw new CeqlException(problem, pos, text, length)
+      throw new PatternException(problem, pos, text, length)
 
     def visit(cel: Cel): Unit = cel match {
       case Cel.Sequence(a, b, _, _, gap) =>

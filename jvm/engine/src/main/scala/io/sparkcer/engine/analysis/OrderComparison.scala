@@ -1,7 +1,8 @@
 package io.sparkcer.engine.analysis
 
-import io.sparkcer.engine.ceql.{CeqlException, Condition}
-import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
+import io.sparkcer.engine.ceql.Condition
+import io.sparkcer.engine.expr.{ComparisonOp, Expr, ExprParser}
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * `left op right` with op one of <, <=, > and >=: a condition that orders two values. When one side reads the events
@@ -33,7 +34,7 @@ object OrderComparison {
   def of(condition: Condition): Option[OrderComparison] =
     if (condition.slots.nonEmpty) None
     else {
-      val parsed = try Some(PredicateParser.parse(condition.predicate.sparkSql)) catch { case _: CeqlException => None }
+      val parsed = try Some(ExprParser.parse(condition.predicate.sparkSql)) catch { case _: PatternException => None }
       parsed.collect {
         case Expr.Comparison(op @ (ComparisonOp.Lt | ComparisonOp.LtEq | ComparisonOp.Gt | ComparisonOp.GtEq), l, r, _) =>
           OrderComparison(op, l, r)

@@ -1,6 +1,7 @@
 package io.sparkcer.engine.analysis
 
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.syntax.{PatternException, Position}
 
 /**
  * The semantic rules of conditions relating events (DESIGN §3a), each refused with what to write instead:
@@ -33,7 +34,7 @@ object Relations {
   }
 
   def check(query: Query, text: String): Unit = {
-    def fail(problem: String, pos: Position, length: Int): Nothing = throw new CeqlException(problem, pos, text, length)
+    def fail(problem: String, pos: Position, length: Int): Nothing = throw new PatternException(problem, pos, text, length)
     for ((body, filter) <- scopes(query.pattern); Filter.Relation(c, pos) <- Filter.relations(filter)) {
       def repeats(v: String) = Relations.repeats(body, v)
       if (c.references.isEmpty && c.slots.isEmpty)
@@ -73,7 +74,7 @@ object Relations {
            if relates(c) && c.prevVariables.isEmpty)
         c.references.map(_.variable).find(v => Multiplicity.mayBindSeveral(body, v.value)).foreach { v =>
           val other = c.allVariables.find(_ != v.value).getOrElse(v.value)
-          throw new CeqlException(s"'${v.value}' binds several events here (it repeats under +), and the condition " +
+          throw new PatternException(s"'${v.value}' binds several events here (it repeats under +), and the condition " +
             s"'${c.text}' relates each of them to ${if (other == v.value) s"aggregates of ${v.value}" else s"'$other'"}: " +
             "its events are kept until the match ends (the pattern is not a bounded expression, Def. 3.2 of the RMA " +
             s"paper). Add a window, e.g. WITHIN 100 EVENTS, or relate an aggregate instead: max(${v.value}.attr), " +

@@ -1,7 +1,8 @@
 package io.sparkcer.engine.analysis
 
 import io.sparkcer.engine.ceql._
-import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
+import io.sparkcer.engine.expr.{ComparisonOp, Expr, ExprParser}
+import io.sparkcer.engine.syntax.{PatternException, SqlFragment}
 
 /**
  * An aggregate over an iterated variable that no one selects, read over one of its events. In
@@ -132,8 +133,8 @@ object SingleEventAggregates {
             val argument = slot.argument.get
             val from = argument.pos.offset - c.predicate.pos.offset
             val edits = c.predicate.edits.filterNot(_ eq call) ++
-              (Predicate.Edit(call.offset, from - call.offset, "(") +: argument.edits.map(e => e.copy(offset = e.offset + from)))
-            Condition(Predicate.edited(c.predicate.text, c.predicate.pos, edits),
+              (SqlFragment.Edit(call.offset, from - call.offset, "(") +: argument.edits.map(e => e.copy(offset = e.offset + from)))
+            Condition(SqlFragment.edited(c.predicate.text, c.predicate.pos, edits),
               (c.references ++ inside).sortBy(_.attributeAt), c.slots.filterNot(_ == slot)) -> slot.variable.value
           }
         case _ => None
@@ -146,7 +147,7 @@ object SingleEventAggregates {
     private def alone(c: Condition, slot: Slot): Boolean = {
       val name = slot.name.stripPrefix("`").stripSuffix("`")
       def isSlot(e: Expr) = e match { case Expr.Column(n) => n.value == name; case _ => false }
-      val parsed = try Some(PredicateParser.parse(c.predicate.sparkSql)) catch { case _: CeqlException => None }
+      val parsed = try Some(ExprParser.parse(c.predicate.sparkSql)) catch { case _: PatternException => None }
       parsed.exists {
         case Expr.Comparison(ComparisonOp.Lt | ComparisonOp.LtEq | ComparisonOp.Gt | ComparisonOp.GtEq, l, r, _) =>
           isSlot(l) != isSlot(r)
@@ -156,7 +157,7 @@ object SingleEventAggregates {
 
     /** The references in the call's argument, placed in the query (read as a condition of its own). */
     private def references(slot: Slot): Option[Seq[Reference]] = slot.argument.flatMap { p =>
-      val scanned = try Some(ConditionScanner.scan(text, p.pos)._1) catch { case _: CeqlException => None }
+      val scanned = try Some(ConditionScanner.scan(text, p.pos)._1) catch { case _: PatternException => None }
       scanned.filter(a => a.slots.isEmpty && a.predicate.text == p.text).map(_.references)
     }
   }

@@ -3,7 +3,8 @@ package io.sparkcer.engine.automaton
 import scala.collection.mutable
 
 import io.sparkcer.engine.analysis.{Multiplicity, Relations}
-import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, Exclusion, Filter, Position, Predicate}
+import io.sparkcer.engine.ceql.{Cel, Condition, Exclusion, Filter}
+import io.sparkcer.engine.syntax.{PatternException, Position, SqlFragment}
 
 /**
  * Compiles a CEL formula into a complex event automaton without ε-transitions, in the manner of Glushkov's
@@ -128,7 +129,7 @@ object NfaCompiler {
     def build(pattern: Cel): Nfa = {
       val fragment = visit(NfaCompiler.expandFilters(pattern), bindings = Nil, filters = Nil)
       fragment.last.map(a => atoms(a - 1)).find(_.negated).foreach { a =>
-        throw new CeqlException(
+        throw new PatternException(
           "a match cannot end with NOT(...): the event that completes a match must be part of it; " +
             "follow the NOT with the event it should precede, e.g. NOT(B) ; C",
           a.node.pos, query)
@@ -143,9 +144,9 @@ object NfaCompiler {
     private def asEventPredicate(c: Condition): Filter.OnVariable = {
       val p = c.predicate
       val qualifiers = c.references.map { r =>
-        Predicate.Edit(r.variable.pos.offset - p.pos.offset, r.attributeAt - r.variable.pos.offset, "")
+        SqlFragment.Edit(r.variable.pos.offset - p.pos.offset, r.attributeAt - r.variable.pos.offset, "")
       }
-      Filter.OnVariable(c.references.head.variable, Predicate.edited(p.text, p.pos, p.edits ++ qualifiers), p.pos)
+      Filter.OnVariable(c.references.head.variable, SqlFragment.edited(p.text, p.pos, p.edits ++ qualifiers), p.pos)
     }
 
     /** `bindings` are the AS variables around the current node, innermost first. */
@@ -254,9 +255,9 @@ object NfaCompiler {
     private def conjuncts(f: Filter): Seq[Filter] = f match {
       case Filter.And(l, r, _) => conjuncts(l) ++ conjuncts(r)
       case Filter.Or(_, _, pos) =>
-        throw new CeqlException("OR is not supported inside NOT(...); negate each alternative separately", pos, query)
+        throw new PatternException("OR is not supported inside NOT(...); negate each alternative separately", pos, query)
       case Filter.Not(_, pos) =>
-        throw new CeqlException("NOT is not supported inside NOT(...); negate the predicate itself, e.g. price <= 5",
+        throw new PatternException("NOT is not supported inside NOT(...); negate the predicate itself, e.g. price <= 5",
           pos, query)
       case leaf => Seq(leaf)
     }
@@ -264,7 +265,7 @@ object NfaCompiler {
     /** `NOT (condition)`: the Spark text wrapped, positions kept (the wrapping maps to the condition's start). */
     private def negate(c: Condition): Condition = {
       val p = c.predicate
-      val edits = Predicate.Edit(0, 0, "NOT (") +: p.edits :+ Predicate.Edit(p.text.length, 0, ")")
+      val edits = SqlFragment.Edit(0, 0, "NOT (") +: p.edits :+ SqlFragment.Edit(p.text.length, 0, ")")
       c.copy(predicate = p.copy(sparkSql = s"NOT (${p.sparkSql})", edits = edits))
     }
 
@@ -380,7 +381,7 @@ object NfaCompiler {
       if (info.negated && strict) None
       else {
         if (info.negated && resets.nonEmpty)
-          throw new CeqlException("a filtered part of an iteration that relates events (or the part before a NONE that " +
+          throw new PatternException("a filtered part of an iteration that relates events (or the part before a NONE that " +
             "relates its event to a repeating variable's) cannot begin with NOT(...); begin it with the event NOT " +
             "precedes, or move the FILTER outside the iteration", info.node.pos, query)
         Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b, resets = resets, from = from))
@@ -470,7 +471,7 @@ object NfaCompiler {
         case Conjunction(l, r, _) => operands(l) + operands(r)
         case _ => 1
       }
-      throw new CeqlException(s"this AND of ${operands(conjunction)} operands needs an automaton of more than " +
+      throw new PatternException(s"this AND of ${operands(conjunction)} operands needs an automaton of more than " +
         s"$MaxConjunctionStates states: it remembers which operands are done and where each one is, every " +
         "combination a state. Write the operands whose order is known as a sequence (A ; B needs no such memory), " +
         "or split the conjunction into queries of fewer operands", conjunction.pos, query)

@@ -1,21 +1,6 @@
 package io.sparkcer.engine.ceql
 
-/** A place in the query text: 1-based line and column, 0-based character offset. */
-final case class Position(line: Int, column: Int, offset: Int) {
-  override def toString: String = s"line $line, column $column"
-}
-
-object Position {
-  val Unknown: Position = Position(0, 0, -1)
-  val Start: Position = Position(1, 1, 0)
-
-  /** The position of offset `to` in `text`, counted on from `from` (an earlier position in the same text). */
-  def advance(text: String, from: Position, to: Int): Position = {
-    var (line, column) = (from.line, from.column)
-    for (i <- from.offset until to) if (text.charAt(i) == '\n') { line += 1; column = 1 } else column += 1
-    Position(line, column, to)
-  }
-}
+import io.sparkcer.engine.syntax.{DurationUnits, Name, Position, Positioned, SqlFragment}
 
 /** A whole CEQL statement, as written (DESIGN §3). */
 final case class Query(
@@ -28,11 +13,6 @@ final case class Query(
     within: Option[Window],
     consumeBy: Consumption,
     limit: Option[Long])
-
-/** An identifier with the place it was written, so that analysis errors can point at it. */
-final case class Name(value: String, pos: Position) {
-  override def toString: String = value
-}
 
 sealed abstract class Strategy(val keyword: String)
 object Strategy {
@@ -153,8 +133,8 @@ final case class Exclusion(types: Seq[Cel.Atom], variable: Option[Name], filter:
  */
 sealed trait Filter extends Positioned
 object Filter {
-  /** `var[predicate]`: the predicate is Spark SQL over the event's columns ([[Predicate]]). */
-  final case class OnVariable(variable: Name, predicate: Predicate, pos: Position) extends Filter {
+  /** `var[predicate]`: the predicate is Spark SQL over the event's columns ([[SqlFragment]]). */
+  final case class OnVariable(variable: Name, predicate: SqlFragment, pos: Position) extends Filter {
     /** The predicate as written. */
     def text: String = predicate.text
   }

@@ -4,7 +4,8 @@ import java.util.Locale
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.TokenKind._
+import io.sparkcer.engine.syntax.TokenKind._
+import io.sparkcer.engine.syntax.{DurationUnits, Name, PatternException, Position, SqlText, SyntaxDepth, Token, TokenCursor}
 
 /**
  * Hand-written recursive-descent parser for CEQL (DESIGN §3): one method per grammar rule.
@@ -12,7 +13,7 @@ import io.sparkcer.engine.ceql.TokenKind._
  * Positions: a node's `pos` is where its own text starts; for binary and postfix nodes (`;`, `:`, OR, AND,
  * AS, `+`, FILTER, ...) that is the start of the left operand. Parentheses are not nodes, so `(A ; B)+` has the
  * position of `A`. The predicate inside `var[...]` is Spark SQL, which this parser only delimits
- * ([[PredicateScanner]]); Spark parses it, or the runner's own [[io.sparkcer.engine.predicate.PredicateParser]].
+ * ([[PredicateScanner]]); Spark parses it, or the runner's own [[io.sparkcer.engine.expr.ExprParser]].
  *
  * Errors: every test of the current token that fails records what it would have accepted; when nothing fits,
  * [[fail]] lists them all ("expected ';', ':', OR or FILTER, found 'BUYY'"). Postfix operators (AS, +, :+)
@@ -260,7 +261,7 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
       case _ if after => "it cannot end a pattern or a parenthesis: follow it with the event it precedes, e.g. A ; NONE(B) ; C"
       case _ => "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C"
     }
-    throw new CeqlException(s"NONE(...) stands only between two operands of ';' (A ; NONE(B) ; C: no B between the " +
+    throw new PatternException(s"NONE(...) stands only between two operands of ';' (A ; NONE(B) ; C: no B between the " +
       s"A and the C); $hint", none.pos, text, previous.end - none.pos.offset)
   }
 

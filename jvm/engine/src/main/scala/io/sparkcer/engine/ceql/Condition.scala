@@ -4,6 +4,8 @@ import java.util.Locale
 
 import scala.collection.mutable
 
+import io.sparkcer.engine.syntax.{Name, PatternException, Position, SqlFragment, SqlText, Token, TokenKind}
+
 /**
  * A condition relating events (DESIGN §3a): a Spark SQL boolean expression over `var.attr` references, aggregates
  * over the events bound to a variable (`sum(b.volume)`, `count(b)`) and `prev(b.price)`.
@@ -13,7 +15,7 @@ import scala.collection.mutable
  * @param references the `var.attr` references outside the slots, left to right
  * @param slots      the aggregate and `prev` calls, left to right
  */
-final case class Condition(predicate: Predicate, references: Seq[Reference], slots: Seq[Slot]) {
+final case class Condition(predicate: SqlFragment, references: Seq[Reference], slots: Seq[Slot]) {
   /** The variables named outside slots, in order of first appearance. */
   def variables: Seq[String] = references.map(_.variable.value).distinct
   /** The variables of every `prev` slot. */
@@ -37,7 +39,7 @@ final case class Reference(variable: Name, attribute: String, attributeAt: Int)
  *
  * @param name the column that stands for the call in the condition's Spark text
  */
-final case class Slot(function: SlotFunction, variable: Name, argument: Option[Predicate], name: String, pos: Position)
+final case class Slot(function: SlotFunction, variable: Name, argument: Option[SqlFragment], name: String, pos: Position)
 
 sealed abstract class SlotFunction(val name: String, val aggregate: Boolean)
 object SlotFunction {
@@ -68,11 +70,11 @@ object ConditionScanner {
   def scan(query: String, from: Position): (Condition, Token) = {
     val between = mutable.HashMap.empty[Int, Int].withDefaultValue(0) // open BETWEENs per depth, awaiting their AND
     val scanned = SqlText.scan(query, from, "a condition", unmatched = ")") { (t, depth, previous) =>
-      val word = t.kind == TokenKind.Ident && !previous.exists(SqlText.isSym(".", _))
+      val word = t.kind == TokenKind.Ident && !previous.exists(_.isSymbol("."))
       if (t.kind == TokenKind.End && depth > 0)
-        throw new CeqlException("expected a closing bracket in the condition, found the end of the query", t.pos, query)
-      if (word && SqlText.isKw("BETWEEN", t)) between(depth) += 1
-      val betweensAnd = word && depth == 0 && SqlText.isKw("AND", t) && between(0) > 0
+        throw new PatternException("expected a closing bracket in the condition, found the end of the query", t.pos, query)
+      if (word && t.isWord("BETWEEN")) between(depth) += 1
+      val betweensAnd = word && depth == 0 && t.isWord("AND") && between(0) > 0
       if (betweensAnd) between(0) -= 1
       t.kind == TokenKind.End || (depth == 0 && !betweensAnd && (
         (word && Stops(t.text.toUpperCase(Locale.ROOT))) ||
@@ -80,7 +82,7 @@ object ConditionScanner {
     }
     if (scanned.tokens.isEmpty) {
       val found = if (scanned.stop.kind == TokenKind.End) "the end of the query" else s"'${scanned.stop.text}'"
-      throw new CeqlException(s"expected a condition (e.g. b.price > a.price) or var[predicate], found $found",
+      throw new PatternException(s"expected a condition (e.g. b.price > a.price) or var[predicate], found $found",
         scanned.stop.pos, query)
     }
     (read(query, scanned), scanned.stop)
@@ -89,17 +91,17 @@ object ConditionScanner {
   private def read(query: String, s: SqlText.Scanned): Condition = {
     val tokens = s.tokens
     def fail(problem: String, t: Token, length: Int = -1): Nothing =
-      throw new CeqlException(problem, t.pos, query, if (length > 0) length else t.length)
+      throw new PatternException(problem, t.pos, query, if (length > 0) length else t.length)
     def isName(t: Token) = t.kind == TokenKind.Ident || t.kind == TokenKind.QuotedIdent
-    def afterDot(i: Int) = i > 0 && SqlText.isSym(".", tokens(i - 1))
+    def afterDot(i: Int) = i > 0 && tokens(i - 1).isSymbol(".")
     val lambdaParameters = lambdas(tokens)
 
     /** `var.attr[.field...]` at token i: the reference and the index after it. */
     def reference(i: Int): Option[(Reference, Int)] =
-      if (isName(tokens(i)) && !afterDot(i) && !lambdaParameters(tokens(i).value) && SqlText.isSym(".", s.at(i + 1)) &&
+      if (isName(tokens(i)) && !afterDot(i) && !lambdaParameters(tokens(i).value) && s.at(i + 1).isSymbol(".") &&
           isName(s.at(i + 2))) {
         var end = i + 3
-        while (SqlText.isSym(".", s.at(end)) && isName(s.at(end + 1))) end += 2
+        while (s.at(end).isSymbol(".") && isName(s.at(end + 1))) end += 2
         val path = (i + 2 until end by 2).map(k => tokens(k).value).mkString(".")
         Some(Reference(Name(tokens(i).value, tokens(i).pos), path, tokens(i + 2).pos.offset) -> end)
       } else None
@@ -118,7 +120,7 @@ object ConditionScanner {
     var i = 0
     while (i < tokens.length) {
       val t = tokens(i)
-      val function = if (t.kind == TokenKind.Ident && !afterDot(i) && SqlText.isSym("(", s.at(i + 1)))
+      val function = if (t.kind == TokenKind.Ident && !afterDot(i) && s.at(i + 1).isSymbol("("))
         SlotFunction.named(t.text) else None
       function match {
         case Some(f) if s.partner.contains(i + 1) =>
@@ -127,10 +129,10 @@ object ConditionScanner {
           val name = s"`$SlotPrefix${slots.length}`"
           def describe = query.substring(t.pos.offset, tokens(close).end)
           if (inside.isEmpty) fail(s"expected an argument in ${t.text}(), e.g. ${f.name}(b.price)", tokens(close))
-          inside.find(k => SlotFunction.named(tokens(k).text).isDefined && SqlText.isSym("(", s.at(k + 1)) && !afterDot(k))
+          inside.find(k => SlotFunction.named(tokens(k).text).isDefined && s.at(k + 1).isSymbol("(") && !afterDot(k))
             .foreach(k => fail(s"expected one variable's attributes in $describe, found a call of ${tokens(k).text}(); " +
               "aggregates and prev do not nest", tokens(k)))
-          if (SqlText.isKw("DISTINCT", tokens(inside.head)))
+          if (tokens(inside.head).isWord("DISTINCT"))
             fail(s"${f.name}(DISTINCT ...) is not supported in a condition; write ${f.name}(b.attr)", tokens(inside.head))
           val slot =
             if (f == SlotFunction.Count && inside.size == 1 && isName(tokens(inside.head)))
@@ -139,7 +141,7 @@ object ConditionScanner {
               val named = references(inside.head, close).map(_.variable).distinctBy(_.value)
               named match {
                 case Seq(variable) =>
-                  Slot(f, variable, Some(s.predicate(inside.head, close, SqlText.coreForms(s))), name, t.pos)
+                  Slot(f, variable, Some(s.predicate(inside.head, close, CoreForms(s))), name, t.pos)
                 case Seq() =>
                   val example = if (f == SlotFunction.Count) "count(b)" else s"${f.name}(b.price)"
                   fail(s"expected an attribute of a variable in $describe, e.g. $example: ${f.name} ranges over the " +
@@ -158,9 +160,9 @@ object ConditionScanner {
     val outside = (0 :: slots.map(_._3).toList).zip(slots.map(_._2).toList :+ tokens.length)
     val refs = outside.flatMap { case (from, until) => references(from, until) }
     val slotEdits = slots.map { case (slot, from, until) =>
-      Predicate.Edit(tokens(from).pos.offset, tokens(until - 1).end - tokens(from).pos.offset, slot.name)
+      SqlFragment.Edit(tokens(from).pos.offset, tokens(until - 1).end - tokens(from).pos.offset, slot.name)
     }
-    val coreEdits = SqlText.coreForms(s).filterNot(e => slots.exists { case (_, from, until) =>
+    val coreEdits = CoreForms(s).filterNot(e => slots.exists { case (_, from, until) =>
       e.offset >= tokens(from).pos.offset && e.offset < tokens(until - 1).end
     })
     Condition(s.predicate(0, tokens.length, slotEdits.toSeq ++ coreEdits), refs, slots.map(_._1).toSeq)
@@ -169,11 +171,11 @@ object ConditionScanner {
   /** The parameters of Spark's lambda functions (`x -> x.a`, `(acc, x) -> acc + x.a`), which are not variables. */
   private def lambdas(tokens: IndexedSeq[Token]): Set[String] = {
     val names = Set.newBuilder[String]
-    for (i <- tokens.indices if SqlText.isSym("-", tokens(i)) && i + 1 < tokens.length &&
-      SqlText.isSym(">", tokens(i + 1)) && tokens(i + 1).pos.offset == tokens(i).end && i > 0) {
-      if (SqlText.isSym(")", tokens(i - 1))) {
+    for (i <- tokens.indices if tokens(i).isSymbol("-") && i + 1 < tokens.length &&
+      tokens(i + 1).isSymbol(">") && tokens(i + 1).pos.offset == tokens(i).end && i > 0) {
+      if (tokens(i - 1).isSymbol(")")) {
         var k = i - 2
-        while (k >= 0 && !SqlText.isSym("(", tokens(k))) { if (!SqlText.isSym(",", tokens(k))) names += tokens(k).value; k -= 1 }
+        while (k >= 0 && !tokens(k).isSymbol("(")) { if (!tokens(k).isSymbol(",")) names += tokens(k).value; k -= 1 }
       } else names += tokens(i - 1).value
     }
     names.result()

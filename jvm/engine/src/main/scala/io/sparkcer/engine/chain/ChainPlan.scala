@@ -1,8 +1,9 @@
 package io.sparkcer.engine.chain
 
 import io.sparkcer.engine.automaton.{AtomSpec, Gap, Nfa}
-import io.sparkcer.engine.ceql.{Cel, CeqlException, Condition, SlotFunction}
-import io.sparkcer.engine.predicate.{ComparisonOp, Expr, PredicateParser}
+import io.sparkcer.engine.ceql.{Cel, Condition, SlotFunction}
+import io.sparkcer.engine.expr.{ComparisonOp, Expr, ExprParser}
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * A pattern the lazy chain evaluates ([[ChainRun]]): a sequence (SEQ) or a conjunction (AND) of single events, each
@@ -186,7 +187,7 @@ object ChainPlan {
         case ComparisonOp.Lt => Some(k - 1)
         case _ => None
       }
-      val parsed = try Some(PredicateParser.parse(condition.predicate.sparkSql)) catch { case _: CeqlException => None }
+      val parsed = try Some(ExprParser.parse(condition.predicate.sparkSql)) catch { case _: PatternException => None }
       parsed.flatMap {
         case Expr.Comparison(op, c, Expr.Literal(k: java.lang.Long, _), _) if isCount(c) => bound(op, k)
         case Expr.Comparison(op, Expr.Literal(k: java.lang.Long, _), c, _) if isCount(c) => bound(mirrored(op), k)

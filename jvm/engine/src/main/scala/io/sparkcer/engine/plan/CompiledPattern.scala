@@ -3,10 +3,11 @@ package io.sparkcer.engine.plan
 import io.sparkcer.engine.analysis.{AnalyzedQuery, Relations, WindowKey}
 import io.sparkcer.engine.automaton.{Nfa, NfaCompiler, Transition}
 import io.sparkcer.engine.chain.{ChainCost, ChainPath, Chains}
-import io.sparkcer.engine.ceql.{CeqlException, Consumption, Strategy}
+import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.eval.{EventReader, MatchBound}
 import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
 import io.sparkcer.engine.rma.{Placement, RegisterProgram}
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * A query ready to evaluate, independent of how events are represented: its automaton, its guards (which the
@@ -50,7 +51,7 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   /** NONEs whose conditions name a variable bound after them: only the lazy chain judges them. */
   private val judgedLazily = compiled.gaps.filterNot(g => g.onAutomaton || g.onRegisters)
   judgedLazily.headOption.filter(_ => chainShape.isEmpty).foreach { g =>
-    throw new CeqlException(s"NONE(... FILTER ...) relates its event '${g.variable}' to the events of the match " +
+    throw new PatternException(s"NONE(... FILTER ...) relates its event '${g.variable}' to the events of the match " +
       s"(${g.conditions.map(compiled.conditions(_).text).mkString(" AND ")}), naming " +
       s"${g.later.map(v => s"'$v'").mkString(", ")} bound after it, " +
       "which only the lazy chain judges: it takes a sequence of single events, each bound to a variable of its own " +

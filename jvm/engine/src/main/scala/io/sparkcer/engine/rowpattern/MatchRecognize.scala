@@ -1,11 +1,11 @@
 package io.sparkcer.engine.rowpattern
 
-import io.sparkcer.engine.ceql.{Name, Position, Predicate}
+import io.sparkcer.engine.syntax.{Name, Position, SqlFragment}
 
 /**
  * A `MATCH_RECOGNIZE (...)` clause (SQL:2016 row pattern recognition, feature R010, as Trino reads it; plus Flink's
  * `WITHIN INTERVAL` bound), as [[MatchRecognizeParser]] reads it. Its expressions are Spark SQL text, which Spark's
- * own parser reads ([[Predicate]]: the text, what Spark parses, and where it stands in the statement).
+ * own parser reads ([[SqlFragment]]: the text, what Spark parses, and where it stands in the statement).
  *
  * @param partitionBy  PARTITION BY's expressions
  * @param orderBy      ORDER BY's items: the order of the rows within a partition
@@ -19,7 +19,7 @@ import io.sparkcer.engine.ceql.{Name, Position, Predicate}
  * @param pos          where the clause starts (its MATCH_RECOGNIZE keyword, or its first token)
  */
 final case class MatchRecognize(
-    partitionBy: Seq[Predicate],
+    partitionBy: Seq[SqlFragment],
     orderBy: Seq[SortItem],
     measures: Seq[Measure],
     rowsPerMatch: RowsPerMatch,
@@ -30,15 +30,15 @@ final case class MatchRecognize(
     defines: Seq[Define],
     pos: Position)
 
-final case class SortItem(expression: Predicate, ascending: Boolean, nullsFirst: Option[Boolean])
+final case class SortItem(expression: SqlFragment, ascending: Boolean, nullsFirst: Option[Boolean])
 
-final case class Measure(expression: Predicate, name: Name)
+final case class Measure(expression: SqlFragment, name: Name)
 
 /** `SUBSET name = (a, b, ...)`. */
 final case class Subset(name: Name, members: Seq[Name])
 
 /** `DEFINE variable AS condition`. */
-final case class Define(variable: Name, condition: Predicate)
+final case class Define(variable: Name, condition: SqlFragment)
 
 /** `WITHIN INTERVAL '10' MINUTES`, as milliseconds. */
 final case class Within(millis: Long, text: String, pos: Position)

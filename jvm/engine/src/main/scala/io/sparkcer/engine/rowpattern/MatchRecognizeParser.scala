@@ -4,7 +4,7 @@ import java.util.Locale
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.{DurationUnits, Name, Position, Predicate, SqlText, TokenCursor, TokenKind}
+import io.sparkcer.engine.syntax.{DurationUnits, Name, Position, SqlFragment, SqlText, TokenCursor, TokenKind}
 
 /**
  * Reads the body of a `MATCH_RECOGNIZE (...)` clause, the text between its parentheses:
@@ -141,11 +141,11 @@ private final class MatchRecognizeParser(query: String, from: Position, until: I
    * Spark SQL text up to a comma, a clause's keyword or one of `stops`, outside brackets (or the end of the body),
    * with RUNNING and FINAL rewritten; the cursor resumes at the token it stopped at.
    */
-  private def expression(what: String, stops: Set[String]): Predicate = {
+  private def expression(what: String, stops: Set[String]): SqlFragment = {
     val scanned = SqlText.scan(query, tok.pos, what, unmatched = ")") { (t, depth, previous) =>
-      val word = t.kind == TokenKind.Ident && !previous.exists(SqlText.isSym(".", _))
+      val word = t.kind == TokenKind.Ident && !previous.exists(_.isSymbol("."))
       t.kind == TokenKind.End || t.pos.offset >= until || (depth == 0 && (
-        SqlText.isSym(",", t) || SqlText.isSym(")", t) ||
+        t.isSymbol(",") || t.isSymbol(")") ||
           (word && (Clauses(t.text.toUpperCase(Locale.ROOT)) || stops(t.text.toUpperCase(Locale.ROOT))))))
     }
     if (scanned.tokens.isEmpty) fail(what)
@@ -154,15 +154,15 @@ private final class MatchRecognizeParser(query: String, from: Position, until: I
   }
 
   /** `RUNNING f(...)` → `__mr_running(f(...))`, and FINAL likewise, as edits at query offsets. */
-  private def runningAndFinal(s: SqlText.Scanned): Seq[Predicate.Edit] = {
-    val edits = mutable.ArrayBuffer.empty[Predicate.Edit]
+  private def runningAndFinal(s: SqlText.Scanned): Seq[SqlFragment.Edit] = {
+    val edits = mutable.ArrayBuffer.empty[SqlFragment.Edit]
     for ((t, i) <- s.tokens.zipWithIndex) {
-      val semantics = if (SqlText.isKw("RUNNING", t)) Some(Running) else if (SqlText.isKw("FINAL", t)) Some(Final) else None
-      val call = i + 2 < s.tokens.length && s.tokens(i + 1).kind == TokenKind.Ident && SqlText.isSym("(", s.tokens(i + 2))
+      val semantics = if (t.isWord("RUNNING")) Some(Running) else if (t.isWord("FINAL")) Some(Final) else None
+      val call = i + 2 < s.tokens.length && s.tokens(i + 1).kind == TokenKind.Ident && s.tokens(i + 2).isSymbol("(")
       for (function <- semantics if call && s.partner.contains(i + 2)) {
         val close = s.tokens(s.partner(i + 2))
-        edits += Predicate.Edit(t.pos.offset, s.tokens(i + 1).pos.offset - t.pos.offset, s"$function(")
-        edits += Predicate.Edit(close.pos.offset, close.length, "))")
+        edits += SqlFragment.Edit(t.pos.offset, s.tokens(i + 1).pos.offset - t.pos.offset, s"$function(")
+        edits += SqlFragment.Edit(close.pos.offset, close.length, "))")
       }
     }
     edits.toSeq

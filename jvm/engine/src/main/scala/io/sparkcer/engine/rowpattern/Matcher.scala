@@ -4,7 +4,7 @@ import java.io.{DataInput, DataOutput}
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.Name
+import io.sparkcer.engine.syntax.Name
 
 /** The DEFINE conditions, as the [[Matcher]] asks them. */
 trait RowConditions {

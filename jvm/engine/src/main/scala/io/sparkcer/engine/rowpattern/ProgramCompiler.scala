@@ -2,7 +2,7 @@ package io.sparkcer.engine.rowpattern
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.CeqlException
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * Compiles a row pattern into a [[Program]], Thompson's construction with the order of preference kept in each
@@ -85,7 +85,7 @@ object ProgramCompiler {
           "use smaller repetition counts, or an unbounded quantifier (+ or *) where the count need not be exact")
       case _ => (s"the pattern comes to $count", "use fewer PERMUTE items or smaller repetition counts")
     }
-    throw new CeqlException(s"expected a pattern of at most $MaxInstructions instructions once its PERMUTE orders and " +
+    throw new PatternException(s"expected a pattern of at most $MaxInstructions instructions once its PERMUTE orders and " +
       s"bounded repetitions are written out; $what: $advice", culprit.pos, query)
   }
 }

@@ -2,7 +2,7 @@ package io.sparkcer.engine.rowpattern
 
 import java.util.Locale
 
-import io.sparkcer.engine.ceql.{CeqlException, Name}
+import io.sparkcer.engine.syntax.{Name, PatternException}
 
 /**
  * A MATCH_RECOGNIZE clause checked and compiled: its pattern variables numbered (labels), its union variables as
@@ -27,7 +27,7 @@ object RowPatternAnalysis {
   def canonical(name: Name): String = name.value.toUpperCase(Locale.ROOT)
 
   def analyze(clause: MatchRecognize, query: String): AnalyzedRowPattern = {
-    def fail(problem: String, at: Name): Nothing = throw new CeqlException(problem, at.pos, query, at.value.length)
+    def fail(problem: String, at: Name): Nothing = throw new PatternException(problem, at.pos, query, at.value.length)
 
     val inPattern = RowPattern.variables(clause.pattern)
     val labels = inPattern.map(canonical).distinct.toIndexedSeq
@@ -69,6 +69,6 @@ object RowPatternAnalysis {
   }
 
   private def unknownSkip(v: Name, labels: Seq[String], query: String): Nothing =
-    throw new CeqlException(s"AFTER MATCH SKIP TO ${v.value}: ${v.value} is neither a pattern variable nor a SUBSET; " +
+    throw new PatternException(s"AFTER MATCH SKIP TO ${v.value}: ${v.value} is neither a pattern variable nor a SUBSET; " +
       s"the pattern's variables are ${labels.mkString(", ")}", v.pos, query, v.value.length)
 }

@@ -6,7 +6,7 @@ import java.util.zip.GZIPInputStream
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.predicate.Values
+import io.sparkcer.engine.expr.Values
 
 /** A CSV file whose header names the columns (CORE's stream format); `.gz` files are read decompressed. */
 final class CsvSource(file: File) {

@@ -8,9 +8,9 @@ import scala.util.control.NonFatal
 
 import io.sparkcer.engine.{EngineOptions, Event, LocalEngine, Match}
 import io.sparkcer.engine.analysis.OutputVariable
-import io.sparkcer.engine.ceql.CeqlException
 import io.sparkcer.engine.eval.MatchBound
-import io.sparkcer.engine.predicate.Values
+import io.sparkcer.engine.expr.Values
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * The engine's command-line runner: a CEQL query over a CSV file, one JSON line per match on stdout, and the
@@ -43,7 +43,7 @@ object Main {
       case Right(options) =>
         try { execute(options, stdout, stderr); 0 }
         catch {
-          case e: CeqlException => stderr.println(s"error: ${e.getMessage}"); 2
+          case e: PatternException => stderr.println(s"error: ${e.getMessage}"); 2
           case NonFatal(e) =>
             stderr.println(s"error: ${e.getMessage}")
             if (options.contains("debug")) e.printStackTrace(stderr)

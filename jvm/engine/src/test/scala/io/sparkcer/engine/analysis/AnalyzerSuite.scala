@@ -3,14 +3,14 @@ package io.sparkcer.engine.analysis
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.{EngineOptions, LocalEngine}
-import io.sparkcer.engine.ceql.CeqlException
+import io.sparkcer.engine.syntax.PatternException
 
 /** Every analysis error names the place, the problem and what to write instead. */
 class AnalyzerSuite extends AnyFunSuite {
   private val columns = IndexedSeq("event_type", "id", "name", "price", "ts")
 
-  private def error(query: String, options: EngineOptions = EngineOptions()): CeqlException =
-    intercept[CeqlException](LocalEngine.compile(query, columns, options))
+  private def error(query: String, options: EngineOptions = EngineOptions()): PatternException =
+    intercept[PatternException](LocalEngine.compile(query, columns, options))
 
   test("a filter on a variable bound elsewhere says to move the FILTER outward") {
     val e = error("SELECT * FROM S WHERE SELL AS a ; (BUY AS b FILTER a[price > 1]) ORDER BY ts")
@@ -107,7 +107,7 @@ class AnalyzerSuite extends AnyFunSuite {
 
   // ---- NONE(...) (issue 22) ----------------------------------------------------------------------------------
 
-  private def at(e: CeqlException): (Int, Int, Int) = (e.pos.line, e.pos.column, e.length)
+  private def at(e: PatternException): (Int, Int, Int) = (e.pos.line, e.pos.column, e.length)
 
   test("NONE's event binds nothing: SELECT of it and a FILTER outside the NONE naming it say where it is") {
     val query = "SELECT %s FROM S WHERE SELL AS a ; NONE(BUY AS b FILTER b.name = a.name) ; SELL AS c%s WITHIN 5 EVENTS ORDER BY ts"

@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.{LocalEngine, LocalQuery}
 import io.sparkcer.engine.automaton.NfaCompiler
-import io.sparkcer.engine.ceql.CeqlException
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * Analysis and compilation take time linear in the query, or refuse it before the work a limit bounds: a recursion
@@ -18,10 +18,10 @@ class QuerySizeSuite extends AnyFunSuite {
   private val columns = IndexedSeq("event_type", "v", "ts")
 
   /** Compiles the query on a thread of its own, failing the test (not hanging it) if it takes more than `seconds`. */
-  private def compileWithin(seconds: Int)(query: String): Either[CeqlException, LocalQuery] = {
+  private def compileWithin(seconds: Int)(query: String): Either[PatternException, LocalQuery] = {
     val pool = Executors.newSingleThreadExecutor { r => val t = new Thread(r); t.setDaemon(true); t }
     try {
-      val done = pool.submit(() => try Right(LocalEngine.compile(query, columns)) catch { case e: CeqlException => Left(e) })
+      val done = pool.submit(() => try Right(LocalEngine.compile(query, columns)) catch { case e: PatternException => Left(e) })
       try done.get(seconds, TimeUnit.SECONDS)
       catch { case _: TimeoutException => fail(s"compiling took more than $seconds s: $query") }
     } finally pool.shutdownNow()

@@ -3,6 +3,8 @@ package io.sparkcer.engine.ceql
 import org.scalatest.Inside
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparkcer.engine.syntax.{Lexer, Name, PatternException, Position, Token, TokenCursor, TokenKind}
+
 class CeqlParserSuite extends AnyFunSuite with Inside {
 
   // ---- helpers: fully parenthesised renderings make precedence visible ----------------------------------
@@ -31,7 +33,7 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     case Filter.Relation(c, _) => c.text
   }
 
-  private def failure(q: String): CeqlException = intercept[CeqlException](parse(q))
+  private def failure(q: String): PatternException = intercept[PatternException](parse(q))
 
   private def assertError(q: String, line: Int, column: Int, problem: String, caret: String): Unit = {
     val e = failure(q)

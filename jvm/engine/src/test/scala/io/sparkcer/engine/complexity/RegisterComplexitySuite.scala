@@ -5,10 +5,11 @@ import java.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.{EngineOptions, LocalEngine, LocalQuery}
-import io.sparkcer.engine.ceql.{Filter, Position, Query}
+import io.sparkcer.engine.ceql.{Filter, Query}
 import io.sparkcer.engine.eval.{MatchBound, TooManyMatchesException}
 import io.sparkcer.engine.oracle.{BruteForce, Generators, Printer}
-import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr}
+import io.sparkcer.engine.expr.{ArithmeticOp, ComparisonOp, Expr}
+import io.sparkcer.engine.syntax.Position
 
 /**
  * The register path (RMA) within the papers' bounds (issue 22), checked by counting work

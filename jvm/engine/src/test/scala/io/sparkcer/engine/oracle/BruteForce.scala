@@ -6,7 +6,8 @@ import scala.collection.mutable
 
 import io.sparkcer.engine.{EngineOptions, Match}
 import io.sparkcer.engine.ceql._
-import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr, PredicateParser}
+import io.sparkcer.engine.expr.{ArithmeticOp, ComparisonOp, Expr, ExprParser}
+import io.sparkcer.engine.syntax.{Name, Position}
 
 /**
  * The test-side reference for CEQL: an exhaustive evaluator of the valuation semantics (CORE paper, Figure 2,
@@ -349,7 +350,7 @@ object BruteForce {
       go(c)
     }
 
-    private def parsed(text: String): Expr = predicates.getOrElseUpdate(text, PredicateParser.parse(text))
+    private def parsed(text: String): Expr = predicates.getOrElseUpdate(text, ExprParser.parse(text))
 
     /**
      * Whether valuation `v` satisfies the filter `f` (or, `negated`, the filter `NOT f`). The connectives are the

@@ -5,7 +5,8 @@ import java.util.Random
 import scala.collection.mutable
 
 import io.sparkcer.engine.ceql._
-import io.sparkcer.engine.predicate.{ArithmeticOp, ComparisonOp, Expr}
+import io.sparkcer.engine.expr.{ArithmeticOp, ComparisonOp, Expr}
+import io.sparkcer.engine.syntax.{Name, Position, SqlFragment}
 
 /** Builds query ASTs by hand (worked examples) without the parser. */
 object Dsl {
@@ -40,7 +41,7 @@ object Dsl {
 
   def on(v: String)(p: Expr): Filter = {
     val text = Printer.expr(p)
-    Filter.OnVariable(name(v), Predicate(text, text, P, Nil), P)
+    Filter.OnVariable(name(v), SqlFragment(text, text, P, Nil), P)
   }
   implicit final class FilterOps(private val f: Filter) extends AnyVal {
     def and(o: Filter): Filter = Filter.And(f, o, P)
@@ -73,7 +74,7 @@ object Dsl {
           val vars = Printer.attributes(argument).map(_._1).distinct
           require(vars.size == 1, s"an aggregate's argument names one variable: $c")
           val text = Printer.expr(argument)
-          Slot(function, name(vars.head), Some(Predicate(text, text, P, Nil)), slotName, P)
+          Slot(function, name(vars.head), Some(SqlFragment(text, text, P, Nil)), slotName, P)
         case _ => throw new IllegalArgumentException(c.toString)
       })
       slotName
@@ -81,7 +82,7 @@ object Dsl {
     val text = Printer.condition(e)
     val sparkSql = Printer.condition(e, slot)
     Printer.attributes(e, outsideCalls = true).foreach { case (v, a) => references += Reference(name(v), a, -1) }
-    Condition(Predicate(text, sparkSql, P, Nil), references.toSeq, slots.toSeq)
+    Condition(SqlFragment(text, sparkSql, P, Nil), references.toSeq, slots.toSeq)
   }
 
   def col(c: String): Expr = Expr.Column(name(c))

@@ -2,7 +2,7 @@ package io.sparkcer.engine.rowpattern
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparkcer.engine.ceql.CeqlException
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * The MATCH_RECOGNIZE clause's parser ([[MatchRecognizeParser]]) and checks ([[RowPatternAnalysis]]): every clause
@@ -13,7 +13,7 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
   import RowPattern._
 
   private def parse(text: String): MatchRecognize = MatchRecognizeParser.parse(text)
-  private def error(text: String): CeqlException = intercept[CeqlException](RowPatternAnalysis.analyze(parse(text), text))
+  private def error(text: String): PatternException = intercept[PatternException](RowPatternAnalysis.analyze(parse(text), text))
 
   /** A pattern as text again, with its structure in brackets, for comparing trees without positions. */
   private def shape(p: RowPattern): String = p match {
@@ -74,7 +74,7 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
   }
 
   test("syntax errors name the line, the column and what was expected") {
-    def message(text: String) = intercept[CeqlException](parse(text)).getMessage
+    def message(text: String) = intercept[PatternException](parse(text)).getMessage
     val unclosed = message("ORDER BY ts\nPATTERN (A B")
     assert(unclosed.startsWith("line 2, column 13: expected") && unclosed.contains("')'") &&
       unclosed.contains("found the end of the query"), unclosed)

@@ -2,7 +2,7 @@ package io.sparkcer.spark.ceql
 
 import java.util.Locale
 
-import io.sparkcer.engine.ceql.{CeqlException, Token, TokenCursor, TokenKind}
+import io.sparkcer.engine.syntax.{PatternException, Token, TokenCursor, TokenKind}
 
 /**
  * A SQL statement shaped like a CEQL statement: `[EXPLAIN [mode]] SELECT ... FROM s1[, s2 ...] WHERE|PATTERN ...`,
@@ -21,7 +21,7 @@ final case class CeqlStatement(text: String, explain: Option[String], pattern: B
    * Whether a failure of CEQL's parser says more than Spark's: the statement uses PATTERN, or our parser got
    * past the WHERE keyword, i.e. failed inside the pattern or its clauses.
    */
-  def clearlyCeql(e: CeqlException): Boolean = pattern || e.pos.offset > clauseOffset
+  def clearlyCeql(e: PatternException): Boolean = pattern || e.pos.offset > clauseOffset
 }
 
 object CeqlStatement {
@@ -34,9 +34,7 @@ object CeqlStatement {
    * have the shape of one.
    */
   def recognize(sql: String, tokens: IndexedSeq[Token]): Option[CeqlStatement] = {
-    def isKw(i: Int, words: String*): Boolean =
-      tokens(i).kind == TokenKind.Ident && words.contains(tokens(i).text.toUpperCase(Locale.ROOT))
-    def isSym(i: Int, s: String): Boolean = tokens(i).kind == TokenKind.Sym && tokens(i).text == s
+    def isKw(i: Int, words: String*): Boolean = words.exists(tokens(i).isWord)
     def isName(i: Int): Boolean = tokens(i).kind == TokenKind.QuotedIdent ||
       (tokens(i).kind == TokenKind.Ident && !TokenCursor.ReservedWords(tokens(i).text.toUpperCase(Locale.ROOT)))
 
@@ -62,12 +60,12 @@ object CeqlStatement {
       i += 1
       if (!isName(i)) return None
       i += 1
-      while (isSym(i, ".") && isName(i + 1)) i += 2
-      more = isSym(i, ",")
+      while (tokens(i).isSymbol(".") && isName(i + 1)) i += 2
+      more = tokens(i).isSymbol(",")
     }
     if (!isKw(i, "WHERE", "PATTERN")) return None
 
-    val end = tokens.lastIndexWhere(t => t.kind != TokenKind.End && !(t.kind == TokenKind.Sym && t.text == ";"))
+    val end = tokens.lastIndexWhere(t => t.kind != TokenKind.End && !t.isSymbol(";"))
     val text = blank(blank(sql, 0, bodyStart), tokens(end).end, sql.length)
     Some(CeqlStatement(text, explain, isKw(i, "PATTERN"), tokens(i).pos.offset))
   }

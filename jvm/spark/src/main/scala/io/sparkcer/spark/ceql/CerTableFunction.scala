@@ -6,8 +6,9 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Descending, Express
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, OneRowRelation, UnaryNode}
 import org.apache.spark.sql.types.StringType
 
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Name, OrderKey, Position}
+import io.sparkcer.engine.ceql.{CeqlParser, OrderKey}
 import io.sparkcer.spark.common.CerErrors
+import io.sparkcer.engine.syntax.{Name, PatternException, Position}
 
 /**
  * The table function `cer(input, pattern [, type_column [, time_column]])`: `input` is a TABLE argument, whose
@@ -46,7 +47,7 @@ object CerTableFunction {
         s"ORDER BY (ts), 'A ; B WITHIN 5 MINUTES', 'event_type', 'ts')")
     val text = string(arguments.head, "pattern").getOrElse(
       throw CerErrors.analysis(s"the pattern argument of $FunctionName must not be NULL"))
-    val parsed = try CeqlParser.parse(text) catch { case e: CeqlException => throw CerErrors.syntax(e) }
+    val parsed = try CeqlParser.parse(text) catch { case e: PatternException => throw CerErrors.syntax(e) }
     if (parsed.streams.nonEmpty)
       throw CerErrors.analysis(s"leave FROM out of the pattern: the input is the first argument of $FunctionName",
         parsed.streams.head.pos, text, parsed.streams.head.value.length)

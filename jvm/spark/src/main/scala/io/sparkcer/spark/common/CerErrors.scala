@@ -6,7 +6,7 @@ import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
 
-import io.sparkcer.engine.ceql.{CeqlException, Position}
+import io.sparkcer.engine.syntax.{PatternException, Position}
 
 /**
  * The exceptions spark-cer raises, built on error conditions registered in Spark 4.0's
@@ -25,37 +25,37 @@ object CerErrors {
   val ParseCondition = "_LEGACY_ERROR_TEMP_0064"
   val AnalysisCondition = "_LEGACY_ERROR_TEMP_1332"
 
-  def syntax(message: String): ParseException = syntax(new CeqlException(message, Position.Unknown, ""))
+  def syntax(message: String): ParseException = syntax(new PatternException(message, Position.Unknown, ""))
 
-  def syntax(e: CeqlException): ParseException =
+  def syntax(e: PatternException): ParseException =
     new ParseException(None, Origin(), Origin(), ParseCondition, Map("msg" -> e.getMessage) ++ place(e))
 
-  def analysis(message: String): AnalysisException = analysis(new CeqlException(message, Position.Unknown, ""))
+  def analysis(message: String): AnalysisException = analysis(new PatternException(message, Position.Unknown, ""))
 
-  def analysis(e: CeqlException): AnalysisException =
+  def analysis(e: PatternException): AnalysisException =
     new AnalysisException(AnalysisCondition, Map("errorMessage" -> e.getMessage) ++ place(e))
 
   /** An analysis error pointing into the query text. */
   def analysis(problem: String, pos: Position, text: String, length: Int = 1): AnalysisException =
-    analysis(new CeqlException(problem, pos, text, length))
+    analysis(new PatternException(problem, pos, text, length))
 
   /** Runs a check of the engine's or of ours, raising its problem as an analysis error. */
-  def analyzing[A](check: => A): A = try check catch { case e: CeqlException => throw analysis(e) }
+  def analyzing[A](check: => A): A = try check catch { case e: PatternException => throw analysis(e) }
 
   /** Parses Spark SQL text of a query ([[SparkPredicate.parse]]), raising its problem as a syntax error. */
-  def parsing[A](parse: => A): A = try parse catch { case e: CeqlException => throw syntax(e) }
+  def parsing[A](parse: => A): A = try parse catch { case e: PatternException => throw syntax(e) }
 
   /** The problem and its place in `query` that an error of ours carries ([[place]]); None for Spark's own errors. */
-  def placeOf(e: AnalysisException, query: String): Option[CeqlException] = {
+  def placeOf(e: AnalysisException, query: String): Option[PatternException] = {
     val p = e.getMessageParameters.asScala
     p.get("cerProblem").map { problem =>
       val pos = Position(p("cerLine").toInt, p("cerColumn").toInt, p("cerOffset").toInt)
-      new CeqlException(problem, pos, query, p("cerLength").toInt)
+      new PatternException(problem, pos, query, p("cerLength").toInt)
     }
   }
 
   /** The message parameters that carry a problem's place in the query. */
-  def place(e: CeqlException): Map[String, String] = Map(
+  def place(e: PatternException): Map[String, String] = Map(
     "cerProblem" -> e.problem,
     "cerLine" -> e.pos.line.toString,
     "cerColumn" -> e.pos.column.toString,

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project}
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.DataType
 
-import io.sparkcer.engine.ceql.{CeqlException, Position}
+import io.sparkcer.engine.syntax.{PatternException, Position}
 
 /**
  * Resolves an expression of a query with Spark's analyzer (functions, type coercion) on a stand-in relation with
@@ -40,7 +40,7 @@ final class ExpressionResolver(session: SparkSession, text: String, scalarSubque
       case ex: AnalysisException if from.isDefined =>
         // Spark's own error (its condition kept), placed in the query like ours.
         val source = from.get.source
-        val placed = new CeqlException(s"in ${source.described}: ${asWritten(ex.message.trim)}", source.pos, text,
+        val placed = new PatternException(s"in ${source.described}: ${asWritten(ex.message.trim)}", source.pos, text,
           source.length)
         throw ex.copy(message = placed.getMessage, line = None, startPosition = None, context = Array.empty,
           messageParameters = ex.messageParameters ++ CerErrors.place(placed))

@@ -6,24 +6,25 @@ import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.types.{DataType, NumericType, StringType, StructField}
 
-import io.sparkcer.engine.ceql.{CeqlException, Condition, Filter, Position, Predicate, Slot}
+import io.sparkcer.engine.ceql.{Condition, Filter, Slot}
+import io.sparkcer.engine.syntax.{PatternException, Position, SqlFragment}
 
 /**
  * Spark SQL text of a query read by Spark's own expression parser (DESIGN §3: every Spark expression works in it):
  * a `var[predicate]`, a condition relating events, or the argument of one of its aggregates. Errors are placed in
  * the query: Spark's positions in the Spark text are mapped back through CORE's rewrites
- * ([[io.sparkcer.engine.ceql.Predicate.queryOffset]]).
+ * ([[io.sparkcer.engine.ceql.SqlFragment.queryOffset]]).
  *
  * @param source how messages name the text, and where it stands in the query
  */
-final case class SparkPredicate(predicate: Predicate, source: SparkPredicate.Source, expression: Expression,
+final case class SparkPredicate(predicate: SqlFragment, source: SparkPredicate.Source, expression: Expression,
     query: String) {
 
   /** Every column the predicate names must be one of `columns`; the error names them all. */
   def checkColumns(columns: Seq[String], resolver: Resolver): Unit =
     expression.foreach {
       case a: UnresolvedAttribute if !columns.exists(resolver(_, a.nameParts.head)) =>
-        throw new CeqlException(s"unknown column '${a.nameParts.head}'; the columns are: ${columns.mkString(", ")}",
+        throw new PatternException(s"unknown column '${a.nameParts.head}'; the columns are: ${columns.mkString(", ")}",
           positionOf(a.origin), query, a.nameParts.head.length)
       case _ =>
     }
@@ -40,14 +41,14 @@ final case class SparkPredicate(predicate: Predicate, source: SparkPredicate.Sou
         val names = columns.mkString(", ")
         if (variables.exists(resolver(_, head))) {
           if (parts.size > 1 && !columns.exists(resolver(_, parts(1))))
-            throw new CeqlException(s"unknown column '${parts(1)}' of $head; the columns are: $names",
+            throw new PatternException(s"unknown column '${parts(1)}' of $head; the columns are: $names",
               positionOf(a.origin, head.length + 1), query, parts(1).length)
         } else if (!(parts.size == 1 && slots.exists(resolver(_, head)))) {
           val v = variables.headOption.getOrElse("b")
           val problem =
             if (columns.exists(resolver(_, head))) s"'$head' needs the variable whose event it reads: write $v.$head"
             else s"unknown column '$head'; the columns are: $names, each read through a variable ($v.column)"
-          throw new CeqlException(problem, positionOf(a.origin), query, head.length)
+          throw new PatternException(problem, positionOf(a.origin), query, head.length)
         }
       case _ =>
     }
@@ -62,7 +63,7 @@ final case class SparkPredicate(predicate: Predicate, source: SparkPredicate.Sou
         val qualified = variables.exists(resolver(_, a.nameParts.head))
         val column = if (qualified) a.nameParts.lift(1) else Some(a.nameParts.head)
         column.filterNot(c => columns.exists(resolver(_, c))).foreach { c =>
-          throw new CeqlException(s"unknown column '$c' in ${source.described}; the columns are: " +
+          throw new PatternException(s"unknown column '$c' in ${source.described}; the columns are: " +
             s"${columns.mkString(", ")}", positionOf(a.origin, if (qualified) a.nameParts.head.length + 1 else 0),
             query, c.length)
         }
@@ -84,7 +85,7 @@ final case class SparkPredicate(predicate: Predicate, source: SparkPredicate.Sou
     }
     def check(a: Expression, b: Expression): Unit = Seq(a -> b, b -> a).foreach {
       case (x: UnresolvedAttribute, y) if number(y) => typeOf(x).filter(_._2 == StringType).foreach { case (name, _) =>
-        throw new CeqlException(s"type mismatch in ${source.described}: $name is a STRING compared with a " +
+        throw new PatternException(s"type mismatch in ${source.described}: $name is a STRING compared with a " +
           s"number; compare it with a string ('...'), or convert it explicitly, e.g. double($name)",
           positionOf(x.origin), query, name.length)
       }
@@ -114,7 +115,7 @@ object SparkPredicate {
     def apply(filter: Filter.OnVariable): Source =
       Source("predicate", s"${filter.variable.value}[${filter.text}]", filter.pos)
     def apply(condition: Condition): Source = Source("condition", condition.text, condition.pos)
-    def apply(slot: Slot, argument: Predicate): Source =
+    def apply(slot: Slot, argument: SqlFragment): Source =
       Source(s"argument of ${slot.function.name}", argument.text, argument.pos)
   }
 
@@ -129,20 +130,20 @@ object SparkPredicate {
     parse(filter.predicate, Source(filter), query, parser)
 
   /** Parses the Spark text of `p`, which `source` names in messages. */
-  def parse(p: Predicate, source: Source, query: String, parser: ParserInterface): SparkPredicate = {
+  def parse(p: SqlFragment, source: Source, query: String, parser: ParserInterface): SparkPredicate = {
     val expression = try parser.parseExpression(p.sparkSql) catch {
       case e: ParseException =>
         val problem = s"Spark SQL cannot parse ${source.described}: ${e.message.trim}"
-        throw new CeqlException(problem, position(p, query, e.start, 0), query)
+        throw new PatternException(problem, position(p, query, e.start, 0), query)
       case _: StackOverflowError =>
-        throw new CeqlException(s"the ${source.kind} is too deeply nested for Spark's parser; write it with fewer " +
+        throw new PatternException(s"the ${source.kind} is too deeply nested for Spark's parser; write it with fewer " +
           "levels", p.pos, query, p.text.length)
     }
     SparkPredicate(p, source, expression, query)
   }
 
   /** The query position of a place Spark gives in a Spark text (line and column, or an offset), moved by `skip`. */
-  private def position(p: Predicate, query: String, origin: Origin, skip: Int): Position = {
+  private def position(p: SqlFragment, query: String, origin: Origin, skip: Int): Position = {
     val lines = p.sparkSql.split("\n", -1)
     val offset = origin.startIndex.orElse {
       for (line <- origin.line if line >= 1 && line <= lines.length; column <- origin.startPosition)

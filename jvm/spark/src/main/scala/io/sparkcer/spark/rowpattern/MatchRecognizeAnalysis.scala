@@ -6,9 +6,9 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.{BooleanType, ByteType, DateType, IntegerType, LongType, ShortType, TimestampNTZType, TimestampType}
 
-import io.sparkcer.engine.ceql.Predicate
 import io.sparkcer.engine.rowpattern.{RowPatternAnalysis, RowsPerMatch}
 import io.sparkcer.spark.common.{CerErrors, SparkPredicate}
+import io.sparkcer.engine.syntax.SqlFragment
 
 /**
  * Analyzes a MATCH_RECOGNIZE clause over its resolved input into [[RowPatternRecognition]]: the pattern checked and
@@ -104,7 +104,7 @@ final class MatchRecognizeAnalysis(session: SparkSession, parsed: ParsedClause, 
   }
 
   /** An input column, which PARTITION BY and ORDER BY name (MATCH_RECOGNIZE's output holds them as they are). */
-  private def column(p: Predicate, clauseName: String, condition: String): Attribute = {
+  private def column(p: SqlFragment, clauseName: String, condition: String): Attribute = {
     val parsed = CerErrors.parsing(SparkPredicate.parse(p, SparkPredicate.Source(s"$clauseName item", p.text, p.pos), text,
       session.sessionState.sqlParser))
     parsed.expression match {

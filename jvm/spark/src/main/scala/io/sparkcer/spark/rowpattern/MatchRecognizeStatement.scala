@@ -9,8 +9,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{AlterViewAs, CacheTableAsSel
 import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.execution.command.{CreateViewCommand, DescribeQueryCommand, ExplainCommand}
 
-import io.sparkcer.engine.ceql.{CeqlException, Position, Token, TokenKind}
-import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
+import io.sparkcer.engine.rowpattern.MatchRecognizeParser
+import io.sparkcer.engine.syntax.{PatternException, Position, Token, TokenKind}
 
 /**
  * The `MATCH_RECOGNIZE (...)` clauses of a SQL statement, which Spark's grammar lacks, and the statement as Spark's
@@ -112,7 +112,7 @@ object MatchRecognizeStatement {
    */
   def rewrite(sql: String, tokens: IndexedSeq[Token]): Option[Rewritten] = {
     // A relation right before the keyword tells the clause from a function or column of that name.
-    val clauses = tokens.indices.filter(i => isKw(tokens(i), "MATCH_RECOGNIZE") && isSym(tokens.lift(i + 1), "("))
+    val clauses = tokens.indices.filter(i => tokens(i).isWord("MATCH_RECOGNIZE") && tokens.lift(i + 1).exists(_.isSymbol("(")))
       .flatMap(i => relationBefore(tokens, i).map(i -> _))
     if (clauses.isEmpty) None
     else {
@@ -126,7 +126,7 @@ object MatchRecognizeStatement {
   private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, found: Relation, n: Int,
       text: StringBuilder): ((Int, Int, Int), ParsedClause) = {
     val open = keyword + 1
-    val close = closing(tokens, open).getOrElse(throw new CeqlException(
+    val close = closing(tokens, open).getOrElse(throw new PatternException(
       "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(open).pos, sql))
     val (relationStart, relationEnd) = (found.start, found.end)
     val body = tokens(open)
@@ -161,7 +161,7 @@ object MatchRecognizeStatement {
    */
   private def relationBefore(tokens: IndexedSeq[Token], keyword: Int): Option[Relation] = {
     var j = keyword - 1
-    if (j >= 1 && isName(tokens(j)) && isKw(tokens(j - 1), "AS")) j -= 2
+    if (j >= 1 && isName(tokens(j)) && tokens(j - 1).isWord("AS")) j -= 2
     else if (j >= 1 && isName(tokens(j)) && endsRelation(tokens, j - 1)) j -= 1
     sampled(tokens, j) match {
       // `relation TABLESAMPLE (...) [REPEATABLE (seed)]`: Spark reads the sample only in a FROM clause.
@@ -174,13 +174,13 @@ object MatchRecognizeStatement {
 
   /** Where the relation sampled by `TABLESAMPLE (...) [REPEATABLE (seed)]` ending at token `end` ends, if it is one. */
   private def sampled(tokens: IndexedSeq[Token], end: Int): Option[Int] =
-    if (!isSym(tokens.lift(end), ")")) None
+    if (!tokens.lift(end).exists(_.isSymbol(")"))) None
     else {
       val open = opening(tokens, end)
       val sample =
-        if (open >= 2 && isKw(tokens(open - 1), "REPEATABLE") && isSym(tokens.lift(open - 2), ")")) opening(tokens, open - 2)
+        if (open >= 2 && tokens(open - 1).isWord("REPEATABLE") && tokens.lift(open - 2).exists(_.isSymbol(")"))) opening(tokens, open - 2)
         else open
-      if (sample >= 1 && isKw(tokens(sample - 1), "TABLESAMPLE")) Some(sample - 2) else None
+      if (sample >= 1 && tokens(sample - 1).isWord("TABLESAMPLE")) Some(sample - 2) else None
     }
 
   /** The relation ending at token `j`, an alias that only names it left out already. */
@@ -190,10 +190,10 @@ object MatchRecognizeStatement {
     else {
       // `alias(columns)` after a relation (or after AS) renames its columns; a name and parentheses after anything
       // else are a table function's call.
-      val renamed = if (!isSym(tokens.lift(j), ")")) None else {
+      val renamed = if (!tokens.lift(j).exists(_.isSymbol(")"))) None else {
         val open = opening(tokens, j)
         if (open < 1 || !isName(tokens(open - 1))) None
-        else if (open >= 3 && isKw(tokens(open - 2), "AS") && endsAt(open - 3)) Some(open - 3)
+        else if (open >= 3 && tokens(open - 2).isWord("AS") && endsAt(open - 3)) Some(open - 3)
         else if (endsAt(open - 2)) Some(open - 2)
         else None
       }
@@ -204,16 +204,16 @@ object MatchRecognizeStatement {
 
   /** Whether a relation may end at token k: a name, or a closing parenthesis. */
   private def endsRelation(tokens: IndexedSeq[Token], k: Int): Boolean =
-    k >= 0 && (isSym(tokens.lift(k), ")") || isName(tokens(k)))
+    k >= 0 && (tokens.lift(k).exists(_.isSymbol(")")) || isName(tokens(k)))
 
   /** Where the relation ending at token `end` starts, and whether it is a table function's call. */
   private def startOf(tokens: IndexedSeq[Token], end: Int): (Int, Boolean) = {
     def qualified(name: Int): Int = {
       var k = name
-      while (k >= 2 && isSym(tokens.lift(k - 1), ".") && isName(tokens(k - 2))) k -= 2
+      while (k >= 2 && tokens.lift(k - 1).exists(_.isSymbol(".")) && isName(tokens(k - 2))) k -= 2
       k
     }
-    if (!isSym(tokens.lift(end), ")")) (qualified(end), false)
+    if (!tokens.lift(end).exists(_.isSymbol(")"))) (qualified(end), false)
     else {
       val open = opening(tokens, end)
       if (open >= 1 && isName(tokens(open - 1))) (qualified(open - 1), true) else (open, false)
@@ -224,8 +224,8 @@ object MatchRecognizeStatement {
     var depth = 0
     var k = open
     while (k < tokens.length && tokens(k).kind != TokenKind.End) {
-      if (isSym(Some(tokens(k)), "(")) depth += 1
-      if (isSym(Some(tokens(k)), ")")) { depth -= 1; if (depth == 0) return Some(k) }
+      if (tokens(k).isSymbol("(")) depth += 1
+      if (tokens(k).isSymbol(")")) { depth -= 1; if (depth == 0) return Some(k) }
       k += 1
     }
     None
@@ -235,15 +235,13 @@ object MatchRecognizeStatement {
     var depth = 0
     var k = close
     while (k >= 0) {
-      if (isSym(Some(tokens(k)), ")")) depth += 1
-      if (isSym(Some(tokens(k)), "(")) { depth -= 1; if (depth == 0) return k }
+      if (tokens(k).isSymbol(")")) depth += 1
+      if (tokens(k).isSymbol("(")) { depth -= 1; if (depth == 0) return k }
       k -= 1
     }
     close
   }
 
-  private def isKw(t: Token, word: String): Boolean = t.kind == TokenKind.Ident && t.text.equalsIgnoreCase(word)
-  private def isSym(t: Option[Token], s: String): Boolean = t.exists(t => t.kind == TokenKind.Sym && t.text == s)
   private def isName(t: Token): Boolean = t.kind == TokenKind.QuotedIdent ||
     (t.kind == TokenKind.Ident && !Keywords(t.text.toUpperCase(Locale.ROOT)))
 }

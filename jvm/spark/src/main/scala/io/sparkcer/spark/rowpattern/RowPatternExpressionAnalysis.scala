@@ -14,9 +14,9 @@ import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.{IntegerType, LongType, NumericType, StringType, TimestampNTZType, TimestampType}
 
-import io.sparkcer.engine.ceql.Predicate
 import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, MatchRecognizeParser}
 import io.sparkcer.spark.common.{CerErrors, ExpressionResolver, SparkPredicate}
+import io.sparkcer.engine.syntax.SqlFragment
 
 /**
  * Reads a DEFINE condition or a measure (Spark SQL parsed by Spark) into a [[RowPatternExpression]]: each reference to
@@ -45,7 +45,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
   /** The number of the match an aggregate's rows belong to, as MATCH_NUMBER() in a measure's argument reads it. */
   private val rowNumber = AttributeReference("MATCH_NUMBER()", LongType, nullable = false)()
 
-  def apply(written: Predicate): RowPatternExpression = {
+  def apply(written: SqlFragment): RowPatternExpression = {
     val source = SparkPredicate.Source(defining.fold("measure")(l => s"condition of ${pattern.labels(l)}"), written.text,
       written.pos)
     val parsed = CerErrors.parsing(SparkPredicate.parse(written, source, text, session.sessionState.sqlParser))

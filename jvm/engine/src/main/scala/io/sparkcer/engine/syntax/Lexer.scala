@@ -1,28 +1,4 @@
-package io.sparkcer.engine.ceql
-
-sealed trait TokenKind
-object TokenKind {
-  /** A bare word: an identifier or a keyword (keywords are recognised by the parser, case-insensitively). */
-  case object Ident extends TokenKind
-  /** A backquoted identifier; its `value` has the quotes removed and doubled backquotes undone. */
-  case object QuotedIdent extends TokenKind
-  case object IntLit extends TokenKind
-  case object DecLit extends TokenKind
-  /**
-   * A string in '...', "..." or typographic quotes; its `value` has the quotes removed, doubled quotes undone and
-   * Spark's backslash escapes decoded.
-   */
-  case object StrLit extends TokenKind
-  case object Sym extends TokenKind
-  /** After the last token; placed right after it, so that a caret under it follows the query's last word. */
-  case object End extends TokenKind
-}
-
-/** One token: `text` is the source as written (so `length` is what a caret underlines), `value` what it denotes. */
-final case class Token(kind: TokenKind, text: String, value: String, pos: Position) {
-  def length: Int = text.length
-  def end: Int = pos.offset + text.length
-}
+package io.sparkcer.engine.syntax
 
 object Lexer {
   /** Every token of `text`, up to and including [[TokenKind.End]]. */
@@ -153,5 +129,5 @@ final class Lexer(text: String, start: Position, end: Int, lenient: Boolean) {
   }
 
   private def fail(problem: String, pos: Position, length: Int): Nothing =
-    throw new CeqlException(problem, pos, text, length)
+    throw new PatternException(problem, pos, text, length)
 }

@@ -1,10 +1,10 @@
-package io.sparkcer.engine.predicate
+package io.sparkcer.engine.expr
 
-import io.sparkcer.engine.ceql.{Name, Position, Positioned}
+import io.sparkcer.engine.syntax.{Name, Position, Positioned}
 
 /**
  * The predicates the engine's own interpreter evaluates ([[ExprInterpreter]], for the command-line runner and
- * the tests): a subset of Spark SQL plus CORE's forms, read by [[PredicateParser]].
+ * the tests): a subset of Spark SQL plus CORE's forms, read by [[ExprParser]].
  */
 sealed trait Expr extends Positioned
 object Expr {

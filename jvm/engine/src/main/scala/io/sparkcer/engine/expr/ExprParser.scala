@@ -1,7 +1,8 @@
-package io.sparkcer.engine.predicate
+package io.sparkcer.engine.expr
 
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Position, Predicate, SyntaxDepth, Token, TokenCursor}
-import io.sparkcer.engine.ceql.TokenKind._
+import io.sparkcer.engine.ceql.CeqlParser
+import io.sparkcer.engine.syntax.TokenKind._
+import io.sparkcer.engine.syntax.{PatternException, Position, SqlFragment, SyntaxDepth, Token, TokenCursor}
 
 /**
  * The engine's own reading of a predicate, for its interpreter ([[ExprInterpreter]]): the command-line runner and
@@ -10,24 +11,24 @@ import io.sparkcer.engine.ceql.TokenKind._
  * `IN {..}`, `IN RANGE(a, b)`, `IN a..b`, `BETWEEN`, `LIKE`, `RLIKE` and `IS [NOT] NULL` over columns and
  * literals. Anything else gets an error that says so; Spark evaluates every Spark expression.
  */
-object PredicateParser {
+object ExprParser {
   val Subset: String = "comparisons, + - * / %, AND, OR, NOT, IN, IN RANGE, a..b, BETWEEN, LIKE, RLIKE and IS NULL " +
     "over columns and literals"
 
   /**
    * Reads a filter's Spark text for the runner, where an error says what the runner evaluates; its errors are at
-   * offsets in that text, which [[Predicate.readIn]] places in the query.
+   * offsets in that text, which [[SqlFragment.readIn]] places in the query.
    */
-  def parse(predicate: Predicate): Expr =
+  def parse(predicate: SqlFragment): Expr =
     try parse(predicate.sparkSql) catch {
-      case e: CeqlException =>
-        throw new CeqlException(s"the engine's runner evaluates $Subset, not this predicate (Spark does): " +
+      case e: PatternException =>
+        throw new PatternException(s"the engine's runner evaluates $Subset, not this predicate (Spark does): " +
           e.problem, e.pos, predicate.sparkSql, e.length)
     }
 
   /** Reads a predicate written on its own, e.g. a benchmark's. */
   def parse(text: String): Expr = {
-    new PredicateParser(text, Position.Start, text.length).read()
+    new ExprParser(text, Position.Start, text.length).read()
   }
 
   private val AnOperator = "an operator"
@@ -43,8 +44,8 @@ object PredicateParser {
  * BETWEEN, `+ -`, `* / %`, unary minus. A node's position is where its text starts (the left operand's, for a
  * binary node); a folded negative literal (`-5`) starts at the minus sign.
  */
-private final class PredicateParser(query: String, start: Position, end: Int) extends TokenCursor(query, start, end) {
-  import PredicateParser._
+private final class ExprParser(query: String, start: Position, end: Int) extends TokenCursor(query, start, end) {
+  import ExprParser._
 
   def read(): Expr = {
     val predicate = complete(expr())

@@ -1,9 +1,6 @@
-package io.sparkcer.engine.ceql
+package io.sparkcer.engine.syntax
 
 import scala.collection.mutable
-
-/** A node of a syntax tree that knows where its text starts: formulas, filters and predicate expressions. */
-trait Positioned { def pos: Position }
 
 /**
  * Bounds how deep a syntax tree is, for the code that walks it recursively afterwards (the analysis, the compiler,
@@ -18,7 +15,7 @@ object SyntaxDepth {
       val (node, depth) = pending.pop()
       node match {
         case p: Positioned if depth > limit =>
-          throw new CeqlException(s"expected $what at most $limit operators deep, found a deeper one; split it into " +
+          throw new PatternException(s"expected $what at most $limit operators deep, found a deeper one; split it into " +
             "smaller parts (several queries, or several filters)", p.pos, text)
         case p: Positioned => p.asInstanceOf[Product].productIterator.foreach(c => pending.push(c -> (depth + 1)))
         case children: Iterable[_] => children.foreach(c => pending.push(c -> depth))

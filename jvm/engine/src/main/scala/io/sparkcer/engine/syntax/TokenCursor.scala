@@ -1,10 +1,10 @@
-package io.sparkcer.engine.ceql
+package io.sparkcer.engine.syntax
 
 import java.util.Locale
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.ceql.TokenKind._
+import io.sparkcer.engine.syntax.TokenKind._
 
 /**
  * What a recursive-descent parser over CEQL tokens needs: the current token and one of lookahead, tests that
@@ -65,8 +65,8 @@ abstract class TokenCursor(protected val text: String, start: Position, end: Int
     try body finally depth -= 1
   }
 
-  protected def isSym(s: String, t: Token = tok): Boolean = t.kind == Sym && t.text == s
-  protected def isKw(k: String, t: Token = tok): Boolean = t.kind == Ident && t.text.equalsIgnoreCase(k)
+  protected def isSym(s: String, t: Token = tok): Boolean = t.isSymbol(s)
+  protected def isKw(k: String, t: Token = tok): Boolean = t.isWord(k)
   protected def atSym(s: String): Boolean = isSym(s) || { expected += s"'$s'"; false }
   protected def atKw(k: String): Boolean = isKw(k) || { expected += k; false }
   protected def acceptSym(s: String): Boolean = atSym(s) && { advance(); true }
@@ -124,8 +124,8 @@ abstract class TokenCursor(protected val text: String, start: Position, end: Int
     s"expected $list, found $found"
   }
 
-  protected def error(problem: String, at: Token = tok, length: Int = -1): CeqlException =
-    new CeqlException(problem, at.pos, text, if (length > 0) length else math.max(1, at.length))
+  protected def error(problem: String, at: Token = tok, length: Int = -1): PatternException =
+    new PatternException(problem, at.pos, text, if (length > 0) length else math.max(1, at.length))
 }
 
 object TokenCursor {

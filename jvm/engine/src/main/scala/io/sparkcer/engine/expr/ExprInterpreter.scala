@@ -1,8 +1,8 @@
-package io.sparkcer.engine.predicate
+package io.sparkcer.engine.expr
 
 import java.util.regex.Pattern
 
-import io.sparkcer.engine.ceql.CeqlException
+import io.sparkcer.engine.syntax.PatternException
 
 /**
  * The engine's own evaluator of predicate expressions over rows (`Array[Any]`), with SQL's three-valued logic:
@@ -100,19 +100,18 @@ object ExprInterpreter {
           case Expr.Literal(p: String, _) =>
             val compiled = if (regex) Pattern.compile(p) else Values.likePattern(p)
             s => if (regex) compiled.matcher(s).find() else compiled.matcher(s).matches()
-          case other => throw new CeqlException("LIKE and RLIKE take a string literal pattern", other.pos, query)
+          case other => throw new PatternException("LIKE and RLIKE take a string literal pattern", other.pos, query)
         }
         row => f(row) match { case s: String => matcher(s) != negated; case _ => null }
       case Expr.IsNull(e, negated, _) =>
         val f = compile(e)
         row => (f(row) == null) != negated
       case Expr.Call(name, _, _) =>
-        throw new CeqlException(
+        throw new PatternException(
           s"function ${name.value}() needs Spark; the engine's own interpreter supports comparisons, " +
             "arithmetic, AND/OR/NOT, IN, RANGE, LIKE, RLIKE and IS NULL", name.pos, query, name.value.length)
     }
   }
-
 
   private def holds(op: ComparisonOp, c: Int): Boolean = op match {
     case ComparisonOp.Eq => c == 0

@@ -1,4 +1,4 @@
-package io.sparkcer.engine.ceql
+package io.sparkcer.engine.syntax
 
 import java.util.Locale
 

@@ -1,4 +1,4 @@
-package io.sparkcer.engine.predicate
+package io.sparkcer.engine.expr
 
 import java.util.regex.Pattern
 

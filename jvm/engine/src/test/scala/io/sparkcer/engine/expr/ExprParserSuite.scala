@@ -1,13 +1,14 @@
-package io.sparkcer.engine.predicate
+package io.sparkcer.engine.expr
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparkcer.engine.ceql.{CeqlException, CeqlParser, Filter, Name, Position, TokenCursor}
+import io.sparkcer.engine.ceql.{CeqlParser, Filter}
+import io.sparkcer.engine.syntax.{Name, PatternException, Position, TokenCursor}
 
 /** The runner's reading of predicates: its subset of Spark SQL with CORE's forms, and its errors. */
-class PredicateParserSuite extends AnyFunSuite {
+class ExprParserSuite extends AnyFunSuite {
 
-  private def expr(e: String): String = show(PredicateParser.parse(e))
+  private def expr(e: String): String = show(ExprParser.parse(e))
 
   private def show(e: Expr): String = {
     def not(negated: Boolean) = if (negated) "NOT " else ""
@@ -28,8 +29,6 @@ class PredicateParserSuite extends AnyFunSuite {
       case Expr.Call(f, args, _) => s"$f(${args.map(show).mkString(", ")})"
     }
   }
-
-
 
   test("predicate precedence: OR < AND < NOT < comparison < + - < * / % < unary minus") {
     assert(expr("a + b * c > 1 AND NOT x OR y") == "((((a + (b * c)) > 1) AND (NOT x)) OR y)")
@@ -61,7 +60,7 @@ class PredicateParserSuite extends AnyFunSuite {
   }
 
   test("literals, columns and calls") {
-    def literal(e: String): Any = PredicateParser.parse(e) match { case Expr.Literal(v, _) => v; case o => fail(o.toString) }
+    def literal(e: String): Any = ExprParser.parse(e) match { case Expr.Literal(v, _) => v; case o => fail(o.toString) }
     assert(literal("42") == java.lang.Long.valueOf(42))
     assert(literal("-9223372036854775808") == java.lang.Long.valueOf(Long.MinValue))
     assert(literal("1.5") == java.lang.Double.valueOf(1.5))
@@ -71,18 +70,17 @@ class PredicateParserSuite extends AnyFunSuite {
     assert(literal("\"say \"\"hi\"\"\"") == "say \"hi\"")
     assert(literal("TRUE") == java.lang.Boolean.TRUE && literal("false") == java.lang.Boolean.FALSE)
     assert(literal("NULL") == null)
-    assert(PredicateParser.parse("-7") == Expr.Literal(java.lang.Long.valueOf(-7), Position(1, 1, 0)))
+    assert(ExprParser.parse("-7") == Expr.Literal(java.lang.Long.valueOf(-7), Position(1, 1, 0)))
     assert(expr("upper(name) = 'X' AND now() > coalesce(t, 0, f(x))") == "((upper(name) = 'X') AND (now() > coalesce(t, 0, f(x))))")
-    assert(PredicateParser.parse("f(a)") ==
+    assert(ExprParser.parse("f(a)") ==
       Expr.Call(Name("f", Position(1, 1, 0)), Seq(Expr.Column(Name("a", Position(1, 3, 2)))), Position(1, 1, 0)))
-    val e = intercept[CeqlException](PredicateParser.parse("x = 9223372036854775808"))
+    val e = intercept[PatternException](ExprParser.parse("x = 9223372036854775808"))
     assert(e.problem == "expected an integer between -9223372036854775808 and 9223372036854775807, found '9223372036854775808'")
     assert(e.pos.column == 5 && e.length == 19)
   }
 
-
   test("strings: doubled quotes and Spark's backslash escapes") {
-    def literal(e: String): Any = PredicateParser.parse(e) match { case Expr.Literal(v, _) => v; case o => fail(o.toString) }
+    def literal(e: String): Any = ExprParser.parse(e) match { case Expr.Literal(v, _) => v; case o => fail(o.toString) }
     assert(literal("'a\\'b'") == "a'b")
     assert(literal("'tab\\there'") == "tab\there")
     assert(literal("'\\d+'") == "d+")
@@ -92,30 +90,30 @@ class PredicateParserSuite extends AnyFunSuite {
   test("a predicate inside a query is read from its Spark text, CORE's forms rewritten, errors placed in the query") {
     val query = "SELECT * FROM S\nWHERE A AS a FILTER a[x IN {1, 2} AND y IN 1..3 AND z = 'it''s' AND s >]"
     val filter = Filter.all(CeqlParser.parse(query).pattern).head
-    val e = intercept[CeqlException](filter.predicate.readIn(query)(PredicateParser.parse(filter.predicate)))
+    val e = intercept[PatternException](filter.predicate.readIn(query)(ExprParser.parse(filter.predicate)))
     assert(e.pos == Position(2, 72, 87), e.getMessage) // the end of the predicate, past the rewritten forms
     val fine = "A AS a FILTER a[x IN {1, 2} AND y IN 1..3 AND z = 'it''s']"
     val read = Filter.all(CeqlParser.parse(fine).pattern).head.predicate
-    assert(show(PredicateParser.parse(read)) == "(((x IN {1, 2}) AND (y IN [1, 3])) AND (z = 'it's'))")
+    assert(show(ExprParser.parse(read)) == "(((x IN {1, 2}) AND (y IN [1, 3])) AND (z = 'it's'))")
   }
 
   test("what the runner does not evaluate is an error that says so, at its place") {
     val query = "A AS a FILTER a[x IN 1..3 AND cast(x AS int) > 1]" // longer in Spark's text: x BETWEEN 1 AND 3
     val filter = Filter.all(CeqlParser.parse(query).pattern).head
-    val e = intercept[CeqlException](filter.predicate.readIn(query)(PredicateParser.parse(filter.predicate)))
-    assert(e.problem.startsWith(s"the engine's runner evaluates ${PredicateParser.Subset}, not this predicate " +
+    val e = intercept[PatternException](filter.predicate.readIn(query)(ExprParser.parse(filter.predicate)))
+    assert(e.problem.startsWith(s"the engine's runner evaluates ${ExprParser.Subset}, not this predicate " +
       "(Spark does): expected"))
     assert(e.pos.column == 38)
   }
 
   test("deep predicates get an error, never a stack overflow") {
     val nesting = TokenCursor.MaxNesting + 1
-    val deep = intercept[CeqlException](PredicateParser.parse("(" * nesting + "x" + ")" * nesting + " = 1"))
+    val deep = intercept[PatternException](ExprParser.parse("(" * nesting + "x" + ")" * nesting + " = 1"))
     assert(deep.problem.startsWith(s"expected at most ${TokenCursor.MaxNesting} levels of nesting") &&
       deep.pos.column == TokenCursor.MaxNesting + 1)
-    intercept[CeqlException](PredicateParser.parse("NOT " * 100000 + "x"))
-    val long = intercept[CeqlException](PredicateParser.parse(Seq.fill(100000)("x").mkString(" + ") + " > 1"))
+    intercept[PatternException](ExprParser.parse("NOT " * 100000 + "x"))
+    val long = intercept[PatternException](ExprParser.parse(Seq.fill(100000)("x").mkString(" + ") + " > 1"))
     assert(long.problem.startsWith(s"expected a predicate at most ${CeqlParser.MaxDepth} operators deep"))
-    assert(PredicateParser.parse("(" * 200 + "x" + ")" * 200 + " = 1").isInstanceOf[Expr.Comparison])
+    assert(ExprParser.parse("(" * 200 + "x" + ")" * 200 + " = 1").isInstanceOf[Expr.Comparison])
   }
 }
