@@ -493,33 +493,27 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
     "(2, 'p3', 60), (1, 'p3', 50), (3, 'p1', 70), (4, 'p1', 80), (5, 'p1', 90), (1, 'p2', 20), (3, 'p3', 70), " +
     "(3, 'p2', 10)) t(id, part, value)"
 
+  /** Runs of falling values per partition, each row with its match, the value before it in the match, its label. */
+  private def fallingRuns(relation: String): String =
+    s"""SELECT m.part AS partition, m.id AS row_id, m.match, m.val, m.label
+       |FROM $relation
+       |MATCH_RECOGNIZE (
+       |  PARTITION BY part
+       |  ORDER BY id
+       |  MEASURES match_number() AS match, PREV(RUNNING LAST(value)) AS val, classifier() AS label
+       |  ALL ROWS PER MATCH
+       |  AFTER MATCH SKIP PAST LAST ROW
+       |  PATTERN (B+)
+       |  DEFINE B AS B.value < PREV(B.value)
+       |) AS m""".stripMargin
+
   test("partitioning: several partitions given out of order, each matched in its own order") {
-    assertRows(s"""SELECT m.part AS partition, m.id AS row_id, m.match, m.val, m.label
-                  |FROM $unorderedPartitions
-                  |MATCH_RECOGNIZE (
-                  |  PARTITION BY part
-                  |  ORDER BY id
-                  |  MEASURES match_number() AS match, PREV(RUNNING LAST(value)) AS val, classifier() AS label
-                  |  ALL ROWS PER MATCH
-                  |  AFTER MATCH SKIP PAST LAST ROW
-                  |  PATTERN (B+)
-                  |  DEFINE B AS B.value < PREV(B.value)
-                  |) AS m""".stripMargin)(
+    assertRows(fallingRuns(unorderedPartitions))(
       Row("p1", 2, 1L, 90, "B"), Row("p1", 3, 1L, 80, "B"), Row("p1", 6, 2L, 90, "B"), Row("p2", 3, 1L, 20, "B"))
   }
 
   test("partitioning: an empty input gives no rows") {
-    assertRows("""SELECT m.part AS partition, m.id AS row_id, m.match, m.val, m.label
-                 |FROM (SELECT * FROM (VALUES (1, 'p1', 90)) v(id, part, value) WHERE false) t(id, part, value)
-                 |MATCH_RECOGNIZE (
-                 |  PARTITION BY part
-                 |  ORDER BY id
-                 |  MEASURES match_number() AS match, PREV(RUNNING LAST(value)) AS val, classifier() AS label
-                 |  ALL ROWS PER MATCH
-                 |  AFTER MATCH SKIP PAST LAST ROW
-                 |  PATTERN (B+)
-                 |  DEFINE B AS B.value < PREV(B.value)
-                 |) AS m""".stripMargin)()
+    assertRows(fallingRuns("(SELECT * FROM (VALUES (1, 'p1', 90)) v(id, part, value) WHERE false) t(id, part, value)"))()
   }
 
   test("ordering: no partitions, rows given out of order") {
