@@ -1,10 +1,12 @@
-package io.sparkcer.spark
+package io.sparkcer.spark.rowpattern
 
 import java.sql.Date
 
 import org.apache.spark.sql.{Row, SparkSession}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparkcer.spark.LocalSpark
 
 /**
  * Row pattern recognition (R010) as Trino documents and tests it, run through spark.sql: each case is a behaviour of
