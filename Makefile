@@ -70,6 +70,8 @@ engine-run: $(ENGINE_CLASSPATH)
 
 # spark-cer end to end against plain Spark SQL (self-joins) and the floor (read, shuffle, sort, count), with the
 # engine alone, on CORE's stock workload: bench/results/spark.md and its plots. ARGS="--quick" for a short run.
+# ARGS=--recognize-only: MATCH_RECOGNIZE, with Flink SQL as the peer in bench/.flink-venv, which the harness makes
+# from bench/flink-requirements.txt (ARGS="--recognize-only --no-flink" without it).
 bench: $(VENV)/.installed $(ENGINE_CLASSPATH)
 	$(PYTHON) -m pip install -q --disable-pip-version-check -r bench/requirements.txt
 	$(PYTHON) bench/spark_bench.py $(ARGS)

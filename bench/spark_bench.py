@@ -4,7 +4,8 @@ spark-cer against what a Spark user would do instead, on CORE's stock workload: 
     .venv/bin/python bench/spark_bench.py [--scale 4] [--scales 1,4,16] [--repeat 3] [--timeout 120] [--quick]
     .venv/bin/python bench/spark_bench.py --report-only   # spark.md, correlated.md and the plots again, from the records
     .venv/bin/python bench/spark_bench.py --equality-only # equality correlation by PCEA (issue 12): equality.md
-    .venv/bin/python bench/spark_bench.py --recognize-only  # MATCH_RECOGNIZE (issue 13): recognize.md
+    .venv/bin/python bench/spark_bench.py --recognize-only  # MATCH_RECOGNIZE (issue 13) and Flink SQL: recognize.md
+    .venv/bin/python bench/spark_bench.py --recognize-only --no-flink  # the same without Flink
     make bench                                  # the same, after installing bench/requirements.txt
 
 Every workload (sql/stocks/*.ceql: CORE's sequences S3..S24 with and without output, S3 with windows T..4T,
@@ -77,8 +78,12 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         help="only equality correlation by PCEA (issue 12), on a synthetic stream of 10 M account "
                              "events and the stock trace: bench/results/equality.json, .md and .png")
     parser.add_argument("--recognize-only", action="store_true",
-                        help="only MATCH_RECOGNIZE (issue 13), on the stock trace and pathological patterns: "
-                             "bench/results/recognize.json and .md")
+                        help="only MATCH_RECOGNIZE (issue 13), on the stock trace and pathological patterns, with "
+                             "Flink SQL as the peer: bench/results/recognize.json and .md")
+    parser.add_argument("--no-flink", action="store_true",
+                        help="leave out the Flink SQL peer of --recognize-only (and the making of bench/.flink-venv)")
+    parser.add_argument("--flink-timeout", type=float, default=1800,
+                        help="seconds before one Flink peer process (JVM start, warm-up, timed runs, rows) is killed")
     parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
     a = parser.parse_args(argv)
     if a.quick:
@@ -146,6 +151,8 @@ def main() -> None:
         needed = sorted({a.scale, correlated.GROWTH_SCALE} | set(correlated.MEMORY_SCALES))
     if a.equality_only:
         needed = [a.scale if a.quick else equality.STOCK_SCALE]
+    if a.recognize_only:
+        needed = [recognize.stock_scale(a)]
     if a.prepare_only:
         prepare(source, Path(a.cache), needed)
         return

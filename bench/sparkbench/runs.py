@@ -165,7 +165,7 @@ class Bench:
         if r.status != "ok":
             self.rec.fail(f"engine alone, {w.name} at x{scale}: {r.status} {r.message}")
         self.rec.results[k] = r
-        self._print("engine", w, scale, r)
+        self.show("engine", w, scale, r)
         return r
 
     # -- Spark -----------------------------------------------------------------------------------------------
@@ -313,7 +313,7 @@ class Bench:
             self.rec.fail(f"{t.system}, {t.w.name} at x{t.scale}: {r.message}")
         r.extra["load1"] = os.getloadavg()[0]
         self.rec.results[key(t.system, t.w, t.scale)] = r
-        self._print(t.system, t.w, t.scale, r)
+        self.show(t.system, t.w, t.scale, r)
 
     def _status_store(self):
         return self.spark._jsparkSession.sharedState().statusStore()
@@ -422,7 +422,7 @@ class Bench:
             return [("hash", keys)]
         return [("single", keys), ("global", keys)]
 
-    def _print(self, system: str, w: Workload, scale: int, r: Result) -> None:
+    def show(self, system: str, w: Workload, scale: int, r: Result) -> None:
         tail = f"{r.seconds:.2f} s, {r.eps:,.0f} events/s" if r.ok and r.seconds else r.message
         rows = f"{r.rows:,} rows" if r.rows is not None else ""
         print(f"  {system:<14} {w.name:<26} x{scale:<3} {tail:<36} {rows}", flush=True)
