@@ -2,7 +2,7 @@
 Validation of CEQL queries, by the grammar and the analysis that run them.
 
 There is one parser of CEQL, on the JVM (``jvm/engine/.../ceql/CeqlParser.scala``), and Spark's own parser reads
-the predicates. This module does not parse CEQL again: it asks the JVM (``CeqlValidation.scala``) and raises its
+the predicates. This module does not parse CEQL again: it asks the JVM (``PatternValidation.scala``) and raises its
 answer as a Python exception, with the same message::
 
     line 3, column 21: expected ';', ':', OR or FILTER, found 'BUYY'

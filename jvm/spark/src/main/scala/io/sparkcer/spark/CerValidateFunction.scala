@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.StringType
 import io.sparkcer.spark.common.CerErrors
 
 /**
- * The SQL function `cer_validate(request)`: [[CeqlValidation]] in the session that analyzes the call, answered
+ * The SQL function `cer_validate(request)`: [[PatternValidation]] in the session that analyzes the call, answered
  * as a string constant. It is how `spark_cer.validate` reaches the JVM's grammar and analysis through a
  * session, classic or Spark Connect alike (`SELECT cer_validate(:request)`).
  */
@@ -24,7 +24,7 @@ object CerValidateFunction {
 
   private def build(arguments: Seq[Expression]): Expression = arguments match {
     case Seq(request) if request.foldable && request.dataType == StringType && request.eval() != null =>
-      Literal(CeqlValidation(request.eval().toString, Some(SparkSession.active.asInstanceOf[SparkSession])))
+      Literal(PatternValidation(request.eval().toString, Some(SparkSession.active.asInstanceOf[SparkSession])))
     case _ => throw CerErrors.analysis(s"$FunctionName takes one string constant, a JSON request")
   }
 }

@@ -4,7 +4,7 @@ import java.io.{BufferedReader, InputStreamReader, PrintStream}
 import java.nio.charset.StandardCharsets
 
 /**
- * [[CeqlValidation]] for a Python process with no Spark session: `spark_cer.validate` starts this once (the
+ * [[PatternValidation]] for a Python process with no Spark session: `spark_cer.validate` starts this once (the
  * bundled jar on PySpark's own jars) and sends one JSON request per line on standard input; each answer is
  * one JSON line on standard output. It ends when its input does.
  */
@@ -13,7 +13,7 @@ object ValidationServer {
     val in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
     val out = new PrintStream(System.out, false, StandardCharsets.UTF_8)
     Iterator.continually(in.readLine()).takeWhile(_ != null).foreach { request =>
-      out.println(CeqlValidation(request, session = None))
+      out.println(PatternValidation(request, session = None))
       out.flush()
     }
   }

@@ -12,7 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.{Event, LocalEngine}
 import io.sparkcer.spark.common.{CerConf, CerErrors}
-import io.sparkcer.spark.{CeqlValidation, LocalSpark}
+import io.sparkcer.spark.{PatternValidation, LocalSpark}
 
 /**
  * Conditions relating events (DESIGN §3a) evaluated by Spark's expressions and aggregate functions: each query's
@@ -301,7 +301,7 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val request = json.createObjectNode().put("query", query)
     schema.foreach(s => request.put("schema", s.json))
     columns.foreach(cs => cs.foldLeft(request.putArray("columns"))(_.add(_)))
-    val answer = json.readTree(CeqlValidation(json.writeValueAsString(request),
+    val answer = json.readTree(PatternValidation(json.writeValueAsString(request),
       Some(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])))
     assert(!answer.get("ok").asBoolean, answer)
     (answer.get("problem").asText, answer.get("column").asInt, answer.get("length").asInt)

@@ -41,7 +41,7 @@ import io.sparkcer.engine.syntax.{PatternException, Position}
  * and typed by Spark); otherwise predicates and conditions (a clause's expressions) are parsed by Spark's parser
  * and only their column names are checked, and without any columns, names are not checked at all.
  */
-object CeqlValidation {
+object PatternValidation {
   private val json = new ObjectMapper()
 
   final case class Request(query: String, schema: Option[StructType], columns: Option[Seq[String]],
