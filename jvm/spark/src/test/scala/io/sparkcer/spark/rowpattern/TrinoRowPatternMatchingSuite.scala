@@ -975,21 +975,7 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
     "('cust_2', DATE'2020-05-15', 150), ('cust_1', DATE'2020-05-16', 110), ('cust_1', DATE'2020-05-17', 200), " +
     "('cust_2', DATE'2020-05-18', 230), ('cust_2', DATE'2020-05-19', 290)) t(custkey, orderdate, totalprice)"
 
-  test("the documentation's V-shape: a price falls, then rises past the starting point, per customer") {
-    assertOrderedRows(s"""SELECT * FROM $orders MATCH_RECOGNIZE (
-                         |  PARTITION BY custkey
-                         |  ORDER BY orderdate
-                         |  MEASURES A.totalprice AS starting_price, LAST(B.totalprice) AS bottom_price,
-                         |           LAST(U.totalprice) AS top_price
-                         |  ONE ROW PER MATCH
-                         |  AFTER MATCH SKIP PAST LAST ROW
-                         |  PATTERN (A B+ C+ D+)
-                         |  SUBSET U = (C, D)
-                         |  DEFINE B AS totalprice < PREV(totalprice),
-                         |         C AS totalprice > PREV(totalprice) AND totalprice <= A.totalprice,
-                         |         D AS totalprice > PREV(totalprice)
-                         |) ORDER BY custkey""".stripMargin)(Row("cust_1", 160, 50, 200), Row("cust_2", 270, 150, 290))
-  }
+  // The documentation's V-shape itself (ONE ROW PER MATCH) is MatchRecognizeSuite's first test, over `orders`.
 
   test("the documentation's measures under ALL ROWS PER MATCH: running and final, labels, match numbers, averages") {
     def day(d: Int) = Date.valueOf(f"2020-05-$d%02d")
