@@ -29,7 +29,7 @@ final class MatchFrame {
   var labels: Array[Int] = new Array[Int](16)
   var excluded: Array[Boolean] = new Array[Boolean](16)
   var current = -1
-  /** The match's number in its partition, from 1; 0 while a DEFINE condition is tried (MATCH_NUMBER is refused there). */
+  /** The match's number in its partition, from 1; while a DEFINE condition is tried, the number it would have. */
   var number = 0L
   /**
    * Which match the frame holds, new with each [[tryRow]] and [[matched]]: what a reader computed for one `current`
@@ -43,13 +43,13 @@ final class MatchFrame {
    * Sets the frame to a thread's rows up to `row`, the row being tried (at `start + row.length - 1`); without
    * `withHistory`, only the row being tried is labelled (for conditions that read no other row's label).
    */
-  def tryRow(start: Long, row: LabelNode, withHistory: Boolean = true): Unit = {
+  def tryRow(start: Long, row: LabelNode, withHistory: Boolean = true, number: Long = 0L): Unit = {
     val n = row.length
     ensure(n)
     this.start = start
     length = n
     current = n - 1
-    number = 0
+    this.number = number
     version += 1
     labels(n - 1) = row.label
     excluded(n - 1) = false

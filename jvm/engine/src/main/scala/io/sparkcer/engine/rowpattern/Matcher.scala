@@ -20,9 +20,12 @@ trait RowConditions {
  * it: the rows of which labels (through navigation, aggregates or CLASSIFIER), and whether anything that depends on
  * the match's first row (the universal variable's navigation or aggregates). Two threads at one instruction with
  * the same such view of their matches have the same future, so the matcher keeps only the preferred one.
+ *
+ * @param number whether they read MATCH_NUMBER(): the number of the match tried, known only for the start being
+ *               tried (the starts before it decided), so that the matcher tries one start at a time
  */
-final case class ConditionReads(labels: Set[Int], start: Boolean) {
-  def none: Boolean = labels.isEmpty && !start
+final case class ConditionReads(labels: Set[Int], start: Boolean, number: Boolean = false) {
+  def none: Boolean = labels.isEmpty && !start && !number
 }
 
 object ConditionReads {
@@ -87,6 +90,10 @@ final class RowPatternException(message: String) extends RuntimeException(messag
  * the query fails, saying what to write (a run that keeps every start alive and matches none, `A B+ C` where no C
  * comes, is quadratic however it is searched).
  *
+ * **One start at a time.** Where the conditions read MATCH_NUMBER() ([[ConditionReads.number]]), a start's number
+ * is known only once every start before it is decided, so every later start is deferred as it comes: the search is
+ * the standard's own, one start after another, reading the rows after a failed start again for the next.
+ *
  * @param window the longest span of a match (WITHIN): the order value of each position, and the bound that a
  *               match's last row's value minus its first's must stay under
  * @param bound      the most rows read again for deferred starts ([[PartialMatchBound]])
@@ -121,7 +128,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
 
   private var current = new Threads
   private var next = new Threads
-  private val seen = new SeenSet
+  /** The threads added at the current position, by key: their histories count only where the conditions read labels. */
+  private val seen: ThreadKeys = if (reads.labels.isEmpty) new InstructionMarks else new SeenSet
   /** The rows pushed so far. */
   private var pushed = 0L
   /** The next row the threads read: `pushed` but while deferred starts read rows again. */
@@ -143,12 +151,17 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private var triedMatchEnd = 0L
   /** The last row of the matches reported so far (rows up to it are in a match). */
   private var covered = -1L
-  private val stack = new IntStack
   /**
    * The closure passes, numbered: a start's threads after its Done in one pass are cut (`Outcome.cut` is that pass's
    * number), and a start is alive after a step when a thread of it is (`Outcome.alive`, the step's number).
    */
   private var pass = 0L
+
+  /**
+   * The number the match of the start being tried would have: where the conditions read MATCH_NUMBER(), the only
+   * start whose threads run ([[ConditionReads.number]]).
+   */
+  def numberTried: Long = matches + 1
 
   /** The oldest row a thread or an outcome still waiting to be reported may read. */
   def oldestNeeded: Long = attempt
@@ -173,8 +186,13 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     decide()
   }
 
-  /** The threads read row `p`; a new start at p joins them, unless the starts after the tried one are deferred. */
+  /**
+   * The threads read row `p`; a new start at p joins them, unless the starts after the tried one are deferred. Where
+   * the conditions read MATCH_NUMBER(), every start after the tried one is deferred as it comes: its number depends
+   * on whether the tried one matches.
+   */
   private def step(p: Long): Unit = {
+    if (p < deferredFrom && reads.number && p > attempt) deferredFrom = p
     if (p < deferredFrom) {
       // A new start at p, behind every older thread; it shares the set of threads at p that the last step made.
       pass += 1
@@ -297,21 +315,25 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private def cut(start: Long): Boolean =
     start < attempt || (start > attempt && start < triedMatchEnd) || outcomes((start - attempt).toInt).cut == pass
 
-  private def inWindow(start: Long, p: Long): Boolean = window.forall { case (time, span) => time(p) - time(start) < span }
+  private val (time, span) = window.getOrElse((null, 0L))
+  private def inWindow(start: Long, p: Long): Boolean = time == null || time(p) - time(start) < span
 
   /**
-   * Adds the threads that instruction `pc` leads to without reading a row, in order of preference, to `into`; they
-   * stand at position `at`. A thread equivalent to one already there is dropped; Done records a match and cuts the
-   * threads of its start that come after it.
+   * Adds the threads that instruction `pc` leads to without reading a row ([[Program.closure]], in order of
+   * preference) to `into`; they stand at position `at`. A thread equivalent to one already there is dropped; Done
+   * records a match and cuts the threads of its start that come after it. Only the instructions that read a row or
+   * end the match are visited, as a depth-first walk marking every instruction would find them: one that reaches an
+   * instruction of its start's already marked reaches nothing new through it.
    */
   private def closure(pc0: Int, start: Long, history: LabelNode, at: Long, atEnd: Boolean, into: Threads): Unit = {
     val outcome = outcomes((start - attempt).toInt)
-    stack.push(pc0)
-    while (stack.nonEmpty) {
-      val pc = stack.pop()
+    val key = if (acrossStarts && start == attempt) -1L - start else start
+    val reached = program.closure(pc0, atStart = at == 0, atEnd)
+    var k = 0
+    while (k < reached.length && outcome.cut != pass) {
+      val pc = reached(k)
       visits += 1
-      if (outcome.cut == pass) ()
-      else if (program.opcodes(pc) == Done) {
+      if (program.opcodes(pc) == Done) {
         // Not among the equivalent threads: a match ends here, and an earlier start's match ending here does not
         // cover this start.
         outcome.matched = true
@@ -320,17 +342,9 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
         outcome.updates += 1
         outcome.cut = pass
         if (skip == SkipTo.PastLastRow && start == attempt) triedMatchEnd = math.max(triedMatchEnd, at)
-      } else if (!standsFor(pc, start, at) && seen.add(pc, if (acrossStarts && start == attempt) -1L - start else start, history))
-        program.opcodes(pc) match {
-        case MatchLabel => into.add(pc, start, history)
-        case Split => stack.push(program.b(pc)); stack.push(program.a(pc))
-        case Jump => stack.push(program.a(pc))
-        case PartitionStart => if (at == 0) stack.push(pc + 1)
-        case PartitionEnd => if (atEnd) stack.push(pc + 1) else into.add(pc, start, history)
-        case ExclusionStart | ExclusionEnd => stack.push(pc + 1)
-      }
+      } else if (!standsFor(pc, start, at) && seen.add(pc, key, history)) into.add(pc, start, history)
+      k += 1
     }
-    stack.clear()
   }
 
   /**
@@ -416,7 +430,9 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
 
   private def tooManyRead(): Nothing = {
     val why =
-      if (!reads.none) "the DEFINE conditions read other rows of their match (navigation through a variable, " +
+      if (reads.number) "the DEFINE conditions read MATCH_NUMBER(), which a start has only once the one before it is " +
+        "decided"
+      else if (!reads.none) "the DEFINE conditions read other rows of their match (navigation through a variable, " +
         "aggregates, CLASSIFIER)"
       else if (window.nonEmpty) "WITHIN gives each its own span, which ends at a different row"
       else "they stand at different places of the pattern (a bounded repetition counts each one's rows apart)"
@@ -527,11 +543,49 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   }
 
   /**
-   * The threads added at one position, as (instruction, start, the labels the conditions read): an open-addressing
-   * table cleared in O(1) by a new epoch. Histories with equal hashes are compared label by label (only as far back
-   * as they differ: forked threads share their older labels).
+   * The threads added at one position, as (instruction, key, the labels the conditions read); the key is the start,
+   * or `-1 - start` for the start being tried (see [[standsFor]]).
    */
-  private final class SeenSet {
+  private trait ThreadKeys {
+    /** Forgets every thread: the next are added at another position. */
+    def clear(): Unit
+    /** Whether the key (of a thread whose history the conditions do not read) is there. */
+    def contains(pc: Int, key: Long): Boolean
+    /** Adds the thread; false when an equivalent one is there already. */
+    def add(pc: Int, key: Long, history: LabelNode): Boolean
+  }
+
+  /**
+   * Where the conditions read no labels: per instruction, the last key that added it at the current position, and
+   * the last tried start's (negative) key apart, so that later starts do not overwrite it. Exact because one key's
+   * threads are added together: threads run oldest start first, each start's together, and a new start comes last.
+   * Cleared in O(1) by a new epoch.
+   */
+  private final class InstructionMarks extends ThreadKeys {
+    private val epochs = new Array[Int](program.size)
+    private val keys = new Array[Long](program.size)
+    private val triedEpochs = new Array[Int](program.size)
+    private val triedKeys = new Array[Long](program.size)
+    private var epoch = 1
+
+    def clear(): Unit = epoch += 1
+
+    def contains(pc: Int, key: Long): Boolean =
+      if (key < 0) triedEpochs(pc) == epoch && triedKeys(pc) == key else epochs(pc) == epoch && keys(pc) == key
+
+    def add(pc: Int, key: Long, history: LabelNode): Boolean =
+      if (contains(pc, key)) false
+      else {
+        if (key < 0) { triedEpochs(pc) = epoch; triedKeys(pc) = key } else { epochs(pc) = epoch; keys(pc) = key }
+        true
+      }
+  }
+
+  /**
+   * Where the conditions read labels: an open-addressing table cleared in O(1) by a new epoch. Histories with equal
+   * hashes are compared label by label (only as far back as they differ: forked threads share their older labels).
+   */
+  private final class SeenSet extends ThreadKeys {
     private var pcs = new Array[Int](64)
     private var starts = new Array[Long](64)
     private var histories = new Array[LabelNode](64)
@@ -542,7 +596,6 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
 
     def clear(): Unit = { epoch += 1; size = 0 }
 
-    /** Whether the key (of a thread whose history the conditions do not read) is there. */
     def contains(pc: Int, start: Long): Boolean = {
       val hash = mix(pc, start, 0L)
       val mask = pcs.length - 1
@@ -554,9 +607,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       false
     }
 
-    /** Adds the key; false when an equivalent one is there already. */
     def add(pc: Int, start: Long, history: LabelNode): Boolean = {
-      val hash = mix(pc, start, if (history == null || reads.labels.isEmpty) 0L else history.hash)
+      val hash = mix(pc, start, if (history == null) 0L else history.hash)
       if (2 * (size + 1) > pcs.length) grow()
       val mask = pcs.length - 1
       var s = (hash ^ (hash >>> 32)).toInt & mask
@@ -591,7 +643,6 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
 
   /** Whether two histories of one length read alike to the conditions (only the labels they read count). */
   private def sameReads(a: LabelNode, b: LabelNode): Boolean = {
-    if (reads.labels.isEmpty) return true
     var x = a
     var y = b
     while (x ne y) {
@@ -601,16 +652,6 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       x = x.previous; y = y.previous
     }
     true
-  }
-
-  /** The closure's stack of instructions to visit. */
-  private final class IntStack {
-    private var items = new Array[Int](16)
-    private var size = 0
-    def push(i: Int): Unit = { if (size == items.length) items = java.util.Arrays.copyOf(items, size * 2); items(size) = i; size += 1 }
-    def pop(): Int = { size -= 1; items(size) }
-    def nonEmpty: Boolean = size > 0
-    def clear(): Unit = size = 0
   }
 }
 

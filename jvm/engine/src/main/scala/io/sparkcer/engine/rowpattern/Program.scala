@@ -1,5 +1,7 @@
 package io.sparkcer.engine.rowpattern
 
+import java.util.concurrent.atomic.{AtomicLong, AtomicReferenceArray}
+
 /**
  * A row pattern compiled for the [[Matcher]]: a program of instructions in the manner of Thompson's and Pike's
  * regular expression machines (and of Trino's row pattern matcher), whose threads the matcher runs in order of
@@ -17,7 +19,54 @@ package io.sparkcer.engine.rowpattern
  */
 final class Program(val opcodes: Array[Int], val a: Array[Int], val b: Array[Int], val labels: IndexedSeq[String])
     extends Serializable {
+  import Program._
+
   def size: Int = opcodes.length
+
+  /**
+   * The instructions a thread at `pc` reaches without reading a row, in order of preference, each once: the rows it
+   * may read next (MatchLabel; PartitionEnd but at the partition's end, where it is passed), and Done. `^` is passed
+   * at the partition's first row only. Computed once per instruction and place (the matcher asks at every row), and
+   * kept up to [[Program.ClosureCache]] instructions in all; past it, computed at each call.
+   */
+  def closure(pc: Int, atStart: Boolean, atEnd: Boolean): Array[Int] = {
+    val place = (if (atStart) 1 else 0) | (if (atEnd) 2 else 0)
+    val index = place * size + pc
+    val known = closures.get(index)
+    if (known != null) known
+    else {
+      val reached = reach(pc, atStart, atEnd)
+      if (cached.addAndGet(reached.length) <= ClosureCache) closures.set(index, reached)
+      reached
+    }
+  }
+
+  // Filled as the matchers of a task ask, from any of its threads; the reference array publishes each closure whole.
+  @transient private lazy val closures = new AtomicReferenceArray[Array[Int]](4 * size)
+  @transient private lazy val cached = new AtomicLong
+
+  /** The closure of `pc0`, depth first in order of preference, each instruction visited once. */
+  private def reach(pc0: Int, atStart: Boolean, atEnd: Boolean): Array[Int] = {
+    val reached = Array.newBuilder[Int]
+    val visited = new java.util.BitSet(size)
+    var stack = List(pc0)
+    while (stack.nonEmpty) {
+      val pc = stack.head
+      stack = stack.tail
+      if (!visited.get(pc)) {
+        visited.set(pc)
+        opcodes(pc) match {
+          case MatchLabel | Done => reached += pc
+          case Split => stack = a(pc) :: b(pc) :: stack
+          case Jump => stack = a(pc) :: stack
+          case PartitionStart => if (atStart) stack = (pc + 1) :: stack
+          case PartitionEnd => if (atEnd) stack = (pc + 1) :: stack else reached += pc
+          case ExclusionStart | ExclusionEnd => stack = (pc + 1) :: stack
+        }
+      }
+    }
+    reached.result()
+  }
 
   override def toString: String = opcodes.indices.map { k =>
     val op = opcodes(k) match {
@@ -43,4 +92,7 @@ object Program {
   final val ExclusionStart = 5
   final val ExclusionEnd = 6
   final val Done = 7
+
+  /** The most instructions a program's closures keep in all (4 bytes each). */
+  final val ClosureCache = 1L << 22
 }

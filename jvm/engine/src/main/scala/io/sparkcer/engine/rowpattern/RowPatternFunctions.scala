@@ -19,8 +19,8 @@ trait RowPatternFunctions[R, O] {
   def reads: ConditionReads
 
   /**
-   * Whether label's condition reads only its row and rows at physical offsets from it: it is evaluated once per row,
-   * however many threads try the row, as a window function would be.
+   * Whether label's condition reads only its row and rows at physical offsets from it: it is evaluated once per row
+   * ([[holdsAtRow]]), however many threads try the row, as a window function would be.
    */
   def perRow(label: Int): Boolean
 
@@ -57,6 +57,9 @@ trait RowPatternFunctions[R, O] {
 
   /** Label's condition, read from the summary of the thread's rows up to its row `current` of a match from `start`. */
   def holdsOnSummary(label: Int, summary: AnyRef, start: Long, current: Int, rows: PartitionRows[R]): Boolean
+
+  /** A [[perRow]] label's condition at the row at `position`: no match to read. */
+  def holdsAtRow(label: Int, position: Long, rows: PartitionRows[R]): Boolean
 
   /** Label's condition, at `frame`'s current row. */
   def holds(label: Int, frame: MatchFrame, rows: PartitionRows[R]): Boolean

@@ -40,9 +40,6 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
    * it read under (a later start's span may see further rows), and the answer.
    */
   private val labels = pattern.labels.length
-  private val perRow = Array.tabulate(labels)(functions.perRow)
-  private val readsHistory = Array.tabulate(labels)(functions.readsHistory)
-  private val onSummary = Array.tabulate(labels)(functions.onSummary)
   private val evaluatedAt = Array.fill(labels)(-1L)
   private val evaluatedUnder = new Array[Long](labels)
   private val answer = new Array[Boolean](labels)
@@ -59,19 +56,21 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
    */
   var conditionRowsRead = 0L
 
-  private val matcher = new Matcher(pattern, new RowConditions {
+  private val matcher: Matcher = new Matcher(pattern, new RowConditions {
     def holds(start: Long, row: LabelNode): Boolean = {
       val label = row.label
       val position = start + row.length - 1
       horizon = spanEnd(start, position, conditionsAhead)
-      if (perRow(label) && evaluatedAt(label) == position && evaluatedUnder(label) == horizon) answer(label)
+      if (functions.perRow(label) && evaluatedAt(label) == position && evaluatedUnder(label) == horizon) answer(label)
       else {
         val holds =
-          if (onSummary(label))
+          if (functions.perRow(label)) functions.holdsAtRow(label, position, RowPatternPartition.this)
+          else if (functions.onSummary(label))
             functions.holdsOnSummary(label, summary(start, row), start, row.length - 1, RowPatternPartition.this)
           else {
-            if (readsHistory(label)) conditionRowsRead += row.length
-            frame.tryRow(start, row, readsHistory(label))
+            val history = functions.readsHistory(label)
+            if (history) conditionRowsRead += row.length
+            frame.tryRow(start, row, history, if (functions.reads.number) matcher.numberTried else 0L)
             functions.holds(label, frame, RowPatternPartition.this)
           }
         evaluatedAt(label) = position

@@ -87,7 +87,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
   }
 
   test("random patterns, conditions, skips and windows against the brute-force reading of the standard, also saved, " +
-    "loaded and expired by time at random rows as a stream does, and with every later start deferred") {
+    "loaded and expired by time at random rows as a stream does, with every later start deferred, and one start at a " +
+    "time (as where the conditions read MATCH_NUMBER())") {
     val random = new Random(20261125L)
     var matched, failed, cases = 0
     for (i <- 0 until 3000) {
@@ -95,14 +96,17 @@ class RowPatternMatcherSuite extends AnyFunSuite {
       val analyzed = RowPatternAnalysis.analyze(MatchRecognizeParser.parse(c.text), c.text)
       val expected = RowPatternOracle.run(analyzed.clause, analyzed.labels, analyzed.subsets, c.rows,
         analyzed.labels.map(c.conditions.get), c.window)
-      def harness(deferAbove: Long) = new Harness(c.text, c.rows, c.conditions, c.window, Some(c.reads),
-        deferAbove = deferAbove)
+      def harness(deferAbove: Long, reads: ConditionReads = c.reads) = new Harness(c.text, c.rows, c.conditions,
+        c.window, Some(reads), deferAbove = deferAbove)
       val context = s"case $i: ${c.text}\nrows ${c.rows.mkString(" ")}\nconditions ${c.described}; reads ${c.reads}"
       assert(harness(Matcher.DeferAbove).run() == expected, context)
       assert(harness(Matcher.DeferAbove).runResumed(random) == expected, s"$context\nsaved and loaded, expired by time")
       // Deferring the starts after the tried one whenever any is alive: each reads its rows again unless covered.
       assert(harness(0).run() == expected, s"$context\nwith later starts deferred")
       assert(harness(0).runResumed(random) == expected, s"$context\nwith later starts deferred, saved and loaded")
+      // As where the conditions read MATCH_NUMBER(): one start at a time.
+      val numbered = harness(Matcher.DeferAbove, c.reads.copy(number = true))
+      assert(numbered.runResumed(random) == expected, s"$context\none start at a time, saved and loaded")
       cases += 1
       if (expected.exists(_.isInstanceOf[Matched])) matched += 1
       if (expected.exists(_.isInstanceOf[Failed])) failed += 1

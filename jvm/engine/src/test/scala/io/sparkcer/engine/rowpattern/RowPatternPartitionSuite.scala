@@ -142,6 +142,7 @@ object RowPatternPartitionSuite {
       def holdsOnSummary(label: Int, summary: AnyRef, start: Long, current: Int, rows: PartitionRows[Row]): Boolean =
         throw new UnsupportedOperationException
 
+      def holdsAtRow(label: Int, position: Long, rows: PartitionRows[Row]): Boolean = throw new UnsupportedOperationException
       def holds(label: Int, frame: MatchFrame, rows: PartitionRows[Row]): Boolean = {
         val at = (frame.start + frame.current).toInt
         // The rows as the oracle's conditions read them: up to the first the partition does not hold past the row

@@ -106,7 +106,8 @@ object CerConf {
     .doc("MATCH_RECOGNIZE: the most rows of a partition read again for matches tried later. A match is tried from " +
       "every row; when DEFINE conditions read other rows of the match (A.price, aggregates), each start that stays " +
       "undecided holds its own labels, so past 100,000 such rows the later starts wait for the first one's outcome, " +
-      "and read their rows again only if its match does not cover them. A run of rows that keeps every start alive " +
+      "and read their rows again only if its match does not cover them (where DEFINE reads MATCH_NUMBER(), they " +
+      "always wait: a start's number depends on the outcome of the one before). A run of rows that keeps every start alive " +
       "and matches none reads its rows again for each start, quadratic in its length: past this the query fails, " +
       "saying what to write, rather than run for hours.")
     .version(Since)

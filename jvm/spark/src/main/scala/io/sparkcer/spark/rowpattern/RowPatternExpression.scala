@@ -53,6 +53,8 @@ object MatchValue {
     def expressions: Seq[Expression] = Seq(function)
     /** Whether the function reads its rows' labels, so that which variable each row took matters to it. */
     def readsLabels: Boolean = function.references.contains(rowLabel)
+    /** Whether the function reads its match's number. */
+    def readsNumber: Boolean = function.references.contains(matchNumber)
   }
 }
 

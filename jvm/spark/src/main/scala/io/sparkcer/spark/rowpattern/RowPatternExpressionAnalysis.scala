@@ -171,9 +171,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
           "MATCH_ROWTIME() is the time of the match's last row, read from the first ORDER BY column, which is " +
             eventTime.fold("missing: ORDER BY the rows' time")(t => s"${t.name}, ${t.dataType.sql}, not a TIMESTAMP")))
         at(Pointer(None, last = true, 0, 0, running = false), UnresolvedAttribute(Seq(time.name)), asWritten(e))
-      case Some(("match_number", _)) =>
-        if (defining.isDefined) fail("MATCH_NUMBER() in a DEFINE condition: a match has no number until it is found")
-        slot(MatchValue.Number)
+      case Some(("match_number", _)) => slot(MatchValue.Number)
       case _ => e match {
         case f: UnresolvedFunction if isAggregate(f) => slot(aggregate(f, running))
         case a: UnresolvedAttribute =>
@@ -190,13 +188,12 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       if (f.filter.isDefined) fail(s"$call: FILTER is not supported over a match's rows; put the condition in the value")
       // A copy is placed where the call is written, as Spark places what its analyzer builds from it (a cast).
       val (labels, stripped) = ofOneVariable(CurrentOrigin.withOrigin(f.origin)(f.copy(filter = None)), call)
-      // CLASSIFIER() in the argument is each row's label, and MATCH_NUMBER() its match's number (a measure's: a
-      // condition's match has none yet), columns the aggregate's rows carry.
+      // CLASSIFIER() in the argument is each row's label, and MATCH_NUMBER() its match's number (in a condition, the
+      // number of the match tried), columns the aggregate's rows carry.
       val labelled = stripped.transformUp {
         case c if isClassifier(c) => CurrentOrigin.withOrigin(c.origin)(AttributeReference(rowLabel.name, StringType,
           nullable = false)(rowLabel.exprId))
         case n if navigation(n).exists(_._1 == "match_number") =>
-          if (defining.isDefined) fail("MATCH_NUMBER() in a DEFINE condition: a match has no number until it is found")
           if (navigation(n).get._2.nonEmpty) fail(s"${asWritten(n)}: MATCH_NUMBER() takes no argument")
           CurrentOrigin.withOrigin(n.origin)(AttributeReference(rowNumber.name, LongType, nullable = false)(
             rowNumber.exprId))

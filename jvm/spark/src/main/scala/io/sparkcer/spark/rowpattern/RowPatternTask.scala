@@ -58,10 +58,33 @@ object RowPatternTask {
     private val labels = pattern.labels
     /** What the conditions that read other rows of their match keep per row of a thread ([[RunningSummary]]). */
     private val layout = new RunningLayout(task.defines, labels, task.input, partitionIndex)
+    /**
+     * Per label, whether its condition reads only its row and rows at physical offsets from it: then it is evaluated
+     * once per row, whatever the number of threads that try the row, as a window function would be.
+     */
+    private val rowRead: Array[Boolean] = Array.tabulate(labels.length) { l =>
+      task.defined.indexOf(l) match {
+        case -1 => false
+        case k => task.defines(k).values.forall {
+          case MatchValue.Column(p, _, _) => p.current
+          case MatchValue.Classifier(p, _) => p.current && p.physical == 0
+          case _ => false
+        }
+      }
+    }
+    /** Per label whose condition reads only its row and physical offsets from it ([[rowRead]]), that condition. */
+    private val rowConditions: Array[RowCondition] = {
+      val byLabel = new Array[RowCondition](labels.length)
+      task.defined.zip(task.defines).foreach { case (l, d) =>
+        if (rowRead(l)) byLabel(l) = new RowCondition(d, task.input, labels(l), partitionIndex)
+      }
+      byLabel
+    }
+    /** Per label whose condition reads its match, that condition. */
     private val conditions: Array[BoundRowPatternExpression] = {
       val byLabel = new Array[BoundRowPatternExpression](labels.length)
       task.defined.zip(task.defines).foreach { case (l, d) =>
-        byLabel(l) = new BoundRowPatternExpression(d, task.input, labels, partitionIndex, Some(layout))
+        if (!rowRead(l)) byLabel(l) = new BoundRowPatternExpression(d, task.input, labels, partitionIndex, Some(layout))
       }
       byLabel
     }
@@ -77,33 +100,19 @@ object RowPatternTask {
     }
     /** Per label, whether its condition reads other rows of its match through the thread's running summary. */
     private val summaryRead: Array[Boolean] = Array.tabulate(labels.length)(l => historyRead(l) && conditions(l).running)
-    /**
-     * Per label, whether its condition reads only its row and rows at physical offsets from it: then it is evaluated
-     * once per row, whatever the number of threads that try the row, as a window function would be.
-     */
-    private val rowRead: Array[Boolean] = Array.tabulate(labels.length) { l =>
-      task.defined.indexOf(l) match {
-        case -1 => false
-        case k => task.defines(k).values.forall {
-          case MatchValue.Column(p, _, _) => p.current
-          case MatchValue.Classifier(p, _) => p.current && p.physical == 0
-          case _ => false
-        }
-      }
-    }
     val reads: ConditionReads = {
       val values = task.defines.flatMap(_.values)
       val all = labels.indices.toSet
       values.foldLeft(ConditionReads.Nothing) { (r, v) =>
         v match {
           case MatchValue.Column(p, _, _) if p.current => r
-          case MatchValue.Column(p, _, _) => ConditionReads(r.labels ++ p.labels.getOrElse(Set.empty), r.start || p.labels.isEmpty)
+          case MatchValue.Column(p, _, _) => r.copy(labels = r.labels ++ p.labels.getOrElse(Set.empty), start = r.start || p.labels.isEmpty)
           case MatchValue.Classifier(p, _) if p.current && p.physical == 0 => r
-          case MatchValue.Classifier(_, _) => ConditionReads(all, start = true)
+          case MatchValue.Classifier(_, _) => r.copy(labels = all, start = true)
           // The universal variable's aggregate of CLASSIFIER() tells every label apart.
           case a: MatchValue.Aggregate => ConditionReads(r.labels ++ a.labels.getOrElse(if (a.readsLabels) all else Set.empty),
-            r.start || a.labels.isEmpty)
-          case MatchValue.Number => r
+            r.start || a.labels.isEmpty, r.number || a.readsNumber)
+          case MatchValue.Number => r.copy(number = true)
         }
       }
     }
@@ -145,6 +154,9 @@ object RowPatternTask {
 
     def holdsOnSummary(label: Int, summary: AnyRef, start: Long, current: Int, rows: PartitionRows[InternalRow]): Boolean =
       conditions(label).evalRunning(summary.asInstanceOf[RunningSummary], start, current, label, rows) == true
+
+    def holdsAtRow(label: Int, position: Long, rows: PartitionRows[InternalRow]): Boolean =
+      rowConditions(label).holds(position, rows)
 
     def holds(label: Int, frame: MatchFrame, rows: PartitionRows[InternalRow]): Boolean =
       conditions(label).eval(frame, rows) == true

@@ -126,11 +126,13 @@ object RunningLayout {
 
   /**
    * Whether a summary answers every value of a condition: a CLASSIFIER of the row a navigation names (not one at a
-   * physical offset from it, whose label it does not keep), and aggregates whose buffers copy by value.
+   * physical offset from it, whose label it does not keep), and aggregates whose buffers copy by value; not
+   * MATCH_NUMBER(), which a frame carries.
    */
   def supports(e: RowPatternExpression): Boolean = e.values.forall {
     case MatchValue.Classifier(p, _) => p.physical == 0
-    case a: MatchValue.Aggregate => MatchAggregator.copyable(a.function)
+    case a: MatchValue.Aggregate => MatchAggregator.copyable(a.function) && !a.readsNumber
+    case MatchValue.Number => false // the number of the match tried is the frame's
     case _ => true
   }
 }

@@ -246,6 +246,22 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(read <= 3L * rows, s"$read rows read by the conditions over ${rows + 1} rows")
   }
 
+  test("MATCH_NUMBER() in DEFINE is the number of the match tried, counted per partition, as Trino reads it") {
+    // Rising runs of v, the third run of each partition not taken: its match would be number 3. From 1: the first
+    // partition's runs are rows 1-3, 4-5 and 6-8; the second's 1-2, 3-4 and 5-6.
+    import spark.implicits._
+    Seq(("x", 1, 1), ("x", 2, 2), ("x", 3, 3), ("x", 4, 1), ("x", 5, 2), ("x", 6, 1), ("x", 7, 2), ("x", 8, 3),
+      ("y", 1, 5), ("y", 2, 6), ("y", 3, 5), ("y", 4, 6), ("y", 5, 5), ("y", 6, 6))
+      .toDF("p", "ts", "v").createOrReplaceTempView("runs")
+    val rows = sql("SELECT * FROM runs MATCH_RECOGNIZE (PARTITION BY p ORDER BY ts MEASURES MATCH_NUMBER() AS n, " +
+      "FIRST(ts) AS first_ts, LAST(ts) AS last_ts PATTERN (A B+) DEFINE B AS v > PREV(v) AND MATCH_NUMBER() <= 2)")
+    assert(rows.collect().toSet == Set(Row("x", 1L, 1, 3), Row("x", 2L, 4, 5), Row("y", 1L, 1, 2), Row("y", 2L, 3, 4)))
+    // Beside an aggregate: the second match would need four rows, which no run of either partition has.
+    val partial = sql("SELECT * FROM runs MATCH_RECOGNIZE (PARTITION BY p ORDER BY ts MEASURES MATCH_NUMBER() AS n, " +
+      "count(*) AS len PATTERN (A B+) DEFINE B AS v > PREV(v) AND MATCH_NUMBER() * 2 <= count(*))")
+    assert(partial.collect().toSet == Set(Row("x", 1L, 3L), Row("y", 1L, 2L)))
+  }
+
   test("a run that keeps every start alive and matches none fails once it has read too many rows again, naming the " +
     "conf") {
     spark.range(1000).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")

@@ -762,20 +762,9 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assertRows(rising("max(value) > 4"))(risingLabels: _*)
   }
 
-  /**
-   * MATCH_NUMBER() in a DEFINE condition, which Trino reads as the number the match will have if it is found. The
-   * matcher runs the threads of later starts alongside an earlier one's (so that many starts cost linear time): a
-   * later start's number depends on whether the earlier one matches, undecided while its condition is evaluated.
-   * spark-cer refuses it at analysis; a measure's MATCH_NUMBER(), in an aggregate too, is the found match's.
-   */
-  private def refusesMatchNumberInDefine(query: String): Unit = {
-    val message = failure(query)
-    assert(message.contains("MATCH_NUMBER() in a DEFINE condition: a match has no number until it is found"), message)
-  }
-
-  test("MATCH_NUMBER in an aggregate's argument in DEFINE is refused (Trino: the number of the match sought)") {
-    // Trino gives the rows of max(value) > 4 above.
-    refusesMatchNumberInDefine(rising("max(value + MATCH_NUMBER()) > 5"))
+  test("MATCH_NUMBER in an aggregate's argument in DEFINE: the number of the match sought (Trino)") {
+    // Each partition's one match is its first: max(value + 1) > 5 is max(value) > 4.
+    assertRows(rising("max(value + MATCH_NUMBER()) > 5"))(risingLabels: _*)
   }
 
   test("aggregate arguments that combine a column and CLASSIFIER, the column named twice") {
@@ -925,13 +914,13 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
       Row(1, Seq("C")), Row(2, Seq("C", "A")), Row(3, Seq("C", "A", "B")), Row(4, Seq("C", "A", "B", "X")))
   }
 
-  test("several aggregates in each condition, over CLASSIFIER and MATCH_NUMBER: refused, MATCH_NUMBER in DEFINE") {
-    // Trino: (1, [B, B, B, A]), (2, [B, A, A, A]).
-    refusesMatchNumberInDefine(s"SELECT m.match_no, m.labels FROM $eightIds MATCH_RECOGNIZE (ORDER BY id " +
+  test("several aggregates in each condition, over CLASSIFIER and MATCH_NUMBER") {
+    assertRows(s"SELECT m.match_no, m.labels FROM $eightIds MATCH_RECOGNIZE (ORDER BY id " +
       "MEASURES MATCH_NUMBER() AS match_no, array_agg(CLASSIFIER()) AS labels ONE ROW PER MATCH " +
       "AFTER MATCH SKIP PAST LAST ROW PATTERN ((A | B){4}) " +
       "DEFINE A AS max(id - 2 * MATCH_NUMBER()) > 1 AND max(CLASSIFIER()) = 'B', " +
-      "B AS min(lower(CLASSIFIER())) = 'b' OR min(MATCH_NUMBER() + 100) < 0) AS m")
+      "B AS min(lower(CLASSIFIER())) = 'b' OR min(MATCH_NUMBER() + 100) < 0) AS m")(
+      Row(1L, Seq("B", "B", "B", "A")), Row(2L, Seq("B", "A", "A", "A")))
   }
 
   test("RUNNING and FINAL aggregates over CLASSIFIER and MATCH_NUMBER") {
@@ -953,13 +942,8 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
     "FINAL max_by(-MATCH_NUMBER() - id, lower(CLASSIFIER())) AS final_measure ALL ROWS PER MATCH " +
     s"AFTER MATCH SKIP PAST LAST ROW PATTERN (A B C D) DEFINE A AS $define) AS m"
 
-  test("aggregates of two arguments in DEFINE over MATCH_NUMBER: refused (Trino: the rows below)") {
-    refusesMatchNumberInDefine(twoArguments("max_by(MATCH_NUMBER(), CLASSIFIER()) > 0"))
-  }
-
-  test("aggregates of two arguments in MEASURES, both over CLASSIFIER and MATCH_NUMBER") {
-    // Trino's condition is max_by(MATCH_NUMBER(), CLASSIFIER()) > 0, true on every row A is tried at: the same rows.
-    assertRows(twoArguments("max_by(id, CLASSIFIER()) > 0"))(
+  test("aggregates of two arguments in DEFINE and MEASURES, over CLASSIFIER and MATCH_NUMBER") {
+    assertRows(twoArguments("max_by(MATCH_NUMBER(), CLASSIFIER()) > 0"))(
       (1 to 8).map { id =>
         val m = (id + 3) / 4
         Row(id, "ABCD".charAt((id - 1) % 4).toString, m.toLong, 100L * m + id, -(m + 4L * m))
