@@ -270,3 +270,44 @@ def test_too_large_a_permute_is_refused_before_it_is_written_out(spark) -> None:
     df = spark.createDataFrame([(1, 2.0)], "day int, price double")
     with pytest.raises(spark_cer.PatternAnalysisError, match="PERMUTE of 12 items"):
         df.match_recognize(clause)
+
+
+def test_what_users_porting_from_trino_write(spark) -> None:
+    """Issue 23's list through DataFrame.match_recognize, the rows worked out by the standard as Trino reads it:
+    CLASSIFIER() inside navigation and aggregates, PREV of a RUNNING navigation, NEXT(CLASSIFIER()) in a measure,
+    FIRST with a logical offset past the current row, MATCH_NUMBER() in DEFINE, and the errors' places and counts."""
+    prices = spark.createDataFrame(
+        [("A", 1, 10.0), ("A", 2, 8.0), ("A", 3, 7.0), ("A", 4, 9.0), ("A", 5, 12.0)],
+        "symbol string, day int, price double")
+    v = prices.match_recognize("""
+        PARTITION BY symbol ORDER BY day
+        MEASURES FINAL LAST(CLASSIFIER()) AS last_label, LAST(CLASSIFIER(), 1) AS before,
+                 lower(LAST(CLASSIFIER())) AS label, concat_ws('', RUNNING array_agg(lower(CLASSIFIER(DOWN)))) AS downs,
+                 PREV(RUNNING LAST(price)) AS prev_price, NEXT(CLASSIFIER()) AS next_label,
+                 FIRST(price, 2) AS third_price
+        ALL ROWS PER MATCH
+        PATTERN (START DOWN+ UP+)
+        DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)""")
+    assert [tuple(r)[2:9] for r in v.collect()] == [
+        ("UP", None, "start", "", None, "DOWN", 7.0),
+        ("UP", "START", "down", "down", 10.0, "DOWN", 7.0),
+        ("UP", "DOWN", "down", "downdown", 8.0, "UP", 7.0),
+        ("UP", "DOWN", "up", "downdown", 7.0, "UP", 7.0),
+        ("UP", "UP", "up", "downdown", 9.0, None, 7.0)]
+
+    # MATCH_NUMBER() in DEFINE: the number of the match tried; a third rising run would be number 3.
+    runs = spark.createDataFrame([(p, i + 1, v) for p, vs in (("x", (1, 2, 3, 1, 2, 1, 2, 3)), ("y", (5, 6, 5, 6, 5, 6)))
+                                  for i, v in enumerate(vs)], "p string, ts int, v int")
+    numbered = runs.match_recognize("""
+        PARTITION BY p ORDER BY ts MEASURES MATCH_NUMBER() AS n, FIRST(ts) AS first_ts, LAST(ts) AS last_ts
+        PATTERN (A B+) DEFINE B AS v > PREV(v) AND MATCH_NUMBER() <= 2""")
+    assert sorted(_rows(numbered)) == [("x", 1, 1, 3), ("x", 2, 4, 5), ("y", 1, 1, 2), ("y", 2, 3, 4)]
+
+    # A measure named like a column ALL ROWS PER MATCH outputs, refused where it is written.
+    with pytest.raises(spark_cer.PatternAnalysisError, match="an input column, which ALL ROWS PER MATCH outputs too"):
+        prices.match_recognize("ORDER BY day MEASURES count(*) AS price ALL ROWS PER MATCH PATTERN (A+) "
+                               "DEFINE A AS price > 0")
+    # A skip to a variable absent from the match names its rows as users count them, from 1.
+    with pytest.raises(Exception, match=r"not present in match 1 \(rows 1 to 2 of its partition, counted from 1\)"):
+        prices.match_recognize("ORDER BY day MEASURES count(*) AS n AFTER MATCH SKIP TO LAST C "
+                               "PATTERN (A B | C) DEFINE A AS price > 9, B AS price < 9").collect()

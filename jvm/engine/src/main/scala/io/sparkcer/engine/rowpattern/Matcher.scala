@@ -13,6 +13,16 @@ trait RowConditions {
    * `start` and labelled its rows before it `row.previous` (null: none). Called only for labels with a condition.
    */
   def holds(start: Long, row: LabelNode): Boolean
+
+  /**
+   * Whether `label`'s condition reads nothing of its match but where it began (its row and rows at physical offsets
+   * from it): then the matcher asks [[holdsAt]], before it makes the row's label node, which a row that fails does
+   * not need.
+   */
+  def oneRow(label: Int): Boolean = false
+
+  /** A [[oneRow]] label's condition at partition position `position`, in a match that began at `start`. */
+  def holdsAt(start: Long, label: Int, position: Long): Boolean = throw new UnsupportedOperationException
 }
 
 /**
@@ -108,6 +118,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private val skip = pattern.clause.skip
   private val withUnmatched = pattern.clause.rowsPerMatch == RowsPerMatch.AllWithUnmatched
   private val defined = pattern.defined.toArray
+  private val oneRow = Array.tabulate(pattern.labels.length)(l => defined(l) && conditions.oneRow(l))
   private val relevant = Array.tabulate(pattern.labels.length)(reads.labels.contains)
   /**
    * Whether threads of different starts may stand for each other (see the class comment): not under a window, where
@@ -202,15 +213,26 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     pass += 1
     var k = 0
     while (k < current.size) {
-      val (pc, start, history) = (current.pcs(k), current.starts(k), current.histories(k))
+      val pc = current.pcs(k)
+      val start = current.starts(k)
       if (!cut(start) && program.opcodes(pc) == MatchLabel && inWindow(start, p)) {
         val label = program.a(pc)
-        val read = new LabelNode(label, excludedAt(pc), history, if (history == null) 1 else history.length + 1,
-          extendedHash(if (history == null) 0L else history.hash, label))
-        if (!defined(label) || conditions.holds(start, read)) closure(pc + 1, start, read, p + 1, atEnd = false, next)
+        if (!defined(label) || (oneRow(label) && conditions.holdsAt(start, label, p)))
+          closure(pc + 1, start, read(pc, current.histories(k)), p + 1, atEnd = false, next)
+        else if (!oneRow(label)) {
+          val row = read(pc, current.histories(k))
+          if (conditions.holds(start, row)) closure(pc + 1, start, row, p + 1, atEnd = false, next)
+        }
       }
       k += 1
     }
+  }
+
+  /** A thread's history after it reads a row at instruction `pc` (a MatchLabel). */
+  private def read(pc: Int, history: LabelNode): LabelNode = {
+    val label = program.a(pc)
+    new LabelNode(label, excludedAt(pc), history, if (history == null) 1 else history.length + 1,
+      extendedHash(if (history == null) 0L else history.hash, label))
   }
 
   /**
@@ -315,8 +337,10 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private def cut(start: Long): Boolean =
     start < attempt || (start > attempt && start < triedMatchEnd) || outcomes((start - attempt).toInt).cut == pass
 
-  private val (time, span) = window.getOrElse((null, 0L))
-  private def inWindow(start: Long, p: Long): Boolean = time == null || time(p) - time(start) < span
+  // Read at every thread and row: plain fields rather than the Option.
+  private val timeOf: Long => Long = window.map(_._1).orNull
+  private val longestSpan = window.fold(0L)(_._2)
+  private def inWindow(start: Long, p: Long): Boolean = timeOf == null || timeOf(p) - timeOf(start) < longestSpan
 
   /**
    * Adds the threads that instruction `pc` leads to without reading a row ([[Program.closure]], in order of

@@ -57,26 +57,30 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
   var conditionRowsRead = 0L
 
   private val matcher: Matcher = new Matcher(pattern, new RowConditions {
-    def holds(start: Long, row: LabelNode): Boolean = {
-      val label = row.label
-      val position = start + row.length - 1
+    override def oneRow(label: Int): Boolean = functions.perRow(label)
+
+    override def holdsAt(start: Long, label: Int, position: Long): Boolean = {
       horizon = spanEnd(start, position, conditionsAhead)
-      if (functions.perRow(label) && evaluatedAt(label) == position && evaluatedUnder(label) == horizon) answer(label)
+      if (evaluatedAt(label) == position && evaluatedUnder(label) == horizon) answer(label)
       else {
-        val holds =
-          if (functions.perRow(label)) functions.holdsAtRow(label, position, RowPatternPartition.this)
-          else if (functions.onSummary(label))
-            functions.holdsOnSummary(label, summary(start, row), start, row.length - 1, RowPatternPartition.this)
-          else {
-            val history = functions.readsHistory(label)
-            if (history) conditionRowsRead += row.length
-            frame.tryRow(start, row, history, if (functions.reads.number) matcher.numberTried else 0L)
-            functions.holds(label, frame, RowPatternPartition.this)
-          }
+        val holds = functions.holdsAtRow(label, position, RowPatternPartition.this)
         evaluatedAt(label) = position
         evaluatedUnder(label) = horizon
         answer(label) = holds
         holds
+      }
+    }
+
+    def holds(start: Long, row: LabelNode): Boolean = {
+      val label = row.label
+      horizon = spanEnd(start, start + row.length - 1, conditionsAhead)
+      if (functions.onSummary(label))
+        functions.holdsOnSummary(label, summary(start, row), start, row.length - 1, RowPatternPartition.this)
+      else {
+        val history = functions.readsHistory(label)
+        if (history) conditionRowsRead += row.length
+        frame.tryRow(start, row, history, if (functions.reads.number) matcher.numberTried else 0L)
+        functions.holds(label, frame, RowPatternPartition.this)
       }
     }
   }, functions.reads, new RowPatternSink {

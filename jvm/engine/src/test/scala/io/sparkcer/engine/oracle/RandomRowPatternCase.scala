@@ -18,10 +18,11 @@ import io.sparkcer.engine.rowpattern.{ConditionReads, MatchRecognizeParser, RowP
  * @param text       the clause without DEFINE (the engine's tests give the conditions as functions)
  * @param define     its DEFINE clause in SQL (empty when no variable has a condition)
  * @param time       the order column's value per row (positions, or increasing times under a window)
+ * @param oneRow     the variables whose conditions read only their row and physical offsets from it (PREV, NEXT)
  */
 final case class RandomRowPatternCase(text: String, define: String, rows: IndexedSeq[Int], time: IndexedSeq[Long],
     conditions: Map[String, Condition], described: String, reads: ConditionReads,
-    window: Option[(IndexedSeq[Long], Long)])
+    window: Option[(IndexedSeq[Long], Long)], oneRow: Set[String])
 
 object RandomRowPatternCase {
   private val Variables = IndexedSeq("A", "B", "C", "D")
@@ -63,6 +64,7 @@ object RandomRowPatternCase {
     val described = mutable.ArrayBuffer.empty[String]
     var readLabels = Set.empty[String]
     var readStart = false
+    val oneRow = mutable.Set.empty[String]
     for (v <- Seq("A", "B", "C") if used.contains(v)) {
       def row(rs: IndexedSeq[Int], start: Int, labels: IndexedSeq[Int]) = rs(start + labels.length - 1)
       val other = pick(used: _*) // a variable of the pattern: naming another is an error
@@ -70,7 +72,9 @@ object RandomRowPatternCase {
       val lastOther = if (other == v) s"LAST($other.v, 1)" else s"LAST($other.v)"
       // The rows labelled `other` so far, this one included (a navigation or an aggregate of other in RUNNING).
       def others(ls: IndexedSeq[Int]) = ls.indices.filter(i => labelName(ls(i)) == other)
-      val (name, define, condition: Condition) = random.nextInt(16) match {
+      val kind = random.nextInt(16)
+      if (kind <= 4) oneRow += v // the row's value, PREV or NEXT of it
+      val (name, define, condition: Condition) = kind match {
         case 0 => val k = random.nextInt(4); (s"= $k", s"v = $k", ((rs, s, ls) => row(rs, s, ls) == k): Condition)
         case 1 => val k = 1 + random.nextInt(3); (s"< $k", s"v < $k", ((rs, s, ls) => row(rs, s, ls) < k): Condition)
         case 2 => ("odd", "v % 2 = 1", ((rs, s, ls) => row(rs, s, ls) % 2 == 1): Condition)
@@ -124,6 +128,6 @@ object RandomRowPatternCase {
       else ConditionReads(readLabels.flatMap(analyzed.label), readStart)
     val time = window.fold(rows.indices.map(_.toLong))(_._1)
     RandomRowPatternCase(text, if (sql.isEmpty) "" else sql.mkString("DEFINE ", ", ", ""), rows, time, conditions.toMap,
-      described.mkString(", "), reads, window)
+      described.mkString(", "), reads, window, oneRow.toSet)
   }
 }

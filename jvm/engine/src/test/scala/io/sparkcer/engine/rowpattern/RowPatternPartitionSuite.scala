@@ -129,7 +129,7 @@ object RowPatternPartitionSuite {
 
     private val functions = new RowPatternFunctions[Row, Out] {
       val reads: ConditionReads = c.reads
-      def perRow(label: Int): Boolean = false
+      def perRow(label: Int): Boolean = c.oneRow(analyzed.labels(label))
       def readsHistory(label: Int): Boolean = true
       def onSummary(label: Int): Boolean = false
       def keepsSummaries: Boolean = false
@@ -142,19 +142,25 @@ object RowPatternPartitionSuite {
       def holdsOnSummary(label: Int, summary: AnyRef, start: Long, current: Int, rows: PartitionRows[Row]): Boolean =
         throw new UnsupportedOperationException
 
-      def holdsAtRow(label: Int, position: Long, rows: PartitionRows[Row]): Boolean = throw new UnsupportedOperationException
+      // A condition of one row reads the same whatever its match: as if the match began at the row.
+      def holdsAtRow(label: Int, position: Long, rows: PartitionRows[Row]): Boolean =
+        conditions(label).get(visible(position.toInt, rows), position.toInt, IndexedSeq(label))
+
       def holds(label: Int, frame: MatchFrame, rows: PartitionRows[Row]): Boolean = {
         val at = (frame.start + frame.current).toInt
+        conditions(label).get(visible(at, rows), frame.start.toInt, frame.labels.take(frame.length).toIndexedSeq)
+      }
+
+      private def visible(at: Int, rows: PartitionRows[Row]): IndexedSeq[Int] = {
         // The rows as the oracle's conditions read them: up to the first the partition does not hold past the row
         // tried (the partition's end, or past the match's span), each read one held.
-        val visible = new IndexedSeq[Int] {
+        new IndexedSeq[Int] {
           val length: Int = { var q = at; while (rows.holds(q)) q += 1; q }
           def apply(p: Int): Int = {
             assert(rows.holds(p), s"row $p read but not held")
             rows(p).v
           }
         }
-        conditions(label).get(visible, frame.start.toInt, frame.labels.take(frame.length).toIndexedSeq)
       }
 
       def matched(frame: MatchFrame, rows: PartitionRows[Row], row: Row): Out =
