@@ -88,12 +88,16 @@ object RowPatternTask {
       }
       byLabel
     }
-    /** Per label, whether its condition reads the labels of the match's other rows. */
+    /**
+     * Per label, whether its condition reads the labels of the match's other rows: not through its row's own
+     * CLASSIFIER(), which is the label tried (a condition of one row, [[rowRead]], reads no history).
+     */
     private val historyRead: Array[Boolean] = Array.tabulate(labels.length) { l =>
       task.defined.indexOf(l) match {
         case -1 => false
         case k => task.defines(k).values.exists {
           case MatchValue.Column(p, _, _) => !p.current
+          case MatchValue.Classifier(p, _) => !(p.current && p.physical == 0)
           case _ => true
         }
       }

@@ -448,6 +448,14 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       Row(5, "C", "B", "c", "C", null, "B", Seq("A"), "bbcc", 2, 3)))
   }
 
+  test("a condition that reads its own row's CLASSIFIER() is a condition of one row, asked once per row") {
+    // CLASSIFIER() in A's own condition is 'A': with v > PREV(v), A reads its row and the one before, no history.
+    val rows = sql("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n, " +
+      "CLASSIFIER() AS last_label PATTERN (A+ B) DEFINE A AS CLASSIFIER() = 'A' AND price > coalesce(PREV(price), 0), " +
+      "B AS lower(CLASSIFIER()) = 'b')").collect().toSeq
+    assert(rows == Seq(Row(4L, "B")))
+  }
+
   test("FIRST with a logical offset reads the whole match under ALL ROWS PER MATCH, RUNNING too, as Trino does") {
     // Trino's FIRST(value, 2) names the match's third row from its first row on; LAST(value, 1) stays running.
     val df = sql(s"""SELECT * FROM $kinds MATCH_RECOGNIZE (ORDER BY ts
