@@ -10,7 +10,8 @@ bench/results/recognize.json and recognize.md."""
 from __future__ import annotations
 
 import argparse
-from typing import List
+import statistics
+from typing import List, Optional
 
 from . import flink
 from .flink_dialect import FLINK_ORDER, query
@@ -163,12 +164,22 @@ def goals(rec: Record) -> List[Goal]:
                         f"Flink {', '.join(missing)}: {why}"))
     floor = rec.get("floor", FLOOR, scale)
     for w in ONE_ROW_CONDITIONS:
-        ours = rec.get("spark-cer", w, scale)
-        x = ours.seconds / floor.seconds if ours and ours.ok and floor and floor.ok else None
+        x = over_floor(rec.get("spark-cer", w, scale), floor)
         out.append(Goal(f"within {FLOOR_TARGET}x of the floor, conditions reading one row: {w.name} (spark-cer's "
-                        "time over the floor's)", f"{x:.2f}x" if x else "not measured",
-                        None if x is None else x <= FLOOR_TARGET, "a run failed"))
+                        "time over the floor's, the median of the rounds' ratios)",
+                        f"{x:.2f}x" if x else "not measured", None if x is None else x <= FLOOR_TARGET, "a run failed"))
     return out
+
+
+def over_floor(ours, floor) -> Optional[float]:
+    """spark-cer's time over the floor's: the median of their ratios in each round, where the two ran seconds apart
+    (a change in the machine's load, which moves single runs by 10-30% here, hits both alike); where their rounds
+    differ in number (a long warm-up was the only run), the best over the best."""
+    if not (ours and ours.ok and floor and floor.ok):
+        return None
+    if len(ours.runs) == len(floor.runs) > 0:
+        return statistics.median(o / f for o, f in zip(ours.runs, floor.runs))
+    return ours.seconds / floor.seconds
 
 
 def flink_report(rec: Record, scale: int) -> List[str]:

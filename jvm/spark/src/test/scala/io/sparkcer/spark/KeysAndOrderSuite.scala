@@ -102,6 +102,16 @@ class KeysAndOrderSuite extends AnyFunSuite with BeforeAndAfterAll {
     val mapped = spark.sql("SELECT * FROM mapped MATCH_RECOGNIZE (ORDER BY ts MEASURES A.m AS m PATTERN (A B) " +
       "DEFINE B AS B.price > A.price)").queryExecution.executedPlan.toString
     assert(mapped.contains("rows that differ only in [m#") && mapped.contains("keep their input order"), mapped)
+    // A partition's rows share its keys: a key breaks no tie, and the sort does not compare it twice.
+    for (query <- Seq("SELECT * FROM ticks PATTERN SELL AS s : BUY AS b PARTITION BY name ORDER BY ts",
+        "SELECT * FROM ticks MATCH_RECOGNIZE (PARTITION BY name ORDER BY ts MEASURES A.price AS p PATTERN (A B) " +
+          "DEFINE B AS B.price > A.price)")) {
+      val keyed = spark.sql(query).queryExecution.executedPlan
+      val tieBreak = "ties broken by \\[([^\\]]*)\\]".r.findFirstMatchIn(keyed.toString).map(_.group(1))
+      assert(tieBreak.exists(t => t.contains("price#") && !t.contains("name#")), keyed)
+      val required = spark.sql(query).queryExecution.sparkPlan.requiredChildOrdering.flatten
+      assert(required.count(_.child.references.exists(_.name == "name")) == 1, required)
+    }
   }
 
   test("NULLs in a tie-break column do not leave a row out") {

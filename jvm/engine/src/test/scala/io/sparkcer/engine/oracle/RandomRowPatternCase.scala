@@ -3,17 +3,17 @@ package io.sparkcer.engine.oracle
 import scala.collection.mutable
 import scala.util.Random
 
-import io.sparkcer.engine.oracle.RowPatternOracle.Condition
+import io.sparkcer.engine.oracle.RowPatternOracle.{Condition, NumberedCondition, numbered}
 import io.sparkcer.engine.rowpattern.{ConditionReads, MatchRecognizeParser, RowPatternAnalysis}
 
 /**
  * A random MATCH_RECOGNIZE clause over the variables A, B, C (and D, which has no condition) and rows of small numbers
  * (the column `v`, in the order of `t`), for the engine's matcher and for Spark, both checked against
  * [[RowPatternOracle]]. Each of A, B and C gets a condition from templates that read the current row, physical
- * offsets, the labels of the match so far (LAST and FIRST with offsets, count, sum, max, CLASSIFIER inside PREV,
- * FIRST and LAST) or its first row, each as a Scala function for the oracle and the matcher, and as the SQL that
- * says the same in DEFINE for Spark; and what they read ([[ConditionReads]]), so that both of the matcher's ways of
- * telling threads equivalent are exercised.
+ * offsets, the row's own CLASSIFIER(), the labels of the match so far (LAST and FIRST with offsets, count, sum, max,
+ * CLASSIFIER inside PREV, FIRST and LAST), its first row or MATCH_NUMBER(), each as a Scala function for the oracle
+ * and the matcher, and as the SQL that says the same in DEFINE for Spark; and what they read ([[ConditionReads]]), so
+ * that both of the matcher's ways of telling threads equivalent, and its one start at a time, are exercised.
  *
  * @param text       the clause without DEFINE (the engine's tests give the conditions as functions)
  * @param define     its DEFINE clause in SQL (empty when no variable has a condition)
@@ -21,7 +21,7 @@ import io.sparkcer.engine.rowpattern.{ConditionReads, MatchRecognizeParser, RowP
  * @param oneRow     the variables whose conditions read only their row and physical offsets from it (PREV, NEXT)
  */
 final case class RandomRowPatternCase(text: String, define: String, rows: IndexedSeq[Int], time: IndexedSeq[Long],
-    conditions: Map[String, Condition], described: String, reads: ConditionReads,
+    conditions: Map[String, NumberedCondition], described: String, reads: ConditionReads,
     window: Option[(IndexedSeq[Long], Long)], oneRow: Set[String])
 
 object RandomRowPatternCase {
@@ -59,11 +59,12 @@ object RandomRowPatternCase {
     val analyzed = RowPatternAnalysis.analyze(MatchRecognizeParser.parse(text), text)
     def labelName(label: Int): String = analyzed.labels(label)
 
-    val conditions = mutable.Map.empty[String, Condition]
+    val conditions = mutable.Map.empty[String, NumberedCondition]
     val sql = mutable.ArrayBuffer.empty[String]
     val described = mutable.ArrayBuffer.empty[String]
     var readLabels = Set.empty[String]
     var readStart = false
+    var readNumber = false
     val oneRow = mutable.Set.empty[String]
     for (v <- Seq("A", "B", "C") if used.contains(v)) {
       def row(rs: IndexedSeq[Int], start: Int, labels: IndexedSeq[Int]) = rs(start + labels.length - 1)
@@ -72,9 +73,17 @@ object RandomRowPatternCase {
       val lastOther = if (other == v) s"LAST($other.v, 1)" else s"LAST($other.v)"
       // The rows labelled `other` so far, this one included (a navigation or an aggregate of other in RUNNING).
       def others(ls: IndexedSeq[Int]) = ls.indices.filter(i => labelName(ls(i)) == other)
-      val kind = random.nextInt(16)
-      if (kind <= 4) oneRow += v // the row's value, PREV or NEXT of it
-      val (name, define, condition: Condition) = kind match {
+      val kind = random.nextInt(18)
+      if (kind <= 4 || kind == 16) oneRow += v // the row's value, PREV or NEXT of it, its own label
+      val (name, define, condition: NumberedCondition) = kind match {
+        // The label tried: the condition's own variable, so the comparison holds only where other is it.
+        case 16 => val k = 1 + random.nextInt(3)
+          (s"CLASSIFIER() = $other or < $k", s"CLASSIFIER() = '$other' OR v < $k",
+            ((rs, s, ls, _) => labelName(ls.last) == other || row(rs, s, ls) < k): NumberedCondition)
+        case 17 => readNumber = true; val k = 2 + random.nextInt(2)
+          (s"MATCH_NUMBER() % $k = 1 or even", s"MATCH_NUMBER() % $k = 1 OR v % 2 = 0",
+            ((rs, s, ls, number) => number % k == 1 || row(rs, s, ls) % 2 == 0): NumberedCondition)
+        case _ => val (name, define, condition: Condition) = kind match {
         case 0 => val k = random.nextInt(4); (s"= $k", s"v = $k", ((rs, s, ls) => row(rs, s, ls) == k): Condition)
         case 1 => val k = 1 + random.nextInt(3); (s"< $k", s"v < $k", ((rs, s, ls) => row(rs, s, ls) < k): Condition)
         case 2 => ("odd", "v % 2 = 1", ((rs, s, ls) => row(rs, s, ls) % 2 == 1): Condition)
@@ -119,13 +128,15 @@ object RandomRowPatternCase {
         case _ => readLabels ++= Variables
           (s"PREV(CLASSIFIER()) != $other", s"coalesce(PREV(CLASSIFIER()) <> '$other', true)",
             ((_, _, ls) => ls.length < 2 || labelName(ls(ls.length - 2)) != other): Condition)
+        }
+        (name, define, numbered(condition))
       }
       conditions(v) = condition
       sql += s"$v AS $define"
       described += s"$v: $name"
     }
-    val reads = if (random.nextInt(5) == 0) ConditionReads(analyzed.labels.indices.toSet, start = true)
-      else ConditionReads(readLabels.flatMap(analyzed.label), readStart)
+    val reads = if (random.nextInt(5) == 0) ConditionReads(analyzed.labels.indices.toSet, start = true, readNumber)
+      else ConditionReads(readLabels.flatMap(analyzed.label), readStart, readNumber)
     val time = window.fold(rows.indices.map(_.toLong))(_._1)
     RandomRowPatternCase(text, if (sql.isEmpty) "" else sql.mkString("DEFINE ", ", ", ""), rows, time, conditions.toMap,
       described.mkString(", "), reads, window, oneRow.toSet)

@@ -23,6 +23,12 @@ object RowPatternOracle {
    * its rows so far (the last one being tried). */
   type Condition = (IndexedSeq[Int], Int, IndexedSeq[Int]) => Boolean
 
+  /** A condition that also reads MATCH_NUMBER(): the number the match being tried would have, as Trino reads it. */
+  type NumberedCondition = (IndexedSeq[Int], Int, IndexedSeq[Int], Long) => Boolean
+
+  /** A condition that does not read the number. */
+  def numbered(condition: Condition): NumberedCondition = (rows, start, labels, _) => condition(rows, start, labels)
+
   /**
    * The rows that the conditions of a match beginning at `start` see: under WITHIN, those before the first row past the
    * match's span (NEXT past it reads NULL, so that a stream decides the match when the span ends); else all of them.
@@ -44,7 +50,8 @@ object RowPatternOracle {
    * @param window     (the order value of each row, the bound on a match's span)
    */
   def run(clause: MatchRecognize, labels: IndexedSeq[String], subsets: Map[String, Set[Int]], rows: IndexedSeq[Int],
-      conditions: IndexedSeq[Option[Condition]], window: Option[(IndexedSeq[Long], Long)] = None): Seq[Event] = {
+      conditions: IndexedSeq[Option[NumberedCondition]],
+      window: Option[(IndexedSeq[Long], Long)] = None): Seq[Event] = {
     val labelOf = labels.zipWithIndex.toMap
     val n = rows.length
     val out = mutable.ArrayBuffer.empty[Event]
@@ -57,7 +64,7 @@ object RowPatternOracle {
       case RowPattern.Variable(name) =>
         val label = labelOf(RowPatternAnalysis.canonical(name))
         val fits = pos < n && window.forall { case (time, bound) => time(pos) - time(start) < bound } &&
-          conditions(label).forall(_(visible(rows, start, window), start, path.labels :+ label))
+          conditions(label).forall(_(visible(rows, start, window), start, path.labels :+ label, number + 1))
         if (fits) k(pos + 1, Path(path.labels :+ label, path.excluded :+ excluding)) else None
       case RowPattern.Concat(parts, _) =>
         def chain(i: Int, at: Int, sofar: Path): Option[Path] =

@@ -6,7 +6,7 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.oracle.{RandomRowPatternCase, RowPatternOracle}
-import io.sparkcer.engine.oracle.RowPatternOracle.{Condition, Event, Failed, Matched, Unmatched}
+import io.sparkcer.engine.oracle.RowPatternOracle.{Condition, Event, Failed, Matched, NumberedCondition, Unmatched}
 
 /**
  * The row pattern matcher ([[Matcher]]): worked examples from the peers' documentation, random patterns and
@@ -43,7 +43,7 @@ class RowPatternMatcherSuite extends AnyFunSuite {
   test("a failed AFTER MATCH SKIP names the match's rows as users count them, from 1") {
     val is: Int => Condition = v => (rows, start, labels) => rows(start + labels.length - 1) == v
     val h = new Harness("AFTER MATCH SKIP TO FIRST B PATTERN (A B? C)", IndexedSeq(0, 1, 3),
-      Map("A" -> is(1), "B" -> is(2), "C" -> is(3)))
+      byRow(Map("A" -> is(1), "B" -> is(2), "C" -> is(3))))
     val e = intercept[RowPatternException] { (0 until 3).foreach(_ => h.matcher.push()); h.matcher.finish() }
     assert(e.getMessage.contains("variable B is not present in match 1 (rows 2 to 3 of its partition, counted from 1)"),
       e.getMessage)
@@ -118,7 +118,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
   test("linear where backtracking is exponential and start-by-start search quadratic") {
     val everyRow = Map.empty[String, Condition]
     def work(pattern: String, rows: Int, conditions: Map[String, Condition]): Long = {
-      val h = new Harness(s"PATTERN ($pattern)", IndexedSeq.fill(rows)(1), conditions, reads = Some(ConditionReads.Nothing))
+      val h = new Harness(s"PATTERN ($pattern)", IndexedSeq.fill(rows)(1), byRow(conditions),
+        reads = Some(ConditionReads.Nothing))
       h.run()
       h.matcher.work
     }
@@ -135,7 +136,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     // every row passes, so the tried start's match grows to the end, and covers every later start as it goes.
     val reads = Some(ConditionReads(Set(0, 1), start = true))
     def work(rows: Int): Long = {
-      val h = new Harness("PATTERN (A B+)", IndexedSeq.fill(rows)(1), Map("B" -> ((_, _, _) => true)), reads = reads)
+      val h = new Harness("PATTERN (A B+)", IndexedSeq.fill(rows)(1), byRow(Map("B" -> ((_, _, _) => true))),
+        reads = reads)
       assert(h.run() == Seq(Matched(1, 0, 0 +: Seq.fill(rows - 1)(1), Seq.fill(rows)(false))))
       h.matcher.work
     }
@@ -165,7 +167,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     val (small, large) = (run(1000), run(16000))
     assert(large <= small * 16 * 1.1 + 100, s"$small instructions for 1,000 rows, $large for 16,000")
     def labels(pattern: String, rows: IndexedSeq[Int], conditions: Map[String, Condition]): Seq[(Int, String)] =
-      new Harness(s"AFTER MATCH SKIP TO NEXT ROW PATTERN ($pattern)", rows, conditions, reads = Some(ConditionReads.Nothing))
+      new Harness(s"AFTER MATCH SKIP TO NEXT ROW PATTERN ($pattern)", rows, byRow(conditions),
+        reads = Some(ConditionReads.Nothing))
         .run().collect { case m: Matched => (m.start, m.labels.map(names(pattern)).mkString) }
     // The leader's match is borrowed from the point of following on; before it, the follower's own labels count.
     val even: Condition = (rows, start, labels) => rows(start + labels.length - 1) % 2 == 0
@@ -187,7 +190,7 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     }
     val c: Condition = (rows, start, labels) => rows(start + labels.length - 1) < first(rows)(start)
     def work(n: Int): (Long, Long) = {
-      val h = new Harness("PATTERN (A B+ C)", IndexedSeq.fill(n)(1) :+ 0, Map("B" -> b, "C" -> c),
+      val h = new Harness("PATTERN (A B+ C)", IndexedSeq.fill(n)(1) :+ 0, byRow(Map("B" -> b, "C" -> c)),
         reads = Some(ConditionReads(Set(0, 1), start = true)), deferAbove = 1000)
       assert(h.run() == Seq(Matched(1, 0, 0 +: Seq.fill(n - 1)(1) :+ 2, Seq.fill(n + 1)(false))))
       (h.matcher.work, h.conditionsAsked)
@@ -203,7 +206,7 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     // their rows again one after another.
     val reads = Some(ConditionReads(Set(0, 1, 2), start = true))
     def run(rows: Int) = new Harness("PATTERN (A B+ C)", IndexedSeq.fill(rows)(1),
-      Map("B" -> ((_, _, _) => true), "C" -> ((_, _, _) => false)), reads = reads, deferAbove = 100,
+      byRow(Map("B" -> ((_, _, _) => true), "C" -> ((_, _, _) => false))), reads = reads, deferAbove = 100,
       bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows")).run()
     assert(run(40) == Nil) // fewer than 40 * 39 / 2 = 780 rows read again
     val message = run(200) match {
@@ -225,12 +228,12 @@ class RowPatternMatcherSuite extends AnyFunSuite {
 
 object RowPatternMatcherSuite {
   /** The matcher over `rows` for a clause body, with conditions per variable; its events as the oracle words them. */
-  private final class Harness(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
+  private final class Harness(text: String, rows: IndexedSeq[Int], conditions: Map[String, NumberedCondition],
       window: Option[(IndexedSeq[Long], Long)] = None, reads: Option[ConditionReads] = None,
       bound: PartialMatchBound = PartialMatchBound.Default, deferAbove: Long = Matcher.DeferAbove) {
     val clause: MatchRecognize = MatchRecognizeParser.parse(text)
     val analyzed: AnalyzedRowPattern = RowPatternAnalysis.analyze(clause, text)
-    val byLabel: IndexedSeq[Option[Condition]] = analyzed.labels.map(conditions.get)
+    val byLabel: IndexedSeq[Option[NumberedCondition]] = analyzed.labels.map(conditions.get)
     private val out = mutable.ArrayBuffer.empty[Event]
     private val frame = new MatchFrame
     /** The DEFINE conditions asked so far. */
@@ -239,9 +242,10 @@ object RowPatternMatcherSuite {
     private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
       def holds(start: Long, row: LabelNode): Boolean = {
         conditionsAsked += 1
-        frame.tryRow(start, row)
+        val number = if (reads.exists(_.number)) matcher.numberTried else 0L // Spark's, only where conditions read it
+        frame.tryRow(start, row, number = number)
         byLabel(row.label).get(RowPatternOracle.visible(rows, start.toInt, window), start.toInt,
-          frame.labels.take(frame.length).toIndexedSeq)
+          frame.labels.take(frame.length).toIndexedSeq, frame.number)
       }
     }, reads.getOrElse(ConditionReads(analyzed.labels.indices.toSet, start = true)), new RowPatternSink {
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
@@ -285,7 +289,12 @@ object RowPatternMatcherSuite {
   }
 
   private def events(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
-      window: Option[(IndexedSeq[Long], Long)] = None): Seq[Event] = new Harness(text, rows, conditions, window).run()
+      window: Option[(IndexedSeq[Long], Long)] = None): Seq[Event] =
+    new Harness(text, rows, byRow(conditions), window).run()
+
+  /** Conditions that do not read MATCH_NUMBER(). */
+  private def byRow(conditions: Map[String, Condition]): Map[String, NumberedCondition] =
+    conditions.map { case (v, c) => v -> RowPatternOracle.numbered(c) }
 
   private def names(pattern: String)(label: Int): String = {
     val clause = MatchRecognizeParser.parse(s"PATTERN ($pattern)")

@@ -144,11 +144,12 @@ object RowPatternPartitionSuite {
 
       // A condition of one row reads the same whatever its match: as if the match began at the row.
       def holdsAtRow(label: Int, position: Long, rows: PartitionRows[Row]): Boolean =
-        conditions(label).get(visible(position.toInt, rows), position.toInt, IndexedSeq(label))
+        conditions(label).get(visible(position.toInt, rows), position.toInt, IndexedSeq(label), 0L)
 
       def holds(label: Int, frame: MatchFrame, rows: PartitionRows[Row]): Boolean = {
         val at = (frame.start + frame.current).toInt
-        conditions(label).get(visible(at, rows), frame.start.toInt, frame.labels.take(frame.length).toIndexedSeq)
+        conditions(label).get(visible(at, rows), frame.start.toInt, frame.labels.take(frame.length).toIndexedSeq,
+          frame.number)
       }
 
       private def visible(at: Int, rows: PartitionRows[Row]): IndexedSeq[Int] = {

@@ -32,8 +32,11 @@ trait CerOperator {
   /** The columns the query reads of each event: its guards, its conditions and the selected variables' structs. */
   def readColumns: AttributeSet = AttributeSet((guards ++ conditions ++ events.flatten).flatMap(_.references))
 
-  /** The stream order of rows of `input`, ties broken by the columns the query reads ([[io.sparkcer.spark.common.TotalOrder]]). */
-  def totalOrder(input: Seq[Attribute]): TotalOrder = TotalOrder(order, readColumns, input)
+  /**
+   * The stream order of rows of `input`, ties broken by the columns the query reads, keys aside
+   * ([[io.sparkcer.spark.common.TotalOrder]]).
+   */
+  def totalOrder(input: Seq[Attribute]): TotalOrder = TotalOrder(order, readColumns, input, sortKeys)
 
   /** The keys a task's rows are clustered by: the PARTITION BY keys, or the task key of a split stream's ranges. */
   def clusterKeys: Seq[Expression] = if (pattern.grouped) partitionKeys else split.drop(2)

@@ -42,7 +42,10 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
   private val columns = input.map(_.name)
   /** The label of each row an aggregate ranges over, as CLASSIFIER() in its argument reads it ([[MatchValue.Aggregate]]). */
   private val rowLabel = AttributeReference("CLASSIFIER()", StringType, nullable = false)()
-  /** The number of the match an aggregate's rows belong to, as MATCH_NUMBER() in a measure's argument reads it. */
+  /**
+   * The number of the match an aggregate's rows belong to, as MATCH_NUMBER() in its argument reads it: in a measure,
+   * the match's; in a condition, the number of the match tried.
+   */
   private val rowNumber = AttributeReference("MATCH_NUMBER()", LongType, nullable = false)()
 
   def apply(written: SqlFragment): RowPatternExpression = {

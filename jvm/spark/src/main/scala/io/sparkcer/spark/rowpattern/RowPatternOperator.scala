@@ -32,8 +32,8 @@ trait RowPatternOperator {
   /** The columns the query reads of each row: its conditions, its measures and the input columns it outputs. */
   def readColumns: AttributeSet = AttributeSet((defines ++ measures).flatMap(_.references) ++ output)
 
-  /** ORDER BY over rows of `input`, ties broken by the columns the query reads ([[TotalOrder]]). */
-  def totalOrder(input: Seq[Attribute]): TotalOrder = TotalOrder(order, readColumns, input)
+  /** ORDER BY over rows of `input`, ties broken by the columns the query reads, partition keys aside ([[TotalOrder]]). */
+  def totalOrder(input: Seq[Attribute]): TotalOrder = TotalOrder(order, readColumns, input, clusterKeys)
 
   /** What a task runs over rows of `input`, its partial matches bounded by `bound`. */
   def task(input: Seq[Attribute], bound: PartialMatchBound): RowPatternTask =

@@ -114,8 +114,9 @@ object RowPatternTask {
           case MatchValue.Classifier(p, _) if p.current && p.physical == 0 => r
           case MatchValue.Classifier(_, _) => r.copy(labels = all, start = true)
           // The universal variable's aggregate of CLASSIFIER() tells every label apart.
-          case a: MatchValue.Aggregate => ConditionReads(r.labels ++ a.labels.getOrElse(if (a.readsLabels) all else Set.empty),
-            r.start || a.labels.isEmpty, r.number || a.readsNumber)
+          case a: MatchValue.Aggregate =>
+            r.copy(labels = r.labels ++ a.labels.getOrElse(if (a.readsLabels) all else Set.empty),
+              start = r.start || a.labels.isEmpty, number = r.number || a.readsNumber)
           case MatchValue.Number => r.copy(number = true)
         }
       }

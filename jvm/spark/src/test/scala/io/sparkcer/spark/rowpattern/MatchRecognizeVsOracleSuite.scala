@@ -13,9 +13,9 @@ import io.sparkcer.spark.LocalSpark
 /**
  * MATCH_RECOGNIZE through spark.sql against the brute-force reading of the standard in the engine's test tree
  * ([[RowPatternOracle]]): random clauses (every pattern construct, skip, SUBSET, WITHIN) over two partitions of random
- * rows, each condition written in SQL for Spark (DEFINE with PREV, NEXT, LAST and FIRST with offsets, count, sum, max
- * and CLASSIFIER) and as a function for the oracle; measures with MATCH_NUMBER() in an aggregate, any_value and a
- * scalar subquery besides. The rows must be the oracle's: ONE ROW PER MATCH with the match's
+ * rows, each condition written in SQL for Spark (DEFINE with PREV, NEXT, LAST and FIRST with offsets, count, sum, max,
+ * CLASSIFIER and MATCH_NUMBER()) and as a function for the oracle; measures with MATCH_NUMBER() in an aggregate,
+ * any_value and a scalar subquery besides. The rows must be the oracle's: ONE ROW PER MATCH with the match's
  * number, first and last order values and length, ALL ROWS PER MATCH WITH UNMATCHED ROWS with each row's match and
  * label; a skip the standard forbids must fail the query.
  */
