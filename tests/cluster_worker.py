@@ -1,13 +1,18 @@
 """
 spark-cer's queries on a session of its own, for tests/test_cluster.py:
 
-    python tests/cluster_worker.py --master MASTER --events CSV --stocks CSV --out JSON
+    python tests/cluster_worker.py --master MASTER --events CSV --stocks CSV --out JSON [--kill-dir DIR]
 
 It starts a session on MASTER with the jar as a user ships it (``spark.jars``, which Spark serves to executors that
-fetch it), runs every query of QUERIES on the small event table and the stock trace, and writes each query's rows,
-canonical, to the JSON file. On ``local-cluster[2,1,1024]`` the driver and each executor are JVMs of their own: a
-query that only worked because they shared a heap, a class loader or a static field gives other rows, or fails.
-QUERIES is imported by the test, which runs the same queries on its own ``local[2]`` session.
+fetch it), runs every query of STATEMENTS and FRAMES on the small event table and the stock trace, and writes each
+query's rows, canonical, to the JSON file. On ``local-cluster[2,1,1024]`` the driver and each executor are JVMs of
+their own: a query that only worked because they shared a heap, a class loader or a static field gives other rows,
+or fails. The test imports both and runs the same queries on its own ``local[2]`` session.
+
+With ``--kill-dir``, the queries of KILLED run once more, each killing an executor in the middle of the operator's
+tasks: the first row the operator outputs, anywhere, kills the JVM of the executor that made it (SIGKILL), once
+per query. Spark runs the lost tasks again on the executor the cluster starts instead, and the map outputs lost
+with the executor too; the rows must not change.
 """
 
 from __future__ import annotations
@@ -89,6 +94,42 @@ def frames(spark: SparkSession) -> Dict[str, DataFrame]:
     return out
 
 
+# The queries run again with an executor killed: CEQL's and MATCH_RECOGNIZE's operators, each over a shuffle.
+KILLED = ["registers", "match-recognize"]
+
+
+def killing_an_executor(df: DataFrame, marker: Path) -> DataFrame:
+    """`df` unchanged, but the first of its rows made while `marker` exists kills the executor that made it.
+
+    The first column passes through a Python UDF in the operator's own stage: the UDF takes `marker` (a rename, so
+    that one task only wins it) and kills its executor, the JVM that started the Python worker running it."""
+    from pyspark.sql import functions as F
+
+    path = str(marker)
+
+    def identity(value):
+        import os
+        import signal
+
+        try:
+            os.rename(path, path + ".taken")
+        except FileNotFoundError:
+            return value
+        pid = os.getpid()
+        while pid > 1:  # up from this Python worker to the executor's JVM
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"CoarseGrainedExecutorBackend" in f.read():
+                    os.kill(pid, signal.SIGKILL)
+                    return value
+            with open(f"/proc/{pid}/status") as f:
+                pid = int(next(line for line in f if line.startswith("PPid:")).split()[1])
+        raise RuntimeError("no executor JVM above this Python worker")
+
+    first = df.columns[0]
+    udf = F.udf(identity, df.schema[first].dataType).asNondeterministic()
+    return df.withColumn(first, udf(F.col(first)))
+
+
 def canonical_rows(df: DataFrame) -> List[str]:
     """A query's rows as sorted canonical JSON strings (a multiset, whatever the order the tasks give)."""
     return sorted(json.dumps(r.asDict(recursive=True), sort_keys=True, default=str) for r in df.collect())
@@ -100,6 +141,7 @@ def main(argv=None) -> int:
     parser.add_argument("--events", required=True)
     parser.add_argument("--stocks", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--kill-dir", help="run KILLED again, killing an executor in each (its markers go here)")
     args = parser.parse_args(argv)
 
     spark = spark_cer.session(
@@ -116,8 +158,21 @@ def main(argv=None) -> int:
     spark.sparkContext.setLogLevel("ERROR")
     register(spark, args.events, args.stocks)
     executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1  # less the driver's
-    rows = {name: canonical_rows(df) for name, df in frames(spark).items()}
-    Path(args.out).write_text(json.dumps({"executors": executors, "rows": rows}))
+    queries = frames(spark)
+    result = {"executors": executors, "rows": {name: canonical_rows(df) for name, df in queries.items()}}
+    if args.kill_dir:
+        killed = {}
+        for name in KILLED:
+            marker = Path(args.kill_dir) / name
+            marker.touch()
+            rows = canonical_rows(killing_an_executor(queries[name], marker))
+            killed[name] = {"rows": rows, "killed": not marker.exists() and Path(f"{marker}.taken").exists()}
+        store = spark.sparkContext._jsc.sc().statusStore()
+        summaries = store.executorList(False)
+        dead = [summaries.apply(i) for i in range(summaries.size())]
+        result["killed"] = killed
+        result["executors lost"] = sum(1 for e in dead if not e.isActive() and e.id() != "driver")
+    Path(args.out).write_text(json.dumps(result))
     spark.stop()
     return 0
 

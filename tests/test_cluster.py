@@ -3,7 +3,8 @@ spark-cer where users run it (issue 24): on Spark's multi-process mode, ``local-
 workers, each executor a JVM of its own), in a process of its own (tests/cluster_worker.py), with the jar shipped
 through ``spark.jars`` as a user ships it. Every evaluator path of CEQL (tECS, the lazy chain, registers, PCEA, the
 range split), the ``cer`` table function, MATCH_RECOGNIZE, ``df.cer`` and ``df.match_recognize`` must give exactly
-the rows of this run's ``local[2]`` session, where driver and executors share one JVM.
+the rows of this run's ``local[2]`` session, where driver and executors share one JVM; so must CEQL and
+MATCH_RECOGNIZE when an executor is killed in the middle of their tasks.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ TIMEOUT = 600  # seconds: the cluster's start and every query, on a slow machine
 def on_cluster(jar, events_csv, tmp_path_factory):
     """The worker's rows on the multi-process cluster, per query."""
     pyspark_home = Path(__import__("pyspark").__file__).resolve().parent
-    out = tmp_path_factory.mktemp("cluster") / "rows.json"
+    work = tmp_path_factory.mktemp("cluster")
+    out = work / "rows.json"
     # A worker starts executors with SPARK_HOME's scripts and jars: PySpark's own, as pip installs it.
     env = dict(os.environ, SPARK_HOME=str(pyspark_home), SPARK_CER_JAR=jar, PYSPARK_PYTHON=sys.executable)
     done = subprocess.run(
         [sys.executable, str(WORKER), "--master", MASTER, "--events", str(events_csv), "--stocks", str(STOCKS),
-         "--out", str(out)],
+         "--out", str(out), "--kill-dir", str(work)],
         env=env, capture_output=True, text=True, timeout=TIMEOUT,
     )
     assert done.returncode == 0, f"the worker failed:\n{done.stdout[-4000:]}\n{done.stderr[-8000:]}"
@@ -61,3 +63,14 @@ def test_rows_on_a_cluster_are_the_rows_on_one_jvm(on_cluster, on_one_jvm, name:
 def test_each_query_takes_the_path_it_stands_for(on_one_jvm, name: str) -> None:
     plan = on_one_jvm[name]._jdf.queryExecution().executedPlan().toString()
     assert cluster_worker.STATEMENTS[name][1] in plan, plan
+
+
+@pytest.mark.parametrize("name", cluster_worker.KILLED)
+def test_an_executor_killed_in_the_middle_changes_no_row(on_cluster, on_one_jvm, name: str) -> None:
+    killed = on_cluster["killed"][name]
+    assert killed["killed"], "the query's first output row should have killed its executor"
+    assert killed["rows"] == cluster_worker.canonical_rows(on_one_jvm[name])
+
+
+def test_the_killed_executors_were_lost(on_cluster) -> None:
+    assert on_cluster["executors lost"] == len(cluster_worker.KILLED)
