@@ -1,0 +1,122 @@
+"""
+What Spark expects of an operator (issue 24): the same rows with adaptive query execution on and off, with one
+shuffle partition and with 200, on a skewed key (one key with more than half of the rows) under AQE's skew
+handling, and with the input a cached table or a bucketed one (whose scan is already hashed by the key, so that
+Spark plans no shuffle before the operator). Each query's rows under each setting are those under Spark's defaults
+for this run (AQE on, 4 shuffle partitions), over the same rows.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Dict, Iterator
+
+import pytest
+from pyspark.sql import functions as F
+
+from conftest import canonical
+
+ORDER = "ORDER BY ts, id"
+
+# Over a table `t` with the columns of `events` (event_type, id, sym, price, volume, ts).
+QUERIES = {
+    # registers (prev, count) per key
+    "ceql-registers": "SELECT * FROM t PATTERN (BUY AS b)+ FILTER b.price > prev(b.price) AND count(b) >= 3 "
+    f"PARTITION BY sym {ORDER} WITHIN 8 [ts]",
+    # the key derived from an equality, a lazy chain within it
+    "ceql-derived-key": "SELECT * FROM t PATTERN SELL AS s ; BUY AS b FILTER b.sym = s.sym AND b.price > s.price "
+    f"{ORDER} WITHIN 6 [ts]",
+    "cer-table-function": "SELECT * FROM cer(TABLE(t) PARTITION BY (sym) ORDER BY (ts, id), "
+    "'SELECT * WHERE SELL AS s ; BUY AS b FILTER b.volume > s.volume WITHIN 4 [ts]')",
+    "match-recognize": "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY sym ORDER BY ts, id "
+    "MEASURES FIRST(A.id) AS first_id, LAST(B.id) AS last_id, count(B.*) AS ups, MATCH_NUMBER() AS n "
+    "ONE ROW PER MATCH PATTERN (A B+) DEFINE B AS price > PREV(price))",
+    "match-recognize-all-rows": "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY sym ORDER BY ts, id "
+    "MEASURES CLASSIFIER() AS label, RUNNING count(*) AS so_far ALL ROWS PER MATCH "
+    "PATTERN (S B{2,}) DEFINE S AS event_type = 'SELL', B AS event_type = 'BUY')",
+}
+
+SETTINGS: Dict[str, Dict[str, str]] = {
+    "aqe off": {"spark.sql.adaptive.enabled": "false"},
+    "one shuffle partition": {"spark.sql.shuffle.partitions": "1"},
+    "200 shuffle partitions, aqe off": {"spark.sql.shuffle.partitions": "200", "spark.sql.adaptive.enabled": "false"},
+    "200 shuffle partitions, coalesced": {"spark.sql.shuffle.partitions": "200",
+                                          "spark.sql.adaptive.coalescePartitions.enabled": "true"},
+    "skew handling": {"spark.sql.adaptive.skewJoin.enabled": "true",
+                      "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes": "1k",
+                      "spark.sql.adaptive.skewJoin.skewedPartitionFactor": "1",
+                      "spark.sql.adaptive.advisoryPartitionSizeInBytes": "1k",
+                      "spark.sql.adaptive.optimizeSkewsInRebalancePartitions.enabled": "true"},
+}
+
+
+@contextmanager
+def settings(spark, conf: Dict[str, str]) -> Iterator[None]:
+    before = {k: spark.conf.get(k, None) for k in conf}
+    for k, v in conf.items():
+        spark.conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
+
+
+@pytest.fixture(scope="module")
+def skewed(spark, events):
+    """`events`, and its key A's rows five times more, later in time: A holds more than half of the rows."""
+    copies = [events.where("sym = 'A'").select(
+        "event_type", (F.col("id") + 1000 * k).alias("id"), "sym", "price", "volume",
+        (F.col("ts") + 1000 * k).alias("ts")) for k in range(1, 6)]
+    df = events
+    for c in copies:
+        df = df.unionByName(c)
+    share = df.where("sym = 'A'").count() / df.count()
+    assert share > 0.5, share
+    return df
+
+
+def rows(spark, df, query: str, conf: Dict[str, str] = {}) -> object:
+    df.createOrReplaceTempView("t")
+    with settings(spark, conf):
+        return canonical(spark.sql(query).collect())
+
+
+@pytest.mark.parametrize("setting", list(SETTINGS))
+@pytest.mark.parametrize("query", list(QUERIES))
+def test_the_same_rows_under_every_setting(spark, skewed, query: str, setting: str) -> None:
+    expected = rows(spark, skewed, QUERIES[query])
+    assert expected, "the query should match something"
+    assert rows(spark, skewed, QUERIES[query], SETTINGS[setting]) == expected
+
+
+@pytest.mark.parametrize("query", list(QUERIES))
+def test_a_cached_table(spark, events, query: str) -> None:
+    expected = rows(spark, events, QUERIES[query])
+    cached = events.select("*").cache()
+    try:
+        cached.count()
+        assert rows(spark, cached, QUERIES[query]) == expected
+    finally:
+        cached.unpersist()
+
+
+@pytest.fixture(scope="module")
+def bucketed(spark, events, tmp_path_factory):
+    """`events` as a table bucketed by its key into 3 files, each sorted by time."""
+    path = tmp_path_factory.mktemp("bucketed")
+    events.write.bucketBy(3, "sym").sortBy("ts").option("path", str(path)).saveAsTable("events_bucketed")
+    yield spark.table("events_bucketed")
+    spark.sql("DROP TABLE IF EXISTS events_bucketed")
+
+
+@pytest.mark.parametrize("query", list(QUERIES))
+def test_a_bucketed_table(spark, events, bucketed, query: str) -> None:
+    expected = rows(spark, events, QUERIES[query])
+    with settings(spark, {"spark.sql.sources.bucketing.autoBucketedScan.enabled": "false"}):
+        assert rows(spark, bucketed, QUERIES[query]) == expected
+        plan = spark.sql(QUERIES[query])._jdf.queryExecution().executedPlan().toString()
+        assert "Exchange" not in plan, plan
