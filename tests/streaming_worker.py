@@ -2,13 +2,15 @@
 A streaming CEQL query in a process of its own, for the kill/restart test of tests/test_streaming.py:
 
     python tests/streaming_worker.py --input DIR --checkpoint DIR --sink DIR [--trigger-seconds S] [--match-recognize]
+        [--master MASTER] [--kill-executor MARKER]
 
 It reads the stock trace as a file stream (CSV files with a header, one file per micro-batch), runs QUERY (or the
-MATCH_RECOGNIZE clause) on it
-and appends the matches to a parquet file sink with a checkpoint; it stops once every file in the input folder
-is processed. The test kills it with SIGKILL in the middle, starts it again with the same checkpoint and checks
-that the sink holds every match exactly once. `stock_stream` and the query are imported by the test too, so
-both sides read the same stream.
+MATCH_RECOGNIZE clause) on it and appends the matches to a parquet file sink with a checkpoint; it stops once every
+file in the input folder is processed. The test kills it with SIGKILL in the middle, starts it again with the same
+checkpoint and checks that the sink holds every match exactly once. `stock_stream` and the query are imported by
+the test too, so both sides read the same stream. On a multi-process MASTER (``local-cluster[...]``), the first
+match output once the file MARKER exists kills the executor that made it (tests/cluster_worker.py), so that the
+batch in flight loses its executor and its state store's instance there.
 """
 
 from __future__ import annotations
@@ -86,15 +88,21 @@ def main(argv=None) -> int:
     parser.add_argument("--sink", required=True)
     parser.add_argument("--trigger-seconds", type=float, default=0.0, help="0: the next batch at once")
     parser.add_argument("--match-recognize", action="store_true", help="run MATCH_RECOGNIZE instead of QUERY")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--kill-executor", help="a file whose appearance makes the next match kill its executor")
     args = parser.parse_args(argv)
 
-    spark = spark_cer.session(app_name="spark-cer streaming worker", master="local[2]", **CONF)
+    spark = spark_cer.session(app_name="spark-cer streaming worker", master=args.master, **CONF)
     spark.sparkContext.setLogLevel("ERROR")
     events = stock_stream(spark, args.input)
     if args.match_recognize:
         matches = events.match_recognize(MATCH_RECOGNIZE)
     else:
         matches = events.cer(QUERY, order_by=ORDER_BY, partition_by=PARTITION_BY)
+    if args.kill_executor:
+        from cluster_worker import killing_an_executor
+
+        matches = killing_an_executor(matches, Path(args.kill_executor))
     writer = (
         matches.writeStream.format("parquet")
         .option("path", args.sink)

@@ -1,8 +1,8 @@
 """
 CEQL on Structured Streaming, on the real jar in a local SparkSession: a file stream cut into many micro-batches
 gives the batch query's matches (every surface: `df.cer`, the statement on a view, the `cer` table function),
-whatever the cut; a killed and restarted query writes every match exactly once; rows behind the watermark are
-dropped and never match; the state stays bounded on a long stream; and the errors a user sees when the
+whatever the cut; a query whose executor and then driver are killed on a multi-process cluster, restarted, writes
+every match exactly once; rows behind the watermark are dropped and never match; the state stays bounded on a long stream; and the errors a user sees when the
 watermark or the window is missing.
 
 How a test stream ends: a match is emitted in the micro-batch whose watermark (the largest event time seen in
@@ -290,15 +290,23 @@ def _batch_files(directory: Path) -> List[int]:
     return sorted(int(p.name) for p in directory.iterdir() if p.name.isdigit())
 
 
+# Spark's multi-process mode: the driver's JVM runs a master and two workers, each executor is a JVM of its own.
+CLUSTER = "local-cluster[2,1,1024]"
+
+
 def _start_worker(input_dir: Path, checkpoint: Path, sink: Path, log: Path, trigger_seconds: float,
-                  match_recognize: bool):
+                  match_recognize: bool, kill_executor: Path):
+    # A worker starts executors with SPARK_HOME's scripts and jars: PySpark's own, as pip installs it.
+    env = dict(os.environ, SPARK_HOME=str(Path(__import__("pyspark").__file__).resolve().parent),
+               PYSPARK_PYTHON=sys.executable)
     with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, str(WORKER), "--input", str(input_dir), "--checkpoint", str(checkpoint),
-             "--sink", str(sink), "--trigger-seconds", str(trigger_seconds)]
+             "--sink", str(sink), "--trigger-seconds", str(trigger_seconds), "--master", CLUSTER,
+             "--kill-executor", str(kill_executor)]
             + (["--match-recognize"] if match_recognize else []),
-            stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: the JVM dies with it
+            stdout=out, stderr=subprocess.STDOUT, env=env,
+            start_new_session=True,  # its own process group: the JVMs die with it
         )
 
 
@@ -318,8 +326,11 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 @pytest.mark.parametrize("language", ["ceql", "match_recognize"])
 def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path, language: str) -> None:
+    """On the multi-process cluster, with the RocksDB state store: an executor is killed in one batch, the driver
+    in a later one; restarted from the checkpoint, the query writes every match once."""
     input_dir, checkpoint, sink, log = tmp_path / "in", tmp_path / "checkpoint", tmp_path / "sink", tmp_path / "log"
-    files = write_stock_files(input_dir, trace, even_sizes(len(trace), 10))
+    marker = tmp_path / "kill-an-executor"
+    files = write_stock_files(input_dir, trace, even_sizes(len(trace), 7))
     match_recognize = language == "match_recognize"
     batch = stock_batch(spark, input_dir)
     if match_recognize:
@@ -330,31 +341,38 @@ def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path, languag
         )
     assert expected and max(expected.values()) == 1
 
-    # First run: killed once a few batches are committed, while the next one is running.
+    # First run: once two batches are committed, the next match kills its executor (the batch reruns on the one the
+    # cluster starts instead); a batch after that one, the driver is killed while the next one is running.
     started = time.time()
-    proc = _start_worker(input_dir, checkpoint, sink, log, trigger_seconds=0, match_recognize=match_recognize)
+    proc = _start_worker(input_dir, checkpoint, sink, log, 0, match_recognize, marker)
+    taken = Path(f"{marker}.taken")
     try:
-        deadline, in_flight = time.time() + 240, False
+        deadline, in_flight, executor_killed_at = time.time() + 300, False, None
         while time.time() < deadline:
             assert proc.poll() is None, f"the worker ended early ({proc.returncode}):\n{log.read_text()[-3000:]}"
             commits, offsets = _batch_files(checkpoint / "commits"), _batch_files(checkpoint / "offsets")
-            if len(commits) >= 3 and len(offsets) > len(commits):
-                in_flight = True
-                break
-            if len(commits) >= 6:  # never caught a batch in flight: kill between two batches
-                break
+            if len(commits) >= 2 and executor_killed_at is None and not marker.exists() and not taken.exists():
+                marker.touch()
+            if executor_killed_at is None and taken.exists():
+                executor_killed_at = len(offsets)
+            if executor_killed_at is not None and len(commits) > executor_killed_at:
+                if len(offsets) > len(commits):
+                    in_flight = True
+                    break
+                if len(commits) >= executor_killed_at + 4:  # never caught a batch in flight: kill between two
+                    break
             time.sleep(0.02)
         else:
-            raise AssertionError(f"no batch committed in 240 s:\n{log.read_text()[-3000:]}")
+            raise AssertionError(f"no executor killed or no batch after in 300 s:\n{log.read_text()[-3000:]}")
     finally:
         _kill_group(proc)
     done = len(_batch_files(checkpoint / "commits"))
-    print(f"\n[kill/restart] killed after {done} of {len(files)} batches (a batch in flight: {in_flight}), "
-          f"{time.time() - started:.0f} s after the start")
+    print(f"\n[kill/restart] an executor killed in batch {executor_killed_at - 1}, the driver after {done} of "
+          f"{len(files)} batches (a batch in flight: {in_flight}), {time.time() - started:.0f} s after the start")
     assert 0 < done < len(files), "the kill should come in the middle of the stream"
 
     # Second run from the same checkpoint, as fast as it goes, to the end.
-    proc = _start_worker(input_dir, checkpoint, sink, log, trigger_seconds=0, match_recognize=match_recognize)
+    proc = _start_worker(input_dir, checkpoint, sink, log, 0, match_recognize, marker)
     try:
         assert proc.wait(timeout=300) == 0, f"the restarted worker failed:\n{log.read_text()[-3000:]}"
     finally:
