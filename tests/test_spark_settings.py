@@ -1,14 +1,19 @@
 """
 What Spark expects of an operator (issue 24): the same rows with adaptive query execution on and off, with one
 shuffle partition and with 200, on a skewed key (one key with more than half of the rows) under AQE's skew
-handling, and with the input a cached table or a bucketed one (whose scan is already hashed by the key, so that
-Spark plans no shuffle before the operator). Each query's rows under each setting are those under Spark's defaults
-for this run (AQE on, 4 shuffle partitions), over the same rows.
+handling, and with the input a cached table, a bucketed one (whose scan is already hashed by the key, so that
+Spark plans no shuffle before the operator) or a Delta table (in a session of its own with Delta's extension beside
+spark-cer's, tests/delta_worker.py). Each query's rows under each setting are those under Spark's defaults for this
+run (AQE on, 4 shuffle partitions), over the same rows.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Dict, Iterator
 
 import pytest
@@ -120,3 +125,28 @@ def test_a_bucketed_table(spark, events, bucketed, query: str) -> None:
         assert rows(spark, bucketed, QUERIES[query]) == expected
         plan = spark.sql(QUERIES[query])._jdf.queryExecution().executedPlan().toString()
         assert "Exchange" not in plan, plan
+
+
+DELTA_WORKER = Path(__file__).resolve().parent / "delta_worker.py"
+
+
+@pytest.fixture(scope="module")
+def over_delta(jar, events_csv, tmp_path_factory):
+    """The queries' rows over a Delta table of `events`, per query: over a view of it, and over its path."""
+    pytest.importorskip("delta", reason="the Delta test needs delta-spark (tests/requirements.txt)")
+    work = tmp_path_factory.mktemp("delta")
+    out = work / "rows.json"
+    done = subprocess.run(
+        [sys.executable, str(DELTA_WORKER), "--events", str(events_csv), "--table", str(work / "events"),
+         "--queries", json.dumps(QUERIES), "--out", str(out)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, f"the worker failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("query", list(QUERIES))
+def test_a_delta_table(spark, events, over_delta, query: str) -> None:
+    expected = sorted(rows(spark, events, QUERIES[query]).elements())
+    assert over_delta[query]["view"] == expected
+    assert over_delta[query]["path"] == expected
