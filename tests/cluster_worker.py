@@ -23,12 +23,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, List
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import spark_cer
-except ImportError:  # a checkout: use python/ directly, as conftest does
-    sys.path.insert(0, str(REPO / "python"))
-    import spark_cer
+from checkout import spark_cer  # installed, or from this checkout
 
 from pyspark.sql import DataFrame, SparkSession
 

@@ -8,19 +8,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from collections import Counter
 from typing import Dict, List
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import spark_cer  # noqa: F401  (installed)
-except ImportError:  # a checkout: use python/ directly
-    sys.path.insert(0, str(REPO / "python"))
-    import spark_cer  # noqa: F401
+from checkout import REPO, spark_cer  # noqa: F401  (installed, or from this checkout)
 
 ENGINE_CLASSPATH = REPO / "jvm/engine/target/engine-classpath.txt"
 SHARED_STOCKS = REPO.parent / "shared" / "data" / "stocks.csv"

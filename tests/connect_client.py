@@ -16,14 +16,8 @@ import argparse
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import spark_cer
-except ImportError:  # a checkout: use python/ directly, as conftest does
-    sys.path.insert(0, str(REPO / "python"))
-    import spark_cer
+from checkout import spark_cer  # installed, or from this checkout
 
 from pyspark.sql import SparkSession
 

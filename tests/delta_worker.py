@@ -17,12 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import spark_cer
-except ImportError:  # a checkout: use python/ directly, as conftest does
-    sys.path.insert(0, str(REPO / "python"))
-    import spark_cer
+from checkout import spark_cer  # installed, or from this checkout
 
 from delta import configure_spark_with_delta_pip
 from pyspark.sql import SparkSession

@@ -19,12 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import spark_cer
-except ImportError:  # a checkout: use python/ directly, as conftest does
-    sys.path.insert(0, str(REPO / "python"))
-    import spark_cer
+from checkout import spark_cer  # installed, or from this checkout
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from pyspark.sql import Row
 
 import spark_cer
 
