@@ -75,15 +75,8 @@ object RandomRowPatternCase {
       def others(ls: IndexedSeq[Int]) = ls.indices.filter(i => labelName(ls(i)) == other)
       val kind = random.nextInt(18)
       if (kind <= 4 || kind == 16) oneRow += v // the row's value, PREV or NEXT of it, its own label
-      val (name, define, condition: NumberedCondition) = kind match {
-        // The label tried: the condition's own variable, so the comparison holds only where other is it.
-        case 16 => val k = 1 + random.nextInt(3)
-          (s"CLASSIFIER() = $other or < $k", s"CLASSIFIER() = '$other' OR v < $k",
-            ((rs, s, ls, _) => labelName(ls.last) == other || row(rs, s, ls) < k): NumberedCondition)
-        case 17 => readNumber = true; val k = 2 + random.nextInt(2)
-          (s"MATCH_NUMBER() % $k = 1 or even", s"MATCH_NUMBER() % $k = 1 OR v % 2 = 0",
-            ((rs, s, ls, number) => number % k == 1 || row(rs, s, ls) % 2 == 0): NumberedCondition)
-        case _ => val (name, define, condition: Condition) = kind match {
+      // The templates that do not read MATCH_NUMBER().
+      def unnumbered: (String, String, Condition) = kind match {
         case 0 => val k = random.nextInt(4); (s"= $k", s"v = $k", ((rs, s, ls) => row(rs, s, ls) == k): Condition)
         case 1 => val k = 1 + random.nextInt(3); (s"< $k", s"v < $k", ((rs, s, ls) => row(rs, s, ls) < k): Condition)
         case 2 => ("odd", "v % 2 = 1", ((rs, s, ls) => row(rs, s, ls) % 2 == 1): Condition)
@@ -128,8 +121,16 @@ object RandomRowPatternCase {
         case _ => readLabels ++= Variables
           (s"PREV(CLASSIFIER()) != $other", s"coalesce(PREV(CLASSIFIER()) <> '$other', true)",
             ((_, _, ls) => ls.length < 2 || labelName(ls(ls.length - 2)) != other): Condition)
-        }
-        (name, define, numbered(condition))
+      }
+      val (name, define, condition: NumberedCondition) = kind match {
+        // The label tried: the condition's own variable, so the comparison holds only where other is it.
+        case 16 => val k = 1 + random.nextInt(3)
+          (s"CLASSIFIER() = $other or < $k", s"CLASSIFIER() = '$other' OR v < $k",
+            ((rs, s, ls, _) => labelName(ls.last) == other || row(rs, s, ls) < k): NumberedCondition)
+        case 17 => readNumber = true; val k = 2 + random.nextInt(2)
+          (s"MATCH_NUMBER() % $k = 1 or even", s"MATCH_NUMBER() % $k = 1 OR v % 2 = 0",
+            ((rs, s, ls, number) => number % k == 1 || row(rs, s, ls) % 2 == 0): NumberedCondition)
+        case _ => val (name, define, condition) = unnumbered; (name, define, numbered(condition))
       }
       conditions(v) = condition
       sql += s"$v AS $define"
