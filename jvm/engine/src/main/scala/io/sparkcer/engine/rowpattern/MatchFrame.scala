@@ -40,10 +40,10 @@ final class MatchFrame {
   def position(i: Int): Long = start + i
 
   /**
-   * Sets the frame to a thread's rows up to `row`, the row being tried (at `start + row.length - 1`); without
-   * `withHistory`, only the row being tried is labelled (for conditions that read no other row's label).
+   * Sets the frame to a thread's rows up to `row`, the row being tried (at `start + row.length - 1`), in the match
+   * that would be number `number`.
    */
-  def tryRow(start: Long, row: LabelNode, withHistory: Boolean = true, number: Long = 0L): Unit = {
+  def tryRow(start: Long, row: LabelNode, number: Long = 0L): Unit = {
     val n = row.length
     ensure(n)
     this.start = start
@@ -53,7 +53,7 @@ final class MatchFrame {
     version += 1
     labels(n - 1) = row.label
     excluded(n - 1) = false
-    var h = if (withHistory) row.previous else null
+    var h = row.previous
     var i = n - 2
     while (h != null) { labels(i) = h.label; excluded(i) = h.excluded; h = h.previous; i -= 1 }
   }

@@ -24,9 +24,6 @@ trait RowPatternFunctions[R, O] {
    */
   def perRow(label: Int): Boolean
 
-  /** Whether label's condition reads the labels of the match's other rows (a [[MatchFrame]] with its history). */
-  def readsHistory(label: Int): Boolean
-
   /** Whether label's condition reads the other rows of its match through the running summaries ([[summarize]]). */
   def onSummary(label: Int): Boolean
 

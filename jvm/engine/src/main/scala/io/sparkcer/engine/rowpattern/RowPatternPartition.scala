@@ -77,9 +77,8 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
       if (functions.onSummary(label))
         functions.holdsOnSummary(label, summary(start, row), start, row.length - 1, RowPatternPartition.this)
       else {
-        val history = functions.readsHistory(label)
-        if (history) conditionRowsRead += row.length
-        frame.tryRow(start, row, history, if (functions.reads.number) matcher.numberTried else 0L)
+        conditionRowsRead += row.length
+        frame.tryRow(start, row, if (functions.reads.number) matcher.numberTried else 0L)
         functions.holds(label, frame, RowPatternPartition.this)
       }
     }

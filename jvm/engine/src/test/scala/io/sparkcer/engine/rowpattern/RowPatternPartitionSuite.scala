@@ -130,7 +130,6 @@ object RowPatternPartitionSuite {
     private val functions = new RowPatternFunctions[Row, Out] {
       val reads: ConditionReads = c.reads
       def perRow(label: Int): Boolean = c.oneRow(analyzed.labels(label))
-      def readsHistory(label: Int): Boolean = true
       def onSummary(label: Int): Boolean = false
       def keepsSummaries: Boolean = false
       val conditionsAhead = 1

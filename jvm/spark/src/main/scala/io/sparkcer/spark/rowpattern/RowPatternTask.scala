@@ -65,11 +65,7 @@ object RowPatternTask {
     private val rowRead: Array[Boolean] = Array.tabulate(labels.length) { l =>
       task.defined.indexOf(l) match {
         case -1 => false
-        case k => task.defines(k).values.forall {
-          case MatchValue.Column(p, _, _) => p.current
-          case MatchValue.Classifier(p, _) => p.current && p.physical == 0
-          case _ => false
-        }
+        case k => task.defines(k).values.forall(ofOneRow)
       }
     }
     /** Per label whose condition reads only its row and physical offsets from it ([[rowRead]]), that condition. */
@@ -88,30 +84,16 @@ object RowPatternTask {
       }
       byLabel
     }
-    /**
-     * Per label, whether its condition reads the labels of the match's other rows: not through its row's own
-     * CLASSIFIER(), which is the label tried (a condition of one row, [[rowRead]], reads no history).
-     */
-    private val historyRead: Array[Boolean] = Array.tabulate(labels.length) { l =>
-      task.defined.indexOf(l) match {
-        case -1 => false
-        case k => task.defines(k).values.exists {
-          case MatchValue.Column(p, _, _) => !p.current
-          case MatchValue.Classifier(p, _) => !(p.current && p.physical == 0)
-          case _ => true
-        }
-      }
-    }
     /** Per label, whether its condition reads other rows of its match through the thread's running summary. */
-    private val summaryRead: Array[Boolean] = Array.tabulate(labels.length)(l => historyRead(l) && conditions(l).running)
+    private val summaryRead: Array[Boolean] =
+      Array.tabulate(labels.length)(l => conditions(l) != null && conditions(l).running)
     val reads: ConditionReads = {
       val values = task.defines.flatMap(_.values)
       val all = labels.indices.toSet
       values.foldLeft(ConditionReads.Nothing) { (r, v) =>
         v match {
-          case MatchValue.Column(p, _, _) if p.current => r
+          case v if ofOneRow(v) => r
           case MatchValue.Column(p, _, _) => r.copy(labels = r.labels ++ p.labels.getOrElse(Set.empty), start = r.start || p.labels.isEmpty)
-          case MatchValue.Classifier(p, _) if p.current && p.physical == 0 => r
           case MatchValue.Classifier(_, _) => r.copy(labels = all, start = true)
           // The universal variable's aggregate of CLASSIFIER() tells every label apart.
           case a: MatchValue.Aggregate =>
@@ -136,6 +118,15 @@ object RowPatternTask {
     val readsPastMatches: Boolean = behind > 0 ||
       (task.defines ++ task.measures).exists(_.values.contains(MatchValue.Number)) ||
       RowPattern.parts(pattern.clause.pattern).exists(_.isInstanceOf[RowPattern.PartitionStart])
+    /**
+     * Whether a value reads only its row and rows at physical offsets from it: a column there, or the row's own
+     * CLASSIFIER(), which is the label tried.
+     */
+    private def ofOneRow(v: MatchValue): Boolean = v match {
+      case MatchValue.Column(p, _, _) => p.current
+      case MatchValue.Classifier(p, _) => p.current && p.physical == 0
+      case _ => false
+    }
     private def ahead(es: Seq[RowPatternExpression]): Int = es.flatMap(_.values).collect {
       case MatchValue.Column(p, _, _) => p.physical
     }.foldLeft(0)(math.max)
@@ -150,7 +141,6 @@ object RowPatternTask {
     full.initialize(partitionIndex)
 
     def perRow(label: Int): Boolean = rowRead(label)
-    def readsHistory(label: Int): Boolean = historyRead(label)
     def onSummary(label: Int): Boolean = summaryRead(label)
     def keepsSummaries: Boolean = layout.keeps
 
