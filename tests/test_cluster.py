@@ -10,7 +10,6 @@ MATCH_RECOGNIZE when an executor is killed in the middle of their tasks.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import cluster_worker
+from checkout import spark_environment
 from conftest import STOCKS
 
 WORKER = Path(__file__).resolve().parent / "cluster_worker.py"
@@ -28,11 +28,9 @@ TIMEOUT = 600  # seconds: the cluster's start and every query, on a slow machine
 @pytest.fixture(scope="module")
 def on_cluster(jar, events_csv, tmp_path_factory):
     """The worker's rows on the multi-process cluster, per query."""
-    pyspark_home = Path(__import__("pyspark").__file__).resolve().parent
     work = tmp_path_factory.mktemp("cluster")
     out = work / "rows.json"
-    # A worker starts executors with SPARK_HOME's scripts and jars: PySpark's own, as pip installs it.
-    env = dict(os.environ, SPARK_HOME=str(pyspark_home), SPARK_CER_JAR=jar, PYSPARK_PYTHON=sys.executable)
+    env = spark_environment(SPARK_CER_JAR=jar)
     done = subprocess.run(
         [sys.executable, str(WORKER), "--master", MASTER, "--events", str(events_csv), "--stocks", str(STOCKS),
          "--out", str(out), "--kill-dir", str(work)],

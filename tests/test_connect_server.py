@@ -9,7 +9,6 @@ and errors over their own views, and whose views and settings the other does not
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import connect_client
+from checkout import PYSPARK_HOME, spark_environment
 import spark_cer
 from conftest import canonical
 
@@ -37,11 +37,10 @@ def server(jar, tmp_path_factory):
     """A Spark Connect server on a free port, stopped at the end of the module."""
     pytest.importorskip("grpc", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
     pytest.importorskip("pyarrow", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
-    pyspark_home = Path(__import__("pyspark").__file__).resolve().parent
     port = _free_port()
     log = tmp_path_factory.mktemp("connect") / "server.log"
     command = [
-        str(pyspark_home / "bin" / "spark-submit"),
+        str(PYSPARK_HOME / "bin" / "spark-submit"),
         "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
         "--master", "local[2]",
         "--jars", jar,
@@ -51,7 +50,7 @@ def server(jar, tmp_path_factory):
         "--conf", "spark.sql.shuffle.partitions=4",
         "--conf", "spark.sql.session.timeZone=UTC",
     ]
-    env = dict(os.environ, SPARK_HOME=str(pyspark_home))
+    env = spark_environment()
     with open(log, "w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + START_TIMEOUT

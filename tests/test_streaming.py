@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 
 import spark_cer
 
+from checkout import spark_environment
 from conftest import STOCK_SCHEMA, STOCKS, canonical
 import streaming_worker
 from streaming_worker import stock_batch, stock_stream
@@ -296,9 +297,7 @@ CLUSTER = "local-cluster[2,1,1024]"
 
 def _start_worker(input_dir: Path, checkpoint: Path, sink: Path, log: Path, trigger_seconds: float,
                   match_recognize: bool, kill_executor: Path):
-    # A worker starts executors with SPARK_HOME's scripts and jars: PySpark's own, as pip installs it.
-    env = dict(os.environ, SPARK_HOME=str(Path(__import__("pyspark").__file__).resolve().parent),
-               PYSPARK_PYTHON=sys.executable)
+    env = spark_environment()
     with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, str(WORKER), "--input", str(input_dir), "--checkpoint", str(checkpoint),
