@@ -13,6 +13,8 @@ SCALA_SOURCES := build.sbt $(shell find jvm -path '*/src/main/*' -type f)
 SPARK_JAR := jvm/spark/target/scala-2.13/spark-cer_2.13-0.1.0-SNAPSHOT.jar
 BUNDLED_JAR := python/spark_cer/jars/spark-cer.jar
 ENGINE_CLASSPATH := jvm/engine/target/engine-classpath.txt
+# Apache Kafka's broker (build.sbt's kafkaBroker, from Maven Central), which examples/kafka_broker.py starts.
+KAFKA_CLASSPATH := jvm/kafka-broker/target/broker-classpath.txt
 STOCKS ?= $(firstword $(wildcard ../shared/data/stocks.csv) data/stocks.csv.gz)
 QUERY ?= sql/stocks/s3.ceql
 CSV ?= $(STOCKS)
@@ -26,7 +28,8 @@ demo: $(VENV)/.installed
 	$(PYTHON) examples/demo.py
 
 # The same engine on a live stream: the trace replayed one file a second, matches printed as they are found.
-demo-stream: $(VENV)/.installed
+# ARGS=--kafka: through a Kafka broker started for the demo, the matches written to a topic exactly once.
+demo-stream: $(VENV)/.installed $(if $(findstring --kafka,$(ARGS)),$(KAFKA_CLASSPATH))
 	$(PYTHON) examples/streaming.py $(ARGS)
 
 test: jvm-test python-test
@@ -39,7 +42,7 @@ jvm-test:
 	$(call exported_line,target/jvm-test.log) > $(ENGINE_CLASSPATH)
 	mkdir -p $(dir $(BUNDLED_JAR)) && cp $(SPARK_JAR) $(BUNDLED_JAR)
 
-python-test: $(VENV)/.installed $(ENGINE_CLASSPATH)
+python-test: $(VENV)/.installed $(ENGINE_CLASSPATH) $(KAFKA_CLASSPATH)
 	$(PYTHON) -m pytest -q tests
 
 # A wheel with the jar inside, for `pip install` on a cluster's driver or anywhere else.
@@ -64,6 +67,11 @@ $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) 
 	$(PYTHON) -m pip install -q --disable-pip-version-check -r tests/requirements.txt ./python
 	touch $@
 
+$(KAFKA_CLASSPATH): build.sbt
+	mkdir -p $(dir $@)
+	$(SBT) "export kafkaBroker/runtime:fullClasspath" | $(call exported_line) > $@.tmp
+	mv $@.tmp $@
+
 # make engine-run QUERY=sql/stocks/s3.ceql CSV=../shared/data/stocks.csv [ARGS="--quiet"]
 engine-run: $(ENGINE_CLASSPATH)
 	$(JAVA) -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query $(QUERY) --csv $(CSV) $(ARGS)
@@ -85,4 +93,4 @@ bench-stream: $(VENV)/.installed
 
 clean:
 	$(SBT) clean
-	rm -rf $(ENGINE_CLASSPATH) $(BUNDLED_JAR) $(VENV)
+	rm -rf $(ENGINE_CLASSPATH) $(KAFKA_CLASSPATH) $(BUNDLED_JAR) $(VENV)

@@ -26,6 +26,9 @@ lazy val bench = (project in file("bench"))
   )
 
 val sparkVersion = "4.0.1"
+// The Kafka clients Spark's spark-sql-kafka-0-10 is built with: the exactly-once sink compiles against them, and the
+// broker the tests and the Kafka demo start is the same release.
+val kafkaVersion = "3.9.0"
 
 /** The Spark integration: SQL extension, parser, table function, logical and physical operators. */
 lazy val spark = (project in file("jvm/spark"))
@@ -36,6 +39,8 @@ lazy val spark = (project in file("jvm/spark"))
     name := "spark-cer",
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      // On a cluster, spark-sql-kafka-0-10 (which a Kafka source needs anyway) brings them.
+      "org.apache.kafka" % "kafka-clients" % kafkaVersion % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
     // One jar for Python users and spark-submit: the engine's classes travel inside it.
@@ -44,4 +49,17 @@ lazy val spark = (project in file("jvm/spark"))
     Test / javaOptions ++= Seq("-Xmx2g", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
       "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
       "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED")
+  )
+
+/** A Kafka broker (KRaft) for the Kafka tests and `make demo-stream ARGS=--kafka`: nothing to build, only the
+  * classpath that `make` exports and tests/kafka_broker.py starts `kafka.Kafka` with, in a JVM of its own. */
+lazy val kafkaBroker = (project in file("jvm/kafka-broker"))
+  .settings(
+    name := "spark-cer-kafka-broker",
+    publish / skip := true,
+    libraryDependencies ++= Seq(
+      "org.apache.kafka" %% "kafka" % kafkaVersion,
+      // The broker logs through SLF4J; its distribution ships reload4j as the binding.
+      "org.slf4j" % "slf4j-reload4j" % "1.7.36"
+    )
   )

@@ -1,6 +1,7 @@
 """
 `spark_cer` for the tests' processes (pytest's and the workers it starts): the installed package, or in a checkout
-without one, the package from `python/` directly; and the environment of the Spark processes a test starts.
+without one, the package from `python/` directly; the examples' helpers (examples/kafka_broker.py); and the
+environment of the Spark processes a test starts.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ try:
 except ImportError:
     sys.path.insert(0, str(REPO / "python"))
     import spark_cer
+sys.path.append(str(REPO / "examples"))  # after the tests' own modules, so that no example shadows one
 
 #: PySpark's own folder, as pip installs it: its bin/ scripts and jars/ are a Spark distribution's.
 PYSPARK_HOME = Path(__import__("pyspark").__file__).resolve().parent

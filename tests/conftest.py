@@ -1,18 +1,24 @@
 """
 Shared fixtures: one local SparkSession with spark-cer for the whole run, the stock trace, and the engine's
-command-line runner (the reference the Spark surfaces are compared with).
+command-line runner (the reference the Spark surfaces are compared with); and what the streaming tests share.
 """
 
 from __future__ import annotations
 
+import csv
+import gzip
 import json
+import os
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 from collections import Counter
 from typing import Dict, List
 
 import pytest
+from pyspark.sql import DataFrame
 
 from checkout import REPO, spark_cer  # noqa: F401  (installed, or from this checkout)
 
@@ -20,6 +26,8 @@ ENGINE_CLASSPATH = REPO / "jvm/engine/target/engine-classpath.txt"
 SHARED_STOCKS = REPO.parent / "shared" / "data" / "stocks.csv"
 STOCKS = SHARED_STOCKS if SHARED_STOCKS.exists() else REPO / "data" / "stocks.csv.gz"
 STOCK_SCHEMA = "event_type string, id long, name string, volume long, price double, stock_time long"
+STOCK_COLUMNS = ["event_type", "id", "name", "volume", "price", "stock_time"]
+TRACE_EVENTS = 30_000  # the first events of the trace by time: a slice big enough to match, small enough to stream fast
 # The file's arrival order: time, then (within one millisecond) descending id.
 STOCK_ORDER = "ORDER BY stock_time, id DESC"
 
@@ -152,3 +160,44 @@ def canonical(rows) -> Counter:
     return Counter(
         json.dumps(r if isinstance(r, dict) else r.asDict(recursive=True), sort_keys=True) for r in rows
     )
+
+
+def multiset(df: DataFrame) -> Counter:
+    """A batch DataFrame's rows as a multiset (JSON, so that timestamps compare as Spark prints them)."""
+    return canonical(json.loads(line) for line in df.toJSON().collect())
+
+
+# ---- streams: the trace's first events, the checkpoints, the worker processes ----
+
+
+@pytest.fixture(scope="session")
+def trace() -> List[list]:
+    """The first TRACE_EVENTS events of the stock trace in stream order (time, then id), as CSV cells."""
+    opener = gzip.open if STOCKS.suffix == ".gz" else open
+    with opener(STOCKS, "rt", newline="") as f:
+        reader = csv.reader(f)
+        assert next(reader) == STOCK_COLUMNS
+        rows = sorted(reader, key=lambda r: (int(r[5]), int(r[1])))
+    return rows[:TRACE_EVENTS]
+
+
+def batch_files(directory: Path) -> List[int]:
+    """The batch ids with a file in a checkpoint's offsets/ or commits/ folder."""
+    if not directory.is_dir():
+        return []
+    return sorted(int(p.name) for p in directory.iterdir() if p.name.isdigit())
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL to a worker and its JVMs (the process group of a worker started with start_new_session), then wait
+    until they are gone."""
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the worker's JVM outlived SIGKILL")

@@ -18,6 +18,9 @@ from typing import List, NoReturn
 
 #: The line `export engine/runtime:fullClasspath` prints; the runner must be started with exactly this.
 CLASSPATH = "/stub/engine/classes:/stub/scala-library.jar"
+#: The line `export kafkaBroker/runtime:fullClasspath` prints, and the file make writes it to.
+KAFKA_CLASSPATH = "/stub/kafka_2.13.jar:/stub/kafka-clients.jar"
+KAFKA_CLASSPATH_FILE = "jvm/kafka-broker/target/broker-classpath.txt"
 RUNNER = "io.sparkcer.engine.runner.Main"
 
 
@@ -49,6 +52,8 @@ def sbt(args: List[str]) -> None:
             spark_jar().write_bytes(b"PK stub jar")
         elif command == "export engine/runtime:fullClasspath":
             print(CLASSPATH)
+        elif command == "export kafkaBroker/runtime:fullClasspath":
+            print(KAFKA_CLASSPATH)
         elif command.startswith("bench/run "):
             need(*command.split()[1:])
     print("[success] Total time: 0 s")
@@ -76,6 +81,10 @@ def python(args: List[str]) -> None:
         need(*[a for a in args[2:] if not a.startswith("-")])
     elif args and not args[0].startswith("-"):
         need(args[0])
+        if "--kafka" in args:  # the demo starts a broker from the exported classpath
+            need(KAFKA_CLASSPATH_FILE)
+            if Path(KAFKA_CLASSPATH_FILE).read_text().strip() != KAFKA_CLASSPATH:
+                fail(f"{KAFKA_CLASSPATH_FILE} does not hold the classpath sbt exported")
     else:
         fail(f"unexpected python {args}")
 

@@ -14,12 +14,10 @@ real event. Flush rows never match (their type is FLUSH).
 from __future__ import annotations
 
 import csv
-import gzip
 import json
 import os
 import random
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -35,15 +33,13 @@ from pyspark.sql import functions as F
 import spark_cer
 
 from checkout import spark_environment
-from conftest import STOCK_SCHEMA, STOCKS, canonical
+from conftest import STOCK_COLUMNS, STOCK_SCHEMA, batch_files, kill_group, multiset
 import streaming_worker
 from streaming_worker import stock_batch, stock_stream
 
 WORKER = Path(streaming_worker.__file__).resolve()
-COLUMNS = ["event_type", "id", "name", "volume", "price", "stock_time"]
 assert streaming_worker.SCHEMA == STOCK_SCHEMA
 
-EVENTS = 30_000  # the first events of the trace by time: a slice big enough to match, small enough to stream fast
 FILES = 8  # files of the stream (plus the two flush files), one per micro-batch
 FLUSH_MS = 10 * 24 * 3600 * 1000  # ten days after midnight: far past every event and every window
 FLUSH_ID = 10**12
@@ -52,21 +48,10 @@ FLUSH_ID = 10**12
 # ---- writing streams ------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def trace() -> List[list]:
-    """The first EVENTS events of the stock trace in stream order (time, then id), as CSV cells."""
-    opener = gzip.open if STOCKS.suffix == ".gz" else open
-    with opener(STOCKS, "rt", newline="") as f:
-        reader = csv.reader(f)
-        assert next(reader) == COLUMNS
-        rows = sorted(reader, key=lambda r: (int(r[5]), int(r[1])))
-    return rows[:EVENTS]
-
-
 def _write_csv(path: Path, rows: Sequence[Sequence]) -> None:
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(COLUMNS)
+        writer.writerow(STOCK_COLUMNS)
         writer.writerows(rows)
 
 
@@ -111,11 +96,6 @@ def stock_files(tmp_path_factory, trace) -> Path:
 
 
 # ---- running streams ------------------------------------------------------------------------------------------
-
-
-def multiset(df: DataFrame):
-    """A batch DataFrame's rows as a multiset (JSON, so that timestamps compare as Spark prints them)."""
-    return canonical(json.loads(line) for line in df.toJSON().collect())
 
 
 def run_to_end(
@@ -284,13 +264,6 @@ def test_cut_points_do_not_matter(spark, trace, tmp_path) -> None:
 # ---- 2. killed and restarted: every match exactly once -------------------------------------------------------
 
 
-def _batch_files(directory: Path) -> List[int]:
-    """The batch ids with a file in a checkpoint's offsets/ or commits/ folder."""
-    if not directory.is_dir():
-        return []
-    return sorted(int(p.name) for p in directory.iterdir() if p.name.isdigit())
-
-
 # Spark's multi-process mode: the driver's JVM runs a master and two workers, each executor is a JVM of its own.
 CLUSTER = "local-cluster[2,1,1024]"
 
@@ -307,20 +280,6 @@ def _start_worker(input_dir: Path, checkpoint: Path, sink: Path, log: Path, trig
             stdout=out, stderr=subprocess.STDOUT, env=env,
             start_new_session=True,  # its own process group: the JVMs die with it
         )
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL to the worker and its JVM (the process group of the worker we started), then wait until gone."""
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            os.killpg(proc.pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.1)
-    raise AssertionError("the worker's JVM outlived SIGKILL")
 
 
 @pytest.mark.parametrize("language", ["ceql", "match_recognize"])
@@ -349,7 +308,7 @@ def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path, languag
         deadline, in_flight, executor_killed_at = time.time() + 300, False, None
         while time.time() < deadline:
             assert proc.poll() is None, f"the worker ended early ({proc.returncode}):\n{log.read_text()[-3000:]}"
-            commits, offsets = _batch_files(checkpoint / "commits"), _batch_files(checkpoint / "offsets")
+            commits, offsets = batch_files(checkpoint / "commits"), batch_files(checkpoint / "offsets")
             if len(commits) >= 2 and executor_killed_at is None and not marker.exists() and not taken.exists():
                 marker.touch()
             if executor_killed_at is None and taken.exists():
@@ -364,8 +323,8 @@ def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path, languag
         else:
             raise AssertionError(f"no executor killed or no batch after in 300 s:\n{log.read_text()[-3000:]}")
     finally:
-        _kill_group(proc)
-    done = len(_batch_files(checkpoint / "commits"))
+        kill_group(proc)
+    done = len(batch_files(checkpoint / "commits"))
     print(f"\n[kill/restart] an executor killed in batch {executor_killed_at - 1}, the driver after {done} of "
           f"{len(files)} batches (a batch in flight: {in_flight}), {time.time() - started:.0f} s after the start")
     assert 0 < done < len(files), "the kill should come in the middle of the stream"
@@ -376,8 +335,8 @@ def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path, languag
         assert proc.wait(timeout=300) == 0, f"the restarted worker failed:\n{log.read_text()[-3000:]}"
     finally:
         if proc.poll() is None:
-            _kill_group(proc)
-    assert len(_batch_files(checkpoint / "commits")) >= len(files)
+            kill_group(proc)
+    assert len(batch_files(checkpoint / "commits")) >= len(files)
     print(f"[kill/restart] the restarted run ended {time.time() - started:.0f} s after the first start")
 
     written = spark.read.parquet(str(sink))

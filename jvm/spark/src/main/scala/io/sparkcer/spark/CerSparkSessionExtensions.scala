@@ -8,11 +8,13 @@ import org.apache.spark.sql.classic
 import io.sparkcer.spark.ceql.{CerTableFunction, ResolveCer}
 import io.sparkcer.spark.rowpattern.{MatchRecognizeCall, ResolveMatchRecognize}
 import io.sparkcer.spark.common.CerConf
+import io.sparkcer.spark.stream.OneProcessorPerExecution
 
 /**
  * spark-cer's SQL extension: the CEQL statement parser (which also reads MATCH_RECOGNIZE clauses), the `cer` table
  * function, the `cer_validate` function, the analyzer rules that turn a query into [[io.sparkcer.spark.ceql.CerMatch]]
- * and a MATCH_RECOGNIZE clause into its operator, and the planner strategy. Enable with
+ * and a MATCH_RECOGNIZE clause into its operator, the planner strategy, and the optimizer rule that gives each
+ * streaming execution a stateful processor of its own. Enable with
  * `spark.sql.extensions=io.sparkcer.spark.CerSparkSessionExtensions`, or just put the jar on the classpath
  * (it is registered as a `SparkSessionExtensionsProvider` service).
  */
@@ -26,6 +28,7 @@ class CerSparkSessionExtensions extends SparkSessionExtensionsProvider {
     extensions.injectResolutionRule(session => ResolveCer(session.asInstanceOf[classic.SparkSession]))
     extensions.injectResolutionRule(session => ResolveMatchRecognize(session.asInstanceOf[classic.SparkSession]))
     extensions.injectPlannerStrategy(_ => CerStrategy)
+    extensions.injectPreCBORule(_ => OneProcessorPerExecution)
   }
 }
 

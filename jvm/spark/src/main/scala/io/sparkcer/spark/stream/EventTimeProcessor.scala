@@ -23,12 +23,20 @@ import org.apache.spark.sql.types.StructType
  * once, so the union of the batches' output is the batch query's result. A key whose run keeps nothing leaves the
  * state store.
  *
+ * The processor made at analysis is a template ([[OneProcessorPerExecution]]): each execution of the plan runs a
+ * [[copyForOneExecution]] of it, since Spark's driver keeps a handle in the processor while it plans a query.
+ *
  * @param open makes one task's run, given the task's partition index
  * @param eventTimeUnitsPerMilli the event-time column's units per millisecond (timestamps are microseconds)
  * @param name what EXPLAIN shows: the language and the query
+ * @param isTemplate whether this is the processor in the analyzed plan, which no execution runs
  */
 final class EventTimeProcessor(open: Int => KeyedRun, inputSchema: StructType, outputSchema: StructType,
-    eventTimeUnitsPerMilli: Long, name: String) extends StatefulProcessor[Row, Row, Row] {
+    eventTimeUnitsPerMilli: Long, name: String, val isTemplate: Boolean = true)
+  extends StatefulProcessor[Row, Row, Row] {
+
+  def copyForOneExecution: EventTimeProcessor =
+    new EventTimeProcessor(open, inputSchema, outputSchema, eventTimeUnitsPerMilli, name, isTemplate = false)
 
   @transient private var pending: ListState[Array[Byte]] = _
   @transient private var state: ValueState[Array[Byte]] = _

@@ -9,6 +9,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.spark.{LocalSpark, RandomTicks}
+import io.sparkcer.spark.stream.EventTimeProcessor
 
 /**
  * CEQL on a stream (a MemoryStream fed batch by batch): the matches equal the batch query's on the same rows,
@@ -96,6 +97,36 @@ class CerStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
       val dropped = q.recentProgress.flatMap(_.stateOperators).map(_.numRowsDroppedByWatermark).sum
       assert(dropped == 1)
     } finally q.stop()
+  }
+
+  test("one DataFrame feeds two queries: each execution runs a processor of its own") {
+    import spark.implicits._
+    implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
+    val source = MemoryStream[Event]
+    val found = matches(queries.head, source.toDF().toDF("event_type", "name", "id", "ts").withWatermark("ts", "1 second"))
+    def processors(plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan) = plan.collect {
+      case t: org.apache.spark.sql.catalyst.plans.logical.TransformWithState =>
+        t.statefulProcessor.asInstanceOf[EventTimeProcessor]
+    }
+    val Seq(template) = processors(found.queryExecution.analyzed)
+    val optimizer = spark.sessionState.optimizer
+    val Seq(first) = processors(optimizer.execute(found.queryExecution.analyzed))
+    val Seq(second) = processors(optimizer.execute(found.queryExecution.analyzed))
+    assert(template.isTemplate && !first.isTemplate && !second.isTemplate)
+    assert(Set(template, first, second).size == 3, "Spark's driver keeps a query's handle in its processor")
+    assert(processors(found.queryExecution.analyzed) == Seq(template), "the analyzed plan keeps its template")
+
+    // Two queries on the DataFrame, started together, each with its own rows.
+    val (a, b) = (found.writeStream.format("memory").queryName("twice_a").outputMode("append").start(),
+      found.writeStream.format("memory").queryName("twice_b").outputMode("append").start())
+    try {
+      (events ++ flush).grouped(100).foreach { rows => source.addData(rows); a.processAllAvailable(); b.processAllAvailable() }
+      source.addData(flush.map(e => e.copy(_4 = new Timestamp(e._4.getTime + 1))))
+      a.processAllAvailable(); b.processAllAvailable()
+      val expected = batch(queries.head)
+      assert(same(spark.table("twice_a").collect().toSeq, expected))
+      assert(same(spark.table("twice_b").collect().toSeq, expected))
+    } finally { a.stop(); b.stop() }
   }
 
   test("errors say what to write: watermark, window, event time") {
