@@ -9,7 +9,7 @@ their matches to a topic each and to parquet files. The driver is killed in the 
 checkpoints; then each query's last commit is taken out of its checkpoint, so that Spark runs that batch once more
 (what happens when a driver dies after a batch's output and before its commit: a moment a kill only hits by luck).
 The output topics, read with `isolation.level=read_committed`, and the files must hold every match of the same
-query on the table exactly once.
+query on the table exactly once. A query started on a new checkpoint under the same transactional id is refused.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ def _finish(proc: subprocess.Popen, log: Path, what: str, timeout: float = 300) 
             kill_group(proc)
 
 
-def _await_line(log: Path, line: str, proc: subprocess.Popen, timeout: float = 120) -> None:
+def _await_line(log: Path, line: str, proc: subprocess.Popen, timeout: float = 300) -> None:
+    """Waits for a worker's line; a first start on a new machine also fetches Spark's connector."""
     deadline = time.time() + timeout
     while line not in log.read_text(errors="replace"):
         assert proc.poll() is None, f"ended before it wrote {line!r}:\n{log.read_text(errors='replace')[-4000:]}"
@@ -142,6 +143,13 @@ def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, 
     for checkpoint in checkpoints:
         assert batch_files(checkpoint / "commits") == batch_files(checkpoint / "offsets"), checkpoint
     print(f"[kafka] the third run ended {time.time() - started:.0f} s after the start")
+
+    # A query with a new checkpoint numbers its batches from 0 again: under the same transactional id, the sink
+    # refuses it rather than skip the batches the old query's offset covers.
+    fresh_log = tmp_path / "fresh-checkpoint.log"
+    fresh = _worker(broker, fresh_log, "match", "--out", str(tmp_path / "fresh"))
+    assert fresh.wait(timeout=300) != 0
+    assert "has written batches 0 to" in fresh_log.read_text(errors="replace"), fresh_log.read_text()[-4000:]
 
     topics = json.loads(read_back.read_text())
     for language in kafka_worker.LANGUAGES:

@@ -13,7 +13,9 @@ import org.apache.kafka.common.TopicPartition
 import org.apache.kafka.common.errors.ProducerFencedException
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.execution.streaming.Sink
+import org.apache.spark.sql.execution.streaming.{Sink, StreamExecution}
+
+import io.sparkcer.spark.kafka.TransactionalKafkaSink.QueryPrefix
 
 /**
  * Writes each micro-batch to a Kafka topic exactly once.
@@ -26,7 +28,9 @@ import org.apache.spark.sql.execution.streaming.Sink
  *  - a new producer with the id first aborts whatever transaction a dead predecessor left open (`initTransactions`),
  *    so the rows of an interrupted attempt never become visible;
  *  - a batch below the committed offset is skipped, any other is written.
- * Readers with `isolation.level=read_committed` therefore see each row once.
+ * Readers with `isolation.level=read_committed` therefore see each row once. The offset also records the id of the
+ * query (Spark keeps it in the checkpoint): a query with a new checkpoint numbers its batches from 0 again, and would
+ * skip them all under an old offset, so it is refused instead.
  *
  * The rows go through the driver: a Kafka transaction belongs to one producer. That suits the matches of a pattern,
  * a small part of its input; `spark.driver.maxResultSize` bounds what one batch may bring. A producer lives for one
@@ -46,7 +50,9 @@ final class TransactionalKafkaSink(options: KafkaSinkOptions) extends Sink with 
       producer.initTransactions()
       // Also makes sure that the topic exists (or has the broker create it) before an offset is kept on it.
       producer.partitionsFor(options.topic)
-      val next = nextBatch.getOrElse(committedNext())
+      val queryId = Option(data.sparkSession.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY))
+        .getOrElse(throw new IllegalStateException(s"$name is a sink of streaming queries"))
+      val next = nextBatch.getOrElse(committedNext(queryId))
       if (batchId < next) {
         logInfo(s"$name: batch $batchId is in the topic already (the progress group is at $next); skipped")
       } else {
@@ -55,7 +61,7 @@ final class TransactionalKafkaSink(options: KafkaSinkOptions) extends Sink with 
         try {
           rows.foreach { case (key, value) => producer.send(new ProducerRecord(options.topic, key, value)) }
           producer.sendOffsetsToTransaction(
-            Map(progress -> new OffsetAndMetadata(batchId + 1, s"spark batch $batchId")).asJava,
+            Map(progress -> new OffsetAndMetadata(batchId + 1, s"$QueryPrefix$queryId")).asJava,
             new ConsumerGroupMetadata(options.progressGroup))
           producer.commitTransaction() // sends what send() buffered; fails if any of it failed
         } catch {
@@ -73,13 +79,26 @@ final class TransactionalKafkaSink(options: KafkaSinkOptions) extends Sink with 
   }
 
   /** The progress group's committed offset: the first batch not written yet (0 for a new query). */
-  private def committedNext(): Long = Using.resource(Admin.create(options.adminConfig)) { admin =>
+  private def committedNext(queryId: String): Long = Using.resource(Admin.create(options.adminConfig)) { admin =>
     // All of the group's offsets (it has one): asked for by partition, a broker that has only just created the topic
     // may not know the partition yet. requireStable: an offset whose transaction is still being completed is waited
     // for, not read as absent.
     val offsets = admin.listConsumerGroupOffsets(java.util.Map.of(options.progressGroup, new ListConsumerGroupOffsetsSpec),
       new ListConsumerGroupOffsetsOptions().requireStable(true))
     val committed = offsets.partitionsToOffsetAndMetadata(options.progressGroup).get(2, TimeUnit.MINUTES)
-    Option(committed.get(progress)).map(_.offset).getOrElse(0L)
+    Option(committed.get(progress)).fold(0L) { offset =>
+      val writer = offset.metadata.stripPrefix(QueryPrefix)
+      if (writer != queryId) throw new IllegalStateException(s"$name: kafka.transactional.id=" +
+        s"${options.transactionalId} has written batches 0 to ${offset.offset - 1} of another query ($writer), and this " +
+        s"query ($queryId) numbers its batches from its own checkpoint, so its batches up to ${offset.offset - 1} " +
+        "would be skipped: give it a kafka.transactional.id of its own, or, to start the id over, delete the consumer " +
+        s"group ${options.progressGroup} (kafka-consumer-groups.sh --delete --group ${options.progressGroup})")
+      offset.offset
+    }
   }
+}
+
+private object TransactionalKafkaSink {
+  // What the progress offset's metadata says before the id of the query that wrote it.
+  val QueryPrefix = "spark query "
 }
