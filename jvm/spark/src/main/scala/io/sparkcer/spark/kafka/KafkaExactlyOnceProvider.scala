@@ -22,7 +22,8 @@ class KafkaExactlyOnceProvider extends StreamSinkProvider with DataSourceRegiste
       partitionColumns: Seq[String],
       outputMode: OutputMode): Sink = {
     if (partitionColumns.nonEmpty)
-      throw new IllegalArgumentException(s"the ${shortName()} sink writes to a topic: partitionBy has no meaning for it")
+      throw new IllegalArgumentException(
+        s"the ${shortName()} sink writes to a topic: partitionBy has no meaning for it")
     KafkaExactlyOnceProvider.requireKafkaClients()
     new TransactionalKafkaSink(KafkaSinkOptions(parameters))
   }

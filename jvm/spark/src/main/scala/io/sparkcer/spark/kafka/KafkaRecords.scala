@@ -8,7 +8,8 @@ import org.apache.spark.sql.types.{BinaryType, StringType, StructType}
  * What the sink writes of a row, as Spark's Kafka sink reads it: the column `value` as the record's value and the
  * optional column `key` as its key, each a string (written as UTF-8) or bytes.
  */
-private[kafka] final case class KafkaRecords(key: Option[InternalRow => Array[Byte]], value: InternalRow => Array[Byte]) {
+private[kafka] final case class KafkaRecords(
+    key: Option[InternalRow => Array[Byte]], value: InternalRow => Array[Byte]) {
 
   /** The batch's records, brought to the driver: (key, value), either null where the row's column is. */
   def collect(data: DataFrame): Array[(Array[Byte], Array[Byte])] = {

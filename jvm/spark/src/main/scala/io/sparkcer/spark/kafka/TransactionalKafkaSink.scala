@@ -83,16 +83,18 @@ final class TransactionalKafkaSink(options: KafkaSinkOptions) extends Sink with 
     // All of the group's offsets (it has one): asked for by partition, a broker that has only just created the topic
     // may not know the partition yet. requireStable: an offset whose transaction is still being completed is waited
     // for, not read as absent.
-    val offsets = admin.listConsumerGroupOffsets(java.util.Map.of(options.progressGroup, new ListConsumerGroupOffsetsSpec),
+    val offsets = admin.listConsumerGroupOffsets(
+      java.util.Map.of(options.progressGroup, new ListConsumerGroupOffsetsSpec),
       new ListConsumerGroupOffsetsOptions().requireStable(true))
     val committed = offsets.partitionsToOffsetAndMetadata(options.progressGroup).get(2, TimeUnit.MINUTES)
     Option(committed.get(progress)).fold(0L) { offset =>
       val writer = offset.metadata.stripPrefix(QueryPrefix)
       if (writer != queryId) throw new IllegalStateException(s"$name: kafka.transactional.id=" +
-        s"${options.transactionalId} has written batches 0 to ${offset.offset - 1} of another query ($writer), and this " +
-        s"query ($queryId) numbers its batches from its own checkpoint, so its batches up to ${offset.offset - 1} " +
-        "would be skipped: give it a kafka.transactional.id of its own, or, to start the id over, delete the consumer " +
-        s"group ${options.progressGroup} (kafka-consumer-groups.sh --delete --group ${options.progressGroup})")
+        s"${options.transactionalId} has written batches 0 to ${offset.offset - 1} of another query ($writer), and " +
+        s"this query ($queryId) numbers its batches from its own checkpoint, so its batches up to " +
+        s"${offset.offset - 1} would be skipped: give it a kafka.transactional.id of its own, or, to start the id " +
+        s"over, delete the consumer group ${options.progressGroup} " +
+        s"(kafka-consumer-groups.sh --delete --group ${options.progressGroup})")
       offset.offset
     }
   }

@@ -103,24 +103,31 @@ class CerStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
     import spark.implicits._
     implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
     val source = MemoryStream[Event]
-    val found = matches(queries.head, source.toDF().toDF("event_type", "name", "id", "ts").withWatermark("ts", "1 second"))
-    def processors(plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan) = plan.collect {
-      case t: org.apache.spark.sql.catalyst.plans.logical.TransformWithState =>
-        t.statefulProcessor.asInstanceOf[EventTimeProcessor]
+    val input = source.toDF().toDF("event_type", "name", "id", "ts").withWatermark("ts", "1 second")
+    val found = matches(queries.head, input)
+    def processor(plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan): EventTimeProcessor = {
+      val found = plan.collect {
+        case t: org.apache.spark.sql.catalyst.plans.logical.TransformWithState =>
+          t.statefulProcessor.asInstanceOf[EventTimeProcessor]
+      }
+      assert(found.size == 1, plan)
+      found.head
     }
-    val Seq(template) = processors(found.queryExecution.analyzed)
+    val template = processor(found.queryExecution.analyzed)
     val optimizer = spark.sessionState.optimizer
-    val Seq(first) = processors(optimizer.execute(found.queryExecution.analyzed))
-    val Seq(second) = processors(optimizer.execute(found.queryExecution.analyzed))
+    val first = processor(optimizer.execute(found.queryExecution.analyzed))
+    val second = processor(optimizer.execute(found.queryExecution.analyzed))
     assert(template.isTemplate && !first.isTemplate && !second.isTemplate)
     assert(Set(template, first, second).size == 3, "Spark's driver keeps a query's handle in its processor")
-    assert(processors(found.queryExecution.analyzed) == Seq(template), "the analyzed plan keeps its template")
+    assert(processor(found.queryExecution.analyzed) eq template, "the analyzed plan keeps its template")
 
     // Two queries on the DataFrame, started together, each with its own rows.
     val (a, b) = (found.writeStream.format("memory").queryName("twice_a").outputMode("append").start(),
       found.writeStream.format("memory").queryName("twice_b").outputMode("append").start())
     try {
-      (events ++ flush).grouped(100).foreach { rows => source.addData(rows); a.processAllAvailable(); b.processAllAvailable() }
+      (events ++ flush).grouped(100).foreach { rows =>
+        source.addData(rows); a.processAllAvailable(); b.processAllAvailable()
+      }
       source.addData(flush.map(e => e.copy(_4 = new Timestamp(e._4.getTime + 1))))
       a.processAllAvailable(); b.processAllAvailable()
       val expected = batch(queries.head)

@@ -29,7 +29,8 @@ class KafkaSinkOptionsSuite extends AnyFunSuite {
       "sets kafka.value.serializer itself: leave it out"))
     val producer = KafkaSinkOptions(complete).producerConfig
     assert(producer.get("enable.idempotence") == "true" && producer.get("transactional.id") == "fraud-alerts")
-    assert(producer.get("value.serializer") == classOf[org.apache.kafka.common.serialization.ByteArraySerializer].getName)
+    val bytes = classOf[org.apache.kafka.common.serialization.ByteArraySerializer].getName
+    assert(producer.get("value.serializer") == bytes && producer.get("key.serializer") == bytes)
     val admin = KafkaSinkOptions(complete).adminConfig
     assert(admin.get("bootstrap.servers") == "localhost:9092" && admin.get("security.protocol") == "PLAINTEXT")
     assert(!admin.containsKey("transactional.id"))
