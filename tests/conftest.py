@@ -188,6 +188,16 @@ def batch_files(directory: Path) -> List[int]:
     return sorted(int(p.name) for p in directory.iterdir() if p.name.isdigit())
 
 
+def wait_for_worker(proc: subprocess.Popen, log: Path, what: str, timeout: float = 300) -> None:
+    """Waits for a worker to end, which must end well (the tail of its log says why not); one still running at the
+    timeout is killed."""
+    try:
+        assert proc.wait(timeout=timeout) == 0, f"{what} failed:\n{log.read_text(errors='replace')[-4000:]}"
+    finally:
+        if proc.poll() is None:
+            kill_group(proc)
+
+
 def kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL to a worker and its JVMs (the process group of a worker started with start_new_session), then wait
     until they are gone."""

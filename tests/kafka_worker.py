@@ -42,8 +42,6 @@ import streaming_worker
 from kafka_broker import SPARK_KAFKA_PACKAGE
 
 LANGUAGES = ("ceql", "match_recognize")
-FLUSH_MS = 10 * 24 * 3600 * 1000  # ten days after midnight: past every event and every window
-FLUSH_ID = 10**12
 
 
 def session(app: str) -> SparkSession:
@@ -58,7 +56,8 @@ def session(app: str) -> SparkSession:
 def produce(spark: SparkSession, bootstrap: str, topic: str, events: str, chunks: int, pause: float,
             wait_for: Optional[Path]) -> None:
     rows = spark.read.csv(events, header=True, schema=streaming_worker.SCHEMA).orderBy("stock_time", "id").collect()
-    flush = spark.createDataFrame([("FLUSH", FLUSH_ID, "FLUSH", 1, 1.0, FLUSH_MS)], streaming_worker.SCHEMA)
+    flush = spark.createDataFrame(
+        [("FLUSH", streaming_worker.FLUSH_ID, "FLUSH", 1, 1.0, streaming_worker.FLUSH_MS)], streaming_worker.SCHEMA)
     size = -(-len(rows) // chunks)
     for start in range(0, len(rows), size):
         chunk = spark.createDataFrame(rows[start : start + size], streaming_worker.SCHEMA)

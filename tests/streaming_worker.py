@@ -26,6 +26,10 @@ from pyspark.sql import functions as F
 
 SCHEMA = "event_type string, id long, name string, volume long, price double, stock_time long"
 DELAY = "10 seconds"
+# A flush event, of a stock (and type) of its own, FLUSH: ten days after midnight, past every event and every
+# window, so that the watermark it brings makes every match final.
+FLUSH_MS = 10 * 24 * 3600 * 1000
+FLUSH_ID = 10**12
 # S3's shape within each stock: a large sale, then two large purchases of the same stock within one second.
 QUERY = (
     "SELL AS s ; BUY AS b ; BUY AS c FILTER s[volume >= 5000] AND b[volume >= 1000] AND c[volume >= 1000] "

@@ -26,7 +26,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from checkout import spark_environment
-from conftest import STOCK_COLUMNS, batch_files, canonical, kill_group, multiset
+from conftest import STOCK_COLUMNS, batch_files, canonical, kill_group, multiset, wait_for_worker
 from kafka_broker import KafkaBroker
 import kafka_worker
 import streaming_worker
@@ -58,14 +58,6 @@ def _worker(broker: KafkaBroker, log: Path, *args: str) -> subprocess.Popen:
             stdout=out, stderr=subprocess.STDOUT, env=spark_environment(),
             start_new_session=True,  # its own process group: the JVM dies with it
         )
-
-
-def _finish(proc: subprocess.Popen, log: Path, what: str, timeout: float = 300) -> None:
-    try:
-        assert proc.wait(timeout=timeout) == 0, f"{what} failed:\n{log.read_text(errors='replace')[-4000:]}"
-    finally:
-        if proc.poll() is None:
-            kill_group(proc)
 
 
 def _await_line(log: Path, line: str, proc: subprocess.Popen, timeout: float = 300) -> None:
@@ -125,10 +117,10 @@ def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, 
     killed_after = len(batch_files(watched / "commits"))
     print(f"\n[kafka] the driver killed after {killed_after} batches (one in flight: {in_flight}), "
           f"{time.time() - started:.0f} s after the start")
-    _finish(producer, log, "the producer")
+    wait_for_worker(producer, log, "the producer")
 
     # Second run, from the checkpoints, to the end of the topic.
-    _finish(_worker(broker, log, "match", "--out", str(out)), log, "the restarted run")
+    wait_for_worker(_worker(broker, log, "match", "--out", str(out)), log, "the restarted run")
     print(f"[kafka] the restarted run ended {time.time() - started:.0f} s after the start")
 
     # Each query's last batch runs again in a third run, as after a driver lost between its output and its commit.
@@ -139,7 +131,8 @@ def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, 
         for name in (str(last), f".{last}.crc"):  # the commit and the checksum file Hadoop writes beside it
             (checkpoint / "commits" / name).unlink()
     read_back = tmp_path / "read-back.json"
-    _finish(_worker(broker, log, "match", "--out", str(out), "--read-back", str(read_back)), log, "the third run")
+    third = _worker(broker, log, "match", "--out", str(out), "--read-back", str(read_back))
+    wait_for_worker(third, log, "the third run")
     for checkpoint in checkpoints:
         assert batch_files(checkpoint / "commits") == batch_files(checkpoint / "offsets"), checkpoint
     print(f"[kafka] the third run ended {time.time() - started:.0f} s after the start")

@@ -33,16 +33,14 @@ from pyspark.sql import functions as F
 import spark_cer
 
 from checkout import spark_environment
-from conftest import STOCK_COLUMNS, STOCK_SCHEMA, batch_files, kill_group, multiset
+from conftest import STOCK_COLUMNS, STOCK_SCHEMA, batch_files, kill_group, multiset, wait_for_worker
 import streaming_worker
-from streaming_worker import stock_batch, stock_stream
+from streaming_worker import FLUSH_ID, FLUSH_MS, stock_batch, stock_stream
 
 WORKER = Path(streaming_worker.__file__).resolve()
 assert streaming_worker.SCHEMA == STOCK_SCHEMA
 
 FILES = 8  # files of the stream (plus the two flush files), one per micro-batch
-FLUSH_MS = 10 * 24 * 3600 * 1000  # ten days after midnight: far past every event and every window
-FLUSH_ID = 10**12
 
 
 # ---- writing streams ------------------------------------------------------------------------------------------
@@ -331,11 +329,7 @@ def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path, languag
 
     # Second run from the same checkpoint, as fast as it goes, to the end.
     proc = _start_worker(input_dir, checkpoint, sink, log, 0, match_recognize, marker)
-    try:
-        assert proc.wait(timeout=300) == 0, f"the restarted worker failed:\n{log.read_text()[-3000:]}"
-    finally:
-        if proc.poll() is None:
-            kill_group(proc)
+    wait_for_worker(proc, log, "the restarted worker")
     assert len(batch_files(checkpoint / "commits")) >= len(files)
     print(f"[kill/restart] the restarted run ended {time.time() - started:.0f} s after the first start")
 
