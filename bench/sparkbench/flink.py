@@ -126,14 +126,15 @@ def run_flink_phase(b: Bench, a: argparse.Namespace, workloads: List[Workload], 
     for w in workloads:
         b.rec.results[key(CLAUSE, w, scale)] = mine = clause_rows(b, w, scale)
         b.show(CLAUSE, w, scale, mine)
-    for w in workloads + [READ]:
-        for mode in MODES:
-            r = run_peer(b, python, w, mode, scale, parallelism, collect=w is not READ)
-            b.rec.results[key(system(mode), w, scale)] = r
-            b.show(system(mode), w, scale, r)
-            mine = b.rec.get(CLAUSE, w, scale)
-            if not r.ok:
-                b.rec.fail(f"Flink {mode}, {w.name} at x{scale}: {r.status} {r.message}")
-            elif mine and mine.ok and (r.rows, r.extra.get("digest")) != (mine.rows, mine.extra.get("digest")):
-                b.rec.fail(f"Flink {mode}, {w.name} at x{scale}: {r.rows} rows (digest {r.extra.get('digest')}), "
-                           f"spark-cer on Flink's clause {mine.rows} (digest {mine.extra.get('digest')})")
+    peers = [(w, mode) for w in workloads + [READ] for mode in MODES]
+    for n, (w, mode) in enumerate(peers, 1):
+        b.progress(f"Flink {n}/{len(peers)}", system(mode), w, scale)
+        r = run_peer(b, python, w, mode, scale, parallelism, collect=w is not READ)
+        b.rec.results[key(system(mode), w, scale)] = r
+        b.show(system(mode), w, scale, r)
+        mine = b.rec.get(CLAUSE, w, scale)
+        if not r.ok:
+            b.rec.fail(f"Flink {mode}, {w.name} at x{scale}: {r.status} {r.message}")
+        elif mine and mine.ok and (r.rows, r.extra.get("digest")) != (mine.rows, mine.extra.get("digest")):
+            b.rec.fail(f"Flink {mode}, {w.name} at x{scale}: {r.rows} rows (digest {r.extra.get('digest')}), "
+                       f"spark-cer on Flink's clause {mine.rows} (digest {mine.extra.get('digest')})")

@@ -52,6 +52,7 @@ class Bench:
         self.jar_sha = ""
         self.group = ""  # the job group of the last guarded run
         self._ids = itertools.count()
+        self.started = time.perf_counter()
 
     # -- snapshots of what is measured: the lead may rebuild the jar while this runs -------------------------
 
@@ -263,7 +264,7 @@ class Bench:
         ends the task."""
         pending: List[Tuple[Task, Result, int]] = []  # with the timed rounds each takes
         keys = []
-        for t in tasks:
+        for n, t in enumerate(tasks, 1):
             k = key(t.system, t.w, t.scale)
             keys.append(k)
             if k in self.rec.results or any(k == key(p.system, p.w, p.scale) for p, _, _ in pending):
@@ -275,6 +276,7 @@ class Bench:
                     print(f"  {t.system:<14} {t.w.name:<26} x{t.scale:<3} {inferred.message}", flush=True)
                     continue
             r = Result(events=self.rec.events.get(t.scale))
+            self.progress(f"warm-up {n}/{len(tasks)}", t.system, t.w, t.scale)
             status, seconds, rows, h, message = self.run_once(t.make_df, t.timeout, t.action)
             r.extra["warmup"] = seconds
             r.status, r.message, r.rows, r.checksum = status, message, rows, h
@@ -290,10 +292,11 @@ class Bench:
                 # a long warm-up counts among the runs of a task that asks for more than one
                 r.runs = [seconds] if long else []
                 pending.append((t, r, t.least_runs - 1 if long else self.args.repeat))
-        for i in range(max((rounds for _, _, rounds in pending), default=0)):
-            for t, r, rounds in pending:
-                if r.status != "ok" or i >= rounds:
-                    continue
+        total = max((rounds for _, _, rounds in pending), default=0)
+        for i in range(total):
+            timed = [(t, r) for t, r, rounds in pending if r.status == "ok" and i < rounds]
+            for n, (t, r) in enumerate(timed, 1):
+                self.progress(f"round {i + 1}/{total}, {n}/{len(timed)}", t.system, t.w, t.scale)
                 status, seconds, rows, h, message = self.run_once(t.make_df, t.timeout, t.action)
                 if status != "ok":
                     r.status, r.message = status, message
@@ -306,6 +309,12 @@ class Bench:
         for t, r, _ in pending:
             self._finish(t, r)
         return [self.rec.results[k] for k in keys]
+
+    def progress(self, step: str, system: str, w: Workload, scale: int) -> None:
+        """What runs now, and how far its phase is: a line before each run, so that a long bench is never silent
+        (a task's result comes once all its runs are done)."""
+        elapsed = time.perf_counter() - self.started
+        print(f"  .. {step:<20} {system:<14} {w.name:<26} x{scale:<3} ({elapsed / 60:.1f} min in)", flush=True)
 
     def _finish(self, t: Task, r: Result) -> None:
         r.seconds = min(r.runs) if r.runs and r.status == "ok" else None

@@ -12,14 +12,15 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import io.sparkcer.engine.analysis.{AnalyzedQuery, Analyzer}
+import io.sparkcer.engine.analysis.Analyzer
 import io.sparkcer.engine.ceql._
+import io.sparkcer.engine.picture.AutomatonGraph
 import io.sparkcer.engine.plan.CompiledPattern
 import io.sparkcer.engine.rowpattern.{MatchRecognizeParser, RowPatternAnalysis}
 import io.sparkcer.spark.ceql.{CerAnalysis, CerRequest, ParsedCondition}
-import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, ParsedClause}
+import io.sparkcer.spark.rowpattern.{MatchRecognizeAnalysis, MatchRecognizeStatement, ParsedClause}
 import io.sparkcer.spark.common.{CerConf, CerErrors, SparkPredicate}
-import io.sparkcer.engine.syntax.{PatternException, Position}
+import io.sparkcer.engine.syntax.{Lexer, Name, PatternException, Position, SqlFragment}
 
 /**
  * `spark_cer.validate` (DESIGN §5): checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the
@@ -29,11 +30,13 @@ import io.sparkcer.engine.syntax.{PatternException, Position}
  *
  * The request and the answer are JSON, so that both channels carry them as one string:
  *  - request: `{"query", "schema": StructType JSON or null, "columns": [names] or null, "time_column",
- *    "type_column", "language": "ceql" or "match_recognize"}`;
+ *    "type_column", "language": "ceql", "match_recognize" or "statement", "automaton": true to have the automaton
+ *    drawn}`;
  *  - answer: `{"ok": true, "strategy", "streams", "variables", "outputs": [{"name", "single", "attributes"}],
  *    "predicates": {var: [Spark SQL]}, "partition_by", "order_by": [[column, descending]], "within",
  *    "consume_by", "limit"}`; for a MATCH_RECOGNIZE clause `{"ok": true, "language": "match_recognize", "variables",
- *    "subsets", "measures", "rows_per_match", "after_match", "output": [names] or null}`; or
+ *    "subsets", "measures", "rows_per_match", "after_match", "output": [names] or null}`; either with `"automaton"`
+ *    ([[PatternPicture.toMap]]) when asked; for a statement, where its clauses stand ([[describeStatement]]); or
  *    `{"ok": false, "kind": "syntax" | "analysis", "message", "problem", "line",
  *    "column", "offset", "length"}`.
  *
@@ -45,7 +48,7 @@ object PatternValidation {
   private val json = new ObjectMapper()
 
   final case class Request(query: String, schema: Option[StructType], columns: Option[Seq[String]],
-      timeColumn: Option[String], typeColumn: Option[String], matchRecognize: Boolean)
+      timeColumn: Option[String], typeColumn: Option[String], language: String, automaton: Boolean)
 
   def apply(request: String, session: Option[SparkSession]): String = {
     val answer: Map[String, Any] = try {
@@ -78,11 +81,45 @@ object PatternValidation {
       Option(node.get("columns")).filterNot(_.isNull).map(_.elements().asScala.map(_.asText).toSeq),
       text("time_column"),
       text("type_column"),
-      text("language").contains("match_recognize"))
+      text("language").getOrElse("ceql"),
+      Option(node.get("automaton")).exists(_.asBoolean))
   }
 
-  private def describe(r: Request, session: Option[SparkSession]): Map[String, Any] =
-    if (r.matchRecognize) describeClause(r, session) else describeQuery(r, session)
+  private def describe(r: Request, session: Option[SparkSession]): Map[String, Any] = r.language match {
+    case "match_recognize" => describeClause(r, session)
+    case "statement" => describeStatement(r)
+    case _ => describeQuery(r, session)
+  }
+
+  /**
+   * Where a statement's MATCH_RECOGNIZE clauses stand, and the pieces of each that another engine's SQL may write
+   * differently (`spark_cer.translate` rewrites them): each PARTITION BY expression, ORDER BY item (with its
+   * direction), MEASURES expression and name, and DEFINE condition, by its offsets in the statement, with the edits
+   * (offset in the piece, length, replacement) that make RUNNING and FINAL functions, which any SQL parser reads; and
+   * the clause's pattern and union variables. The statement may be written for another engine: only the clauses are
+   * parsed, by the grammar that runs them.
+   */
+  private def describeStatement(r: Request): Map[String, Any] = {
+    val tokens = try Lexer.tokenize(r.query, lenient = true) catch { case e: PatternException => throw Syntax(e) }
+    val clauses =
+      try MatchRecognizeStatement.locate(r.query, tokens) catch { case e: PatternException => throw Syntax(e) }
+    def piece(kind: String, start: Int, end: Int, edits: Seq[SqlFragment.Edit] = Nil): Map[String, Any] = Map(
+      "kind" -> kind, "start" -> start, "end" -> end,
+      "edits" -> edits.map(e => Seq[Any](e.offset, e.length, e.replacement)))
+    def fragment(kind: String, f: SqlFragment) = piece(kind, f.pos.offset, f.pos.offset + f.text.length, f.edits)
+    // A name as written: its token (a quoted name's quotes included).
+    def name(n: Name) = piece("name", n.pos.offset, tokens.find(_.pos.offset == n.pos.offset).fold(n.pos.offset)(_.end))
+    Map[String, Any]("ok" -> true, "language" -> "statement", "clauses" -> clauses.map { c =>
+      val k = c.clause
+      val pattern = RowPatternAnalysis.analyze(k, r.query)
+      Map("relation" -> Seq(c.relationStart, c.relationEnd), "clause" -> Seq(c.start, c.end),
+        "variables" -> (pattern.labels ++ pattern.subsets.keys), "pieces" -> (
+        k.partitionBy.map(fragment("partition", _)) ++
+          k.orderBy.map(o => piece("order", o.expression.pos.offset, o.end)) ++
+          k.measures.flatMap(m => Seq(fragment("measure", m.expression), name(m.name))) ++
+          k.defines.map(d => fragment("define", d.condition))))
+    })
+  }
 
   /**
    * A MATCH_RECOGNIZE clause: with a schema and a session analyzed as Spark runs it (its output columns told),
@@ -109,7 +146,7 @@ object PatternValidation {
         }
         None
     }
-    Map(
+    Map[String, Any](
       "ok" -> true,
       "language" -> "match_recognize",
       "variables" -> pattern.labels,
@@ -117,19 +154,24 @@ object PatternValidation {
       "measures" -> clause.measures.map(_.name.value),
       "rows_per_match" -> clause.rowsPerMatch.sql,
       "after_match" -> clause.skip.sql,
-      "output" -> output.orNull)
+      "output" -> output.orNull) ++ drawn(r, AutomatonGraph.of(pattern))
   }
+
+  /** The automaton as a graph, where the request asks for it. */
+  private def drawn(r: Request, graph: => AutomatonGraph): Map[String, Any] =
+    if (r.automaton) Map("automaton" -> PatternPicture.toMap(graph)) else Map.empty
 
   private def describeQuery(r: Request, session: Option[SparkSession]): Map[String, Any] = {
     val query = try CeqlParser.parse(r.query) catch { case e: PatternException => throw Syntax(e) }
-    val analyzed = (r.schema, session) match {
+    val compiled = (r.schema, session) match {
       case (Some(schema), Some(spark)) =>
         val request = CerRequest(r.query, r.query, query, query.streams.map(_.value), r.typeColumn, r.timeColumn)
-        new CerAnalysis(spark, request, LocalRelation(DataTypeUtils.toAttributes(schema))).plan.pattern.analyzed
+        new CerAnalysis(spark, request, LocalRelation(DataTypeUtils.toAttributes(schema))).plan.pattern.compiled
       case _ => byNames(r, query, session)
     }
+    val analyzed = compiled.analyzed
     val filters = Filter.all(query.pattern)
-    Map(
+    Map[String, Any](
       "ok" -> true,
       "strategy" -> query.strategy.keyword,
       "streams" -> query.streams.map(_.value),
@@ -142,11 +184,15 @@ object PatternValidation {
       "order_by" -> query.orderBy.map(k => Seq[Any](k.column.value, k.descending)),
       "within" -> query.within.map(Window.describe).orNull,
       "consume_by" -> query.consumeBy.keyword,
-      "limit" -> query.limit.orNull)
+      "limit" -> query.limit.orNull) ++ drawn(r, AutomatonGraph.of(compiled))
   }
 
-  /** The engine's analysis over column names (all those the query names, when none are given). */
-  private def byNames(r: Request, query: Query, session: Option[SparkSession]): AnalyzedQuery = {
+  /**
+   * The engine's analysis over column names (all those the query names, when none are given), compiled as a query is
+   * planned, for the rules that depend on the evaluator chosen (a condition that keeps the events of a repeating
+   * variable needs a window, unless a PCEA keys it).
+   */
+  private def byNames(r: Request, query: Query, session: Option[SparkSession]): CompiledPattern = {
     val parser = session.map(_.sessionState.sqlParser).getOrElse(CatalystSqlParser)
     def parsed[A](parse: => A): A = try parse catch { case e: PatternException => throw Syntax(e) }
     val predicates = Filter.all(query.pattern).map(f => parsed(SparkPredicate.parse(f, r.query, parser)))
@@ -160,10 +206,7 @@ object PatternValidation {
     val columns = known.getOrElse(namedColumns(query) ++ r.typeColumn ++ r.timeColumn)
     val analyzed = Analyzer.analyze(query, r.query, columns.toIndexedSeq,
       r.typeColumn.getOrElse(CerConf.EVENT_TYPE_COLUMN.defaultValue.get), None, r.timeColumn)
-    // Compiled as a query is planned, for the rules that depend on the evaluator chosen (a condition that keeps the
-    // events of a repeating variable needs a window, unless a PCEA keys it).
     new CompiledPattern(analyzed, equalityPcea = session.forall(s => CerConf.pceaEnabled(s.sessionState.conf)))
-    analyzed
   }
 
   /** Every column a query names outside its predicates: standing in for a schema that is not given. */
@@ -179,7 +222,7 @@ object PatternValidation {
   /** A syntax error, told apart from analysis errors in the answer. */
   private final case class Syntax(error: PatternException) extends RuntimeException(error)
 
-  private def toJava(value: Any): Any = value match {
+  def toJava(value: Any): Any = value match {
     case m: Map[_, _] => m.map { case (k, v) => k -> toJava(v) }.asJava
     case s: Seq[_] => s.map(toJava).asJava
     case other => other

@@ -30,7 +30,8 @@ final case class MatchRecognize(
     defines: Seq[Define],
     pos: Position)
 
-final case class SortItem(expression: SqlFragment, ascending: Boolean, nullsFirst: Option[Boolean])
+/** An ORDER BY item; `end`: the offset in the statement after its last word (ASC, DESC, NULLS FIRST or LAST). */
+final case class SortItem(expression: SqlFragment, ascending: Boolean, nullsFirst: Option[Boolean], end: Int)
 
 final case class Measure(expression: SqlFragment, name: Name)
 

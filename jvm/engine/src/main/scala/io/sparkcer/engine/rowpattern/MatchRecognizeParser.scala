@@ -74,7 +74,8 @@ private final class MatchRecognizeParser(query: String, from: Position, until: I
     val e = expression("an expression", Directions)
     val ascending = if (acceptKw("DESC")) false else { acceptKw("ASC"); true }
     val nullsFirst = if (acceptKw("NULLS")) Some(if (acceptKw("FIRST")) true else { expectKw("LAST"); false }) else None
-    SortItem(e, ascending, nullsFirst)
+    // The expression was scanned apart from the cursor's tokens: the last one read is a direction word, or before e.
+    SortItem(e, ascending, nullsFirst, math.max(e.pos.offset + e.text.length, previous.end))
   }
 
   private def measure(): Measure = {

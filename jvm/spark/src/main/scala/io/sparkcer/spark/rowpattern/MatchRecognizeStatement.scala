@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{AlterViewAs, CacheTableAsSel
 import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.execution.command.{CreateViewCommand, DescribeQueryCommand, ExplainCommand}
 
-import io.sparkcer.engine.rowpattern.MatchRecognizeParser
+import io.sparkcer.engine.rowpattern.{MatchRecognize, MatchRecognizeParser}
 import io.sparkcer.engine.syntax.{PatternException, Position, Token, TokenKind}
 
 /**
@@ -111,31 +111,57 @@ object MatchRecognizeStatement {
    * MATCH_RECOGNIZE clauses; None otherwise.
    */
   def rewrite(sql: String, tokens: IndexedSeq[Token]): Option[Rewritten] = {
-    // A relation right before the keyword tells the clause from a function or column of that name.
-    val clauses = tokens.indices.filter(i => tokens(i).isWord("MATCH_RECOGNIZE") && tokens.lift(i + 1).exists(_.isSymbol("(")))
-      .flatMap(i => relationBefore(tokens, i).map(i -> _))
+    val clauses = found(sql, tokens)
     if (clauses.isEmpty) None
     else {
       val text = new StringBuilder(sql)
-      val rewritten = clauses.zipWithIndex.map { case ((i, relation), n) => rewriteOne(sql, tokens, i, relation, n, text) }
+      val rewritten = clauses.zipWithIndex.map { case (clause, n) => rewriteOne(sql, tokens, clause, n, text) }
       Some(Rewritten(text.toString, rewritten.map(_._1), rewritten.map(_._2).toIndexedSeq))
     }
   }
 
+  /**
+   * A clause where the statement has it: its relation from `relationStart` to `relationEnd`, the clause from its
+   * keyword at `start` to the end of its closing parenthesis, `end` (offsets in the statement), and the clause, whose
+   * fragments stand at their offsets in the statement too. `spark_cer.translate` rewrites the pieces of a statement
+   * written for another engine by these places.
+   */
+  final case class Located(relationStart: Int, relationEnd: Int, start: Int, end: Int, clause: MatchRecognize)
+
+  /** The statement's MATCH_RECOGNIZE clauses, in the order they begin. */
+  def locate(sql: String, tokens: IndexedSeq[Token]): Seq[Located] = found(sql, tokens).map { c =>
+    Located(c.relation.start, c.relation.end, tokens(c.keyword).pos.offset, tokens(c.close).end, parse(sql, tokens, c))
+  }
+
+  /** A clause's tokens: its keyword, its closing parenthesis, and the relation before it. */
+  private final case class Found(keyword: Int, close: Int, relation: Relation)
+
+  private def found(sql: String, tokens: IndexedSeq[Token]): Seq[Found] =
+    // A relation right before the keyword tells the clause from a function or column of that name.
+    tokens.indices.filter(i => tokens(i).isWord("MATCH_RECOGNIZE") && tokens.lift(i + 1).exists(_.isSymbol("(")))
+      .flatMap { i =>
+        relationBefore(tokens, i).map { relation =>
+          val close = closing(tokens, i + 1).getOrElse(throw new PatternException(
+            "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(i + 1).pos, sql))
+          Found(i, close, relation)
+        }
+      }
+
+  private def parse(sql: String, tokens: IndexedSeq[Token], c: Found): MatchRecognize = {
+    val body = tokens(c.keyword + 1)
+    MatchRecognizeParser.parse(sql, Position.advance(sql, body.pos, body.end), tokens(c.close).pos.offset,
+      tokens(c.keyword).pos)
+  }
+
   /** Clause `n`'s call in `text`: where its relation's first line moved, and the clause. */
-  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], keyword: Int, found: Relation, n: Int,
+  private def rewriteOne(sql: String, tokens: IndexedSeq[Token], found: Found, n: Int,
       text: StringBuilder): ((Int, Int, Int), ParsedClause) = {
-    val open = keyword + 1
-    val close = closing(tokens, open).getOrElse(throw new PatternException(
-      "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(open).pos, sql))
-    val (relationStart, relationEnd) = (found.start, found.end)
-    val body = tokens(open)
-    val clause = MatchRecognizeParser.parse(sql, Position.advance(sql, body.pos, body.end), tokens(close).pos.offset,
-      tokens(keyword).pos)
-    val spanEnd = tokens(close).end
+    val (relationStart, relationEnd) = (found.relation.start, found.relation.end)
+    val clause = parse(sql, tokens, found)
+    val spanEnd = tokens(found.close).end
     // The current text of the relation: an earlier clause inside it was replaced already.
     val relation = text.substring(relationStart, relationEnd)
-    val call = found.prefix + relation + s"), $n)"
+    val call = found.relation.prefix + relation + s"), $n)"
     // The call is longer than the relation; as many blanks as it gains are dropped from the blanked clause, from its
     // lines before the last when they have them (so that what follows the clause on its last line keeps its place).
     val rest = sql.substring(relationEnd, spanEnd).map(c => if (c == '\n' || c == '\r') c else ' ')
@@ -150,7 +176,7 @@ object MatchRecognizeStatement {
     }.map(_._1).mkString
     text.replace(relationStart, spanEnd, call + kept)
     val lineEnd = sql.indexOf('\n', relationStart) match { case -1 => sql.length; case k => k }
-    ((relationStart, math.min(lineEnd, relationEnd), found.prefix.length), ParsedClause(clause, sql))
+    ((relationStart, math.min(lineEnd, relationEnd), found.relation.prefix.length), ParsedClause(clause, sql))
   }
 
   /**
