@@ -22,7 +22,7 @@ CSV ?= $(STOCKS)
 # without a [level] prefix.
 exported_line = grep -v '^\[' $(1) | tail -n 1
 
-.PHONY: demo demo-stream test jvm-test python-test wheel engine-run bench bench-engine bench-stream clean
+.PHONY: demo demo-stream notebooks test jvm-test python-test wheel engine-run bench bench-engine bench-stream clean
 
 demo: $(VENV)/.installed
 	$(PYTHON) examples/demo.py
@@ -31,6 +31,11 @@ demo: $(VENV)/.installed
 # ARGS=--kafka: through a Kafka broker started for the demo, the matches written to a topic exactly once.
 demo-stream: $(VENV)/.installed $(if $(findstring --kafka,$(ARGS)),$(KAFKA_CLASSPATH))
 	$(PYTHON) examples/streaming.py $(ARGS)
+
+# The example notebooks run top to bottom, their outputs written into them (tests/test_notebook.py requires them to be
+# what a run gives). ARGS="sql_notebook": only those named.
+notebooks: $(VENV)/.installed
+	$(PYTHON) examples/notebooks.py $(ARGS)
 
 test: jvm-test python-test
 

@@ -31,6 +31,7 @@ COMMANDS: Dict[str, Tuple[str, List[str]]] = {
     "make wheel": ("python", ["-m", "pip", "wheel"]),
     "make demo-stream": ("python", ["examples/streaming.py"]),
     "make demo-stream ARGS=--kafka": ("python", ["examples/streaming.py", "--kafka"]),
+    "make notebooks": ("python", ["examples/notebooks.py"]),
     "make bench": ("python", ["bench/spark_bench.py"]),
     "make bench-engine": ("sbt", ["bench/run data/stocks.csv.gz"]),
     "make bench-stream": ("python", ["bench/stream_stocks.py"]),

@@ -1,34 +1,23 @@
 """
-The example notebook (examples/stocks_notebook.ipynb) runs top to bottom in a fresh kernel, as a user runs it, so
-it cannot rot: a cell that raises fails the test, and a few outputs are checked against what its text says.
+The example notebooks (examples/*_notebook.ipynb) run top to bottom in a fresh kernel, as a user runs them, and show
+what is committed in them: a cell that raises fails the test, and so does one whose output differs from the committed
+one (`make notebooks` writes the outputs a run gives). A few outputs are also checked against what the text around
+them says.
 """
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 from typing import List
 
 import nbformat
-from ipykernel.kernelspec import write_kernel_spec
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import AsyncKernelManager
-from nbclient import NotebookClient
+import pytest
 
-from conftest import REPO
-
-NOTEBOOK = REPO / "examples" / "stocks_notebook.ipynb"
-
-
-def kernel_manager(kernels: Path) -> AsyncKernelManager:
-    """A kernel on this very interpreter. An installed kernel spec would not do: the one ipykernel puts in the venv
-    runs whatever `python` comes first on the PATH, and a system-wide one another Python, without pyspark."""
-    write_kernel_spec(kernels / "python3")  # its argv starts with sys.executable
-    return AsyncKernelManager(kernel_name="python3", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
+from notebooks import NOTEBOOKS, differences, executed
 
 
 def outputs(notebook: nbformat.NotebookNode, tag: str) -> List[nbformat.NotebookNode]:
-    """The outputs of the one cell with this tag (cell metadata), in the executed notebook."""
+    """The outputs of the one cell with this tag (cell metadata)."""
     [cell] = [c for c in notebook.cells if tag in c.metadata.get("tags", [])]
     return cell.outputs
 
@@ -39,22 +28,41 @@ def result(notebook: nbformat.NotebookNode, tag: str):
     return ast.literal_eval(value.data["text/plain"])
 
 
-def test_notebook_runs_top_to_bottom(jar, tmp_path) -> None:
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    code = [c for c in notebook.cells if c.cell_type == "code"]
-    assert not any(c.outputs for c in code), "the notebook is committed without outputs: clear them"
+def has_image(notebook: nbformat.NotebookNode, tag: str) -> bool:
+    return any("image/png" in o.get("data", {}) for o in outputs(notebook, tag))
 
-    client = NotebookClient(
-        notebook,
-        km=kernel_manager(tmp_path / "kernels"),
-        timeout=180,  # per cell
-        resources={"metadata": {"path": str(NOTEBOOK.parent)}},  # the kernel starts where Jupyter starts it
-    )
-    # cleanup_kc: the client shuts the kernel down (and with it the notebook's Spark driver) although it did not
-    # create the kernel manager. A cell that raises fails here, with its traceback.
-    client.execute(cleanup_kc=True)
 
-    assert result(notebook, "match-count") > 0, "S3 has matches on the trace"
-    strategies = result(notebook, "strategies")
-    assert strategies["ALL"] >= strategies["LAST"] > strategies["NEXT"], f"as the notebook explains: {strategies}"
-    assert any("image/png" in o.get("data", {}) for o in outputs(notebook, "plot")), "the plot cell shows a figure"
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda p: p.stem)
+def run(request, jar):
+    """A notebook as committed, and as a fresh run shows it."""
+    committed = nbformat.read(request.param, as_version=4)
+    return request.param.stem, committed, executed(request.param)
+
+
+def test_the_committed_outputs_are_what_a_run_shows(run) -> None:
+    name, committed, fresh = run
+    problems = differences(committed, fresh)
+    assert not problems, f"{name}: the committed outputs are stale (run `make notebooks`):\n" + "\n".join(problems)
+
+
+def test_what_the_notebooks_say(run) -> None:
+    name, _, notebook = run
+    if name == "stocks_notebook":
+        assert result(notebook, "match-count") > 0, "S3 has matches on the trace"
+        strategies = result(notebook, "strategies")
+        assert strategies["ALL"] >= strategies["LAST"] > strategies["NEXT"], f"as the notebook explains: {strategies}"
+        assert all(n > 0 for n in result(notebook, "relations").values())
+        assert all(has_image(notebook, tag) for tag in ("plot", "pcea-picture", "cea-picture", "program-picture"))
+    elif name == "streaming_notebook":
+        said = result(notebook, "exactly-once")
+        assert said["written by the two runs"] == said["on the table"] > 0 and said["the same matches"], said
+    elif name == "fraud_notebook":
+        assert result(notebook, "chains") > 0
+        takeovers = [o for o in outputs(notebook, "takeovers") if o.output_type == "execute_result"]
+        rows = takeovers[0].data["text/plain"].strip().splitlines()[1:]
+        assert len(rows) == 15, "every planted takeover is found, once"
+        assert has_image(notebook, "plot")
+    elif name == "sql_notebook":
+        translated = [o.text for c in notebook.cells if c.source.startswith("%%sql --read snowflake")
+                      for o in c.outputs if o.output_type == "stream"]
+        assert translated and "PREV(price, 1)" in translated[0], "the Snowflake query is shown as translated"

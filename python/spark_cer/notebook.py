@@ -10,6 +10,9 @@ Importing ``spark_cer`` in IPython registers the magic (``%load_ext spark_cer`` 
     %%sql --limit 5 matches
     SELECT ...            -- the first 5 rows shown; the DataFrame kept in the variable `matches`
 
+    %%sql --read snowflake
+    SELECT ...            -- written for Snowflake: translated (spark_cer.translate), printed, then run
+
 A query's errors are spark-cer's (:class:`~spark_cer.PatternError`, with line, column and caret), without Spark's
 stack.
 """
@@ -50,9 +53,22 @@ class Table:
         self.rows = [tuple(row) for row in taken[:limit]]
         self.more = len(taken) > limit
 
+    @staticmethod
+    def _text(value: Any) -> str:
+        """A value as Spark's own tables show it: a struct (a matched event) as its values in brackets."""
+        from pyspark.sql import Row
+
+        if value is None:
+            return "null"
+        if isinstance(value, Row):
+            return "{" + ", ".join(Table._text(v) for v in value) + "}"
+        if isinstance(value, list):
+            return "[" + ", ".join(Table._text(v) for v in value) + "]"
+        return str(value)
+
     def _repr_html_(self) -> str:
         def cell(value: Any) -> str:
-            return "<td><i>null</i></td>" if value is None else f"<td>{html.escape(str(value))}</td>"
+            return "<td><i>null</i></td>" if value is None else f"<td>{html.escape(self._text(value))}</td>"
 
         head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
         body = "".join("<tr>" + "".join(cell(v) for v in row) + "</tr>" for row in self.rows)
@@ -60,7 +76,7 @@ class Table:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{tail}"
 
     def __repr__(self) -> str:
-        cells = [["null" if v is None else str(v) for v in row] for row in self.rows]
+        cells = [[self._text(v) for v in row] for row in self.rows]
         widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(self.columns)]
         rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
 
@@ -74,24 +90,33 @@ class Table:
 
 
 def _sql_magic(line: str, cell: str) -> Optional[Table]:
-    """``%%sql [--limit N] [variable]``: the cell's statement, run; its rows as a table (a command shows none)."""
+    """
+    ``%%sql [--limit N] [--read DIALECT] [variable]``: the cell's statement, run (translated from DIALECT first); its
+    rows as a table (a command shows none).
+    """
     from pyspark.sql import SparkSession
 
+    from spark_cer.translate import translate
     from spark_cer.validate import from_spark_error
 
     words = shlex.split(line)
-    limit, name = 20, None
+    limit, name, dialect = 20, None, None
     while words:
         word = words.pop(0)
         if word == "--limit" and words:
             limit = int(words.pop(0))
+        elif word == "--read" and words:
+            dialect = words.pop(0)
         elif not word.startswith("-") and name is None:
             name = word
         else:
-            raise ValueError(f"%%sql takes [--limit N] [variable], not {line!r}")
+            raise ValueError(f"%%sql takes [--limit N] [--read DIALECT] [variable], not {line!r}")
     spark = SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("%%sql runs its cell in the active Spark session: start one first (spark_cer.session())")
+    if dialect is not None:
+        cell = translate(cell, read=dialect, spark=spark)
+        print(cell)
     try:
         df = spark.sql(cell)
     except Exception as e:

@@ -131,20 +131,27 @@ class AutomatonPicture:
             raise ValueError(f"this {self.automaton} has {self.size} states, too many to draw; its summary: "
                              f"{self.summary}")
         layout = _Layout(self)
+        # The metrics a run set, each as its total (an average metric's first figure): zeros are paths not taken.
+        metrics = [(name, value.split()[0]) for name, value in self.metrics
+                   if value.split() and value.split()[0] != "0"]
         if ax is None:
             width, height = layout.size
-            side = 3.4 if self.metrics else 0.0  # the metrics' column, in inches
+            height = max(height, 0.14 * (len(metrics) + 3))
+            side = 3.4 if metrics else 0.0  # the metrics' column, in inches
             caption = textwrap.fill(f"{self.automaton}: {self.summary}", width=max(60, int(15 * (width + side))))
             below = 0.2 + 0.13 * (caption.count("\n") + 1)
             fig = plt.figure(figsize=(width + side, height + below))
             ax = fig.add_axes((0, below / (height + below), width / (width + side), height / (height + below)))
             fig.text(0.01, 0.1 / (height + below), caption, fontsize=7, va="bottom")
-            if self.metrics:
-                text = "\n".join(f"{name}: {' '.join(value.split())}" for name, value in self.metrics)
+            if metrics:
+                text = "\n".join(f"{name}: {value}" for name, value in sorted(metrics))
                 fig.text(width / (width + side) + 0.01, 0.97, "Spark UI, last run\n\n" + text, fontsize=6.5,
                          va="top", family="monospace")
         layout.draw(ax)
         return ax.figure
+
+    def __repr__(self) -> str:
+        return f"<{self.automaton} of {self.size} states: {self.summary}>"
 
     def _repr_png_(self) -> Optional[bytes]:
         """The drawing, for Jupyter; None (its text form instead) without matplotlib or for a graph too large."""
