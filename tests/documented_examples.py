@@ -74,6 +74,43 @@ class Example:
         return [[cell.strip() for cell in line.split("|")] for line in lines]
 
 
+# Trino's testAfterMatchSkip: its query, with the clause left to fill, and the rows of a skip to the C of a match.
+TRINO_SKIP = """\
+SELECT m.id, m.match, m.val, m.label
+          FROM (VALUES
+                   (1, 90),
+                   (2, 80),
+                   (3, 70),
+                   (4, 80),
+                   (5, 70),
+                   (6, 80)
+               ) t(id, value)
+                 MATCH_RECOGNIZE (
+                   ORDER BY id
+                   MEASURES
+                            match_number() AS match,
+                            RUNNING LAST(value) AS val,
+                            classifier() AS label
+                   ALL ROWS PER MATCH
+                   {skip}
+                   PATTERN (A B+ C+ D?)
+                   SUBSET U = (C, D)
+                   DEFINE
+                            B AS B.value < PREV (B.value),
+                            C AS C.value > PREV (C.value),
+                            D AS false
+                ) AS m"""
+TRINO_SKIPPED = """\
+id | match | val | label
+1 | 1 | 90 | A
+2 | 1 | 80 | B
+3 | 1 | 70 | B
+4 | 1 | 80 | C
+4 | 2 | 80 | A
+5 | 2 | 70 | B
+6 | 2 | 80 | C"""
+
+
 DOCUMENTED: List[Example] = [
     # one summary row per V (reference page), LAG in DEFINE, SKIP TO LAST
     Example("snowflake-v-shape-summary", "snowflake", """\
@@ -613,32 +650,9 @@ id | match | val | label
 6  | 2     | 50  | A
 7  | 2     | 40  | B
 8  | 2     | 60  | C""", ordered=False),
-    # TestRowPatternMatching.testAfterMatchSkip: SKIP TO NEXT ROW, SUBSET.
-    Example("trino-skip-to-next-row", "trino", """\
-SELECT m.id, m.match, m.val, m.label
-          FROM (VALUES
-                   (1, 90),
-                   (2, 80),
-                   (3, 70),
-                   (4, 80),
-                   (5, 70),
-                   (6, 80)
-               ) t(id, value)
-                 MATCH_RECOGNIZE (
-                   ORDER BY id
-                   MEASURES
-                            match_number() AS match,
-                            RUNNING LAST(value) AS val,
-                            classifier() AS label
-                   ALL ROWS PER MATCH
-                   AFTER MATCH SKIP TO NEXT ROW
-                   PATTERN (A B+ C+ D?)
-                   SUBSET U = (C, D)
-                   DEFINE
-                            B AS B.value < PREV (B.value),
-                            C AS C.value > PREV (C.value),
-                            D AS false
-                ) AS m""", """\
+    # TestRowPatternMatching.testAfterMatchSkip, one query under three AFTER MATCH SKIP clauses: TO NEXT ROW; TO FIRST C;
+    # TO U, a SUBSET, which the test says skips as TO LAST B.
+    Example("trino-skip-to-next-row", "trino", TRINO_SKIP.format(skip="AFTER MATCH SKIP TO NEXT ROW"), """\
 id | match | val | label
 1 | 1 | 90 | A
 2 | 1 | 80 | B
@@ -650,74 +664,10 @@ id | match | val | label
 4 | 3 | 80 | A
 5 | 3 | 70 | B
 6 | 3 | 80 | C""", ordered=False),
-    # the same, SKIP TO FIRST C.
-    Example("trino-skip-to-first", "trino", """\
-SELECT m.id, m.match, m.val, m.label
-          FROM (VALUES
-                   (1, 90),
-                   (2, 80),
-                   (3, 70),
-                   (4, 80),
-                   (5, 70),
-                   (6, 80)
-               ) t(id, value)
-                 MATCH_RECOGNIZE (
-                   ORDER BY id
-                   MEASURES
-                            match_number() AS match,
-                            RUNNING LAST(value) AS val,
-                            classifier() AS label
-                   ALL ROWS PER MATCH
-                   AFTER MATCH SKIP TO FIRST C
-                   PATTERN (A B+ C+ D?)
-                   SUBSET U = (C, D)
-                   DEFINE
-                            B AS B.value < PREV (B.value),
-                            C AS C.value > PREV (C.value),
-                            D AS false
-                ) AS m""", """\
-id | match | val | label
-1 | 1 | 90 | A
-2 | 1 | 80 | B
-3 | 1 | 70 | B
-4 | 1 | 80 | C
-4 | 2 | 80 | A
-5 | 2 | 70 | B
-6 | 2 | 80 | C""", ordered=False),
-    # the same, SKIP TO U (a SUBSET): as SKIP TO LAST B, says the test.
-    Example("trino-skip-to-union", "trino", """\
-SELECT m.id, m.match, m.val, m.label
-          FROM (VALUES
-                   (1, 90),
-                   (2, 80),
-                   (3, 70),
-                   (4, 80),
-                   (5, 70),
-                   (6, 80)
-               ) t(id, value)
-                 MATCH_RECOGNIZE (
-                   ORDER BY id
-                   MEASURES
-                            match_number() AS match,
-                            RUNNING LAST(value) AS val,
-                            classifier() AS label
-                   ALL ROWS PER MATCH
-                   AFTER MATCH SKIP TO U
-                   PATTERN (A B+ C+ D?)
-                   SUBSET U = (C, D)
-                   DEFINE
-                            B AS B.value < PREV (B.value),
-                            C AS C.value > PREV (C.value),
-                            D AS false
-                ) AS m""", """\
-id | match | val | label
-1 | 1 | 90 | A
-2 | 1 | 80 | B
-3 | 1 | 70 | B
-4 | 1 | 80 | C
-4 | 2 | 80 | A
-5 | 2 | 70 | B
-6 | 2 | 80 | C""", ordered=False),
+    Example("trino-skip-to-first", "trino", TRINO_SKIP.format(skip="AFTER MATCH SKIP TO FIRST C"), TRINO_SKIPPED,
+            ordered=False),
+    Example("trino-skip-to-union", "trino", TRINO_SKIP.format(skip="AFTER MATCH SKIP TO U"), TRINO_SKIPPED,
+            ordered=False),
     # TestRowPatternMatching.testUnionVariable: CLASSIFIER of a SUBSET.
     Example("trino-union-variable", "trino", """\
 SELECT m.id, m.match, m.val, m.lower_or_higher, m.label
