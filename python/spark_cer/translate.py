@@ -68,13 +68,13 @@ class _Translation:
 
     # ---- sqlglot, its errors placed ------------------------------------------------------------------------
 
-    def parsed(self, text: str, at: int, length: Optional[int] = None):
+    def parsed(self, text: str, at: int):
         """`text` (standing at offset `at` of the statement) parsed in the source dialect."""
         errors = self.sqlglot.errors
         try:
             return self.sqlglot.parse_one(text, read=self.read)
-        except errors.ParseError as e:
-            first = e.errors[0] if e.errors else {}
+        except (errors.ParseError, errors.TokenError) as e:
+            first = e.errors[0] if isinstance(e, errors.ParseError) and e.errors else {}
             offset = at
             if first.get("line"):
                 lines = text.split("\n")
@@ -106,7 +106,10 @@ class _Translation:
         `text` with the pattern variables that qualify a column (`START.price`) quoted where the source dialect's
         tokenizer reads them as keywords, which its parser would not take as a qualifier.
         """
-        tokens = self.sqlglot.tokenize(text, read=self.read)
+        try:
+            tokens = self.sqlglot.tokenize(text, read=self.read)
+        except self.sqlglot.errors.TokenError:
+            return text  # which the parser then refuses, at its place
         TokenType = self.sqlglot.tokens.TokenType
         names = {v.upper() for v in variables}
         quote = '"' if '"' in self.sqlglot.Dialect.get_or_raise(self.read).tokenizer_class.IDENTIFIERS else "`"
@@ -120,7 +123,7 @@ class _Translation:
         """A PARTITION BY or MEASURES expression or a DEFINE condition, in a clause's terms."""
         exp = self.sqlglot.exp
         at, length = piece["start"], piece["end"] - piece["start"]
-        tree = self.parsed(self.qualified(self.text(piece), variables), at, length)
+        tree = self.parsed(self.qualified(self.text(piece), variables), at)
 
         def standard(node):
             if self.read == "snowflake":
