@@ -66,3 +66,18 @@ def test_what_the_notebooks_say(run) -> None:
         translated = [o.text for c in notebook.cells if c.source.startswith("%%sql --read snowflake")
                       for o in c.outputs if o.output_type == "stream"]
         assert translated and "PREV(price, 1)" in translated[0], "the Snowflake query is shown as translated"
+
+
+def test_the_sql_magic_shows_a_table(spark) -> None:
+    """`%%sql`'s table: the first rows with their columns (a matched event as its values), and what it refuses."""
+    from spark_cer.notebook import Table, _sql_magic
+
+    df = spark.sql("SELECT id, named_struct('a', id, 'b', 'x') AS e FROM range(3) ORDER BY id")
+    table = Table(df, limit=2)
+    assert (table.columns, table.more) == (["id", "e"], True)
+    assert repr(table).splitlines()[1:5] == ["| id | e      |", "+----+--------+", "| 0  | {0, x} |", "| 1  | {1, x} |"]
+    assert "<th>e</th>" in table._repr_html_() and "only the first 2 rows shown" in table._repr_html_()
+    with pytest.raises(ValueError, match=r"%%sql takes \[--limit N\] \[--read DIALECT\] \[variable\]"):
+        _sql_magic("--bogus", "SELECT 1")
+    assert _sql_magic("--limit 1", "CREATE OR REPLACE TEMP VIEW magic_view AS SELECT 1 AS one") is None
+    assert _sql_magic("", "SELECT one FROM magic_view").rows == [(1,)]
