@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
-from spark_cer.validate import SchemaLike, _ask, _error, _schema_fields
+from spark_cer.validate import SchemaLike, _ask, _schema_fields
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -331,10 +331,6 @@ def explain_pattern(
         request = {"query": query, "time_column": time_column, "type_column": type_column, **_schema_fields(schema),
                    "language": "match_recognize" if match_recognize else "ceql", "automaton": True}
         answer = _ask(request, spark)
-        if not answer["ok"] and answer["kind"] == "internal":
-            raise RuntimeError(answer["message"])
-        if not answer["ok"]:
-            raise _error(answer["kind"], answer["message"], answer, query)
         return AutomatonPicture._from_answer(answer["automaton"])
     jdf = getattr(query, "_jdf", None)
     if jdf is None:

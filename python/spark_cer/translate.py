@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from spark_cer.validate import PatternError, _ask, _error, from_spark_error, validate
+from spark_cer.validate import PatternError, _ask, from_spark_error, validate
 
 __all__ = ["TranslationError", "translate", "DIALECTS"]
 
@@ -232,11 +232,7 @@ class _Translation:
         return "".join(view)
 
     def statement(self) -> str:
-        answer = _ask({"query": self.jvm_view(), "language": "statement"}, self.spark)
-        if not answer["ok"] and answer["kind"] == "internal":
-            raise RuntimeError(answer["message"])
-        if not answer["ok"]:
-            raise _error(answer["kind"], answer["message"], answer, self.sql)
+        answer = _ask({"query": self.jvm_view(), "language": "statement"}, self.spark, self.sql)
         # A clause inside another's relation is translated with that relation.
         spans = answer["clauses"]
         self.clauses = len(spans)

@@ -318,14 +318,21 @@ class _ValidationServer:
                 self._process.kill()
 
 
-def _ask(request: Dict[str, Any], spark: Optional[Any]) -> Dict[str, Any]:
+def _ask(request: Dict[str, Any], spark: Optional[Any], query: Optional[str] = None) -> Dict[str, Any]:
+    """The JVM's answer to a request, which must be ok: its refusal of the query (as written, `query`, where the
+    request carries another form of it) raised as a PatternError."""
     payload = json.dumps(request)
     session = spark if spark is not None else _active_session()
     if session is None:
         answer = _ValidationServer.ask(payload)
     else:
         answer = session.sql("SELECT cer_validate(:request)", args={"request": payload}).first()[0]
-    return json.loads(answer)
+    answer = json.loads(answer)
+    if not answer["ok"] and answer["kind"] == "internal":
+        raise RuntimeError(answer["message"])
+    if not answer["ok"]:
+        raise _error(answer["kind"], answer["message"], answer, query or request["query"])
+    return answer
 
 
 # ---- validate --------------------------------------------------------------------------------------------
@@ -432,10 +439,6 @@ def validate(
     request = {"query": query, "time_column": time_column, "type_column": type_column, **_schema_fields(schema),
                "language": "match_recognize" if match_recognize else "ceql"}
     answer = _ask(request, spark)
-    if not answer["ok"] and answer["kind"] == "internal":
-        raise RuntimeError(answer["message"])
-    if not answer["ok"]:
-        raise _error(answer["kind"], answer["message"], answer, query)
     if answer.get("language") == "match_recognize":
         return RowPatternQuery(
             text=query,
