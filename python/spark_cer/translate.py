@@ -6,29 +6,35 @@ The work is split by what each side knows:
 - the JVM finds the statement's MATCH_RECOGNIZE clauses with the grammar that runs them (there is one, on the JVM;
   Python parses neither CEQL nor MATCH_RECOGNIZE), and tells where each piece of a clause stands: its relation,
   each PARTITION BY expression, ORDER BY item, MEASURES expression and DEFINE condition;
-- sqlglot (pinned) maps each of those pieces, and the statement around the clauses, from the source dialect to
-  Spark's: functions (``IFF``, ``NVL``, ``DATEADD``), casts (``::``), quoting, the null order of ORDER BY;
-- the functions a dialect has of its own in a clause are then written as the standard's (Snowflake's ``LAG`` and
-  ``LEAD``, which read the match's rows, as ``PREV`` and ``NEXT`` bounded by the match);
+- sqlglot (pinned) reads each of those pieces, and the statement around the clauses, in the source dialect;
+- every function and operator is given its meaning in Spark by :mod:`spark_cer.dialect_rules` (kept, mapped, or
+  refused: an allow-list, so that a translated statement returns the source engine's rows or is refused);
+- sqlglot writes the result for Spark: quoting, the null order of ORDER BY; ``SELECT *`` over a clause of ALL ROWS
+  PER MATCH is laid out as the source engine lays it out;
 - the result is checked by the JVM, each translated clause by :func:`spark_cer.validate`.
 
-What sqlglot cannot read or write for Spark is raised as :class:`TranslationError`, with its line and column in the
-statement as written, never dropped.
+What cannot be read, kept or written for Spark is raised as :class:`TranslationError`, with its line and column in
+the statement as written, never dropped. ``docs/translate.md`` lists the rules and why each is what it is.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
+from spark_cer.dialect_rules import SPARK_DIALECTS, RULES, Refused, Site, in_spark_terms, reader
 from spark_cer.validate import PatternError, _ask, from_spark_error, validate
 
 __all__ = ["TranslationError", "translate", "DIALECTS"]
 
-#: The engines whose MATCH_RECOGNIZE statements ``translate`` reads (sqlglot's dialect names).
-DIALECTS = ("snowflake", "oracle", "trino", "databricks")
+#: The engines whose MATCH_RECOGNIZE statements ``translate`` reads (sqlglot's dialect names): those whose functions'
+#: meaning in Spark is decided (:mod:`spark_cer.dialect_rules`), and Databricks, whose functions are Spark's.
+DIALECTS = (*RULES, "databricks")
 
 _PLACEHOLDER = "__cer_mr_{}"
+_NEXT = "__cer_next"  # the navigation NEXT, as sqlglot's parsers read it
+_STAR = "__cer_all_rows_{}"  # a SELECT * laid out as the source engine lays out ALL ROWS PER MATCH
 
 
 class TranslationError(PatternError):
@@ -47,6 +53,13 @@ def _place(sql: str, offset: int, length: int, problem: str) -> TranslationError
     return TranslationError(message, problem=problem, line=line, column=column, offset=offset, length=length, query=sql)
 
 
+def _first_token(node) -> Optional[Tuple[int, int]]:
+    """The offsets (first and last character) of the first token of `node` whose place sqlglot kept."""
+    placed = [n.meta for n in node.walk() if "start" in n.meta]
+    first = min(placed, key=lambda m: m["start"], default=None)
+    return (first["start"], first["end"]) if first else None
+
+
 def _sqlglot():
     try:
         import sqlglot
@@ -59,12 +72,16 @@ class _Translation:
     """One statement's translation from `read`, its errors placed in `sql` (the statement as written)."""
 
     def __init__(self, sql: str, read: str, spark: Optional[Any]) -> None:
+        if read not in DIALECTS and read not in SPARK_DIALECTS:
+            raise ValueError(f"translate reads {', '.join(DIALECTS)}, not {read!r}: the meaning in Spark of another "
+                             "dialect's functions has not been decided")
         self.sql = sql
         self.read = read
         self.spark = spark
         self.sqlglot = _sqlglot()
         self.queries = False  # whether the statement is queries only, once read
         self.clauses = 0  # how many MATCH_RECOGNIZE clauses it has, once read
+        self.outer_clauses: List[Dict[str, Any]] = []  # the clauses not inside another's relation, once read
 
     # ---- sqlglot, its errors placed ------------------------------------------------------------------------
 
@@ -72,7 +89,7 @@ class _Translation:
         """`text` (standing at offset `at` of the statement) parsed in the source dialect."""
         errors = self.sqlglot.errors
         try:
-            return self.sqlglot.parse_one(text, read=self.read)
+            return self.sqlglot.parse_one(text, read=reader(self.read))
         except (errors.ParseError, errors.TokenError) as e:
             first = e.errors[0] if isinstance(e, errors.ParseError) and e.errors else {}
             offset = at
@@ -91,6 +108,40 @@ class _Translation:
         except errors.UnsupportedError as e:
             said = " ".join(str(e).split())
             raise _place(self.sql, at, length, f"cannot be written for Spark: {said}") from None
+
+    def in_spark(self, tree, kind: str, text: str, at: int, length: int):
+        """
+        `tree`, read from `text` (which stands at offset `at` of the statement, `length` long as written), with each
+        function and operator given its meaning in Spark; what has none is an error at its place.
+        """
+        try:
+            return in_spark_terms(tree, Site(self.read, kind))
+        except Refused as e:
+            raise _place(self.sql, *self.place_of(e.node, text, at, length), str(e)) from None
+
+    def as_written(self, node, text: str) -> Optional[Tuple[int, int]]:
+        """Where `node` stands in `text` (and its length), where sqlglot writes it back as it was written."""
+        found = re.search(r"\s*".join(re.escape(w) for w in node.sql(self.read).split()), text, re.IGNORECASE)
+        return (found.start(), found.end() - found.start()) if found else None
+
+    def place_of(self, node, text: str, at: int, length: int) -> Tuple[int, int]:
+        """
+        Where `node` (read from `text`) stands in the statement: its first token, found again in the statement's text
+        from `at` (the text sqlglot read may differ from it by the JVM's and the quoting's edits, never in a name).
+        """
+        written = self.as_written(node, self.sql[at:at + length])
+        if written is not None:
+            return at + written[0], written[1]
+        first = _first_token(node)
+        if first is None:
+            return at, length
+        word = re.escape(text[first[0]:first[1] + 1].strip('"`'))
+        found = list(re.finditer(rf"\b{word}\b", self.sql[at:at + length], re.IGNORECASE))
+        earlier = len(re.findall(rf"\b{word}\b", text[:first[0]], re.IGNORECASE))
+        if earlier >= len(found):
+            return at, length
+        start = at + found[earlier].start()
+        return start, max(1, min(len(node.sql(self.read)), at + length - start))
 
     # ---- the pieces of a clause ----------------------------------------------------------------------------
 
@@ -119,53 +170,46 @@ class _Translation:
                 text = text[:t.start] + quote + t.text + quote + text[t.end + 1:]
         return text
 
+    def nameable_next(self, text: str) -> str:
+        """
+        `text` with the navigation NEXT( named so that any dialect's parser reads it as a function (Oracle's, in
+        sqlglot, reads NEXT as the start of NEXT VALUE FOR).
+        """
+        try:
+            tokens = self.sqlglot.tokenize(text, read=self.read)
+        except self.sqlglot.errors.TokenError:
+            return text  # which the parser then refuses, at its place
+        TokenType = self.sqlglot.tokens.TokenType
+        for t, after in reversed(list(zip(tokens, tokens[1:]))):
+            if t.text.upper() == "NEXT" and after.token_type == TokenType.L_PAREN:
+                text = text[:t.start] + _NEXT + text[t.end + 1:]
+        return text
+
     def expression(self, piece: Dict[str, Any], variables: List[str]) -> str:
         """A PARTITION BY or MEASURES expression or a DEFINE condition, in a clause's terms."""
         exp = self.sqlglot.exp
         at, length = piece["start"], piece["end"] - piece["start"]
-        tree = self.parsed(self.qualified(self.text(piece), variables), at)
+        text = self.qualified(self.text(piece), variables)
 
-        def standard(node):
-            if self.read == "snowflake":
-                node = self.snowflake(node, piece["kind"], at, length)
+        def classifier(node):
+            # Snowflake's CLASSIFIER may go without parentheses.
+            if self.read == "snowflake" and isinstance(node, exp.Column) and not node.table and \
+                    node.name.upper() == "CLASSIFIER" and not node.this.quoted:
+                return exp.Anonymous(this="CLASSIFIER", expressions=[])
+            if isinstance(node, exp.Anonymous) and node.name == _NEXT:
+                return exp.Anonymous(this="NEXT", expressions=node.expressions)
+            return node
+
+        def running_final(node):
             # RUNNING and FINAL, which the JVM gave as functions so that any dialect's parser reads them.
             if isinstance(node, exp.Anonymous) and node.name.lower() in ("__mr_running", "__mr_final"):
                 word = "RUNNING" if node.name.lower() == "__mr_running" else "FINAL"
                 return exp.Var(this=f"{word} {self.written(node.expressions[0], at, length)}")
             return node
 
-        return self.written(tree.transform(standard), at, length)
-
-    def snowflake(self, node, kind: str, at: int, length: int):
-        """
-        Snowflake's own functions of a clause, in the standard's terms. Its navigation functions read the match's
-        frame, from the match's first row to its last, not the partition: ``LAG(x, n)`` is NULL on the match's first
-        n rows, and in MEASURES ``LEAD(x, n)`` on its last n. Its ``MATCH_SEQUENCE_NUMBER()`` is the row's place in
-        the match, and ``CLASSIFIER`` may go without parentheses.
-        """
-        exp = self.sqlglot.exp
-        if isinstance(node, (exp.Lag, exp.Lead)):
-            if node.args.get("default") is not None:
-                raise _place(self.sql, at, length, f"{node.sql(self.read)}: a default value has no PREV or NEXT "
-                             "form; write COALESCE(LAG(...), default)")
-            offset = node.args.get("offset") or exp.Literal.number(1)
-            lag = isinstance(node, exp.Lag)
-            navigation = exp.Anonymous(this="PREV" if lag else "NEXT", expressions=[node.this, offset])
-            position = self.sqlglot.parse_one("COUNT(*)")
-            if lag:
-                inside = exp.GT(this=position, expression=offset.copy())
-            elif kind == "measure":
-                inside = exp.GTE(this=exp.Sub(this=exp.Var(this="FINAL COUNT(*)"), expression=position),
-                                 expression=offset.copy())
-            else:  # in DEFINE the frame has no last row yet: the next rows of the partition
-                return navigation
-            return exp.If(this=inside, true=navigation, false=exp.Null())
-        if isinstance(node, exp.Anonymous) and node.name.upper() == "MATCH_SEQUENCE_NUMBER" and not node.expressions:
-            return self.sqlglot.parse_one("COUNT(*)")
-        if isinstance(node, exp.Column) and not node.table and node.name.upper() == "CLASSIFIER" and \
-                not node.this.quoted:
-            return exp.Anonymous(this="CLASSIFIER", expressions=[])
-        return node
+        tree = self.parsed(self.nameable_next(text), at).transform(classifier)
+        tree = self.in_spark(tree, piece["kind"], text, at, length)
+        return self.written(tree.transform(running_final), at, length)
 
     def name(self, piece: Dict[str, Any]) -> str:
         """A measure's name, quoted as Spark quotes names."""
@@ -178,7 +222,8 @@ class _Translation:
         """An ORDER BY item with its direction; the source's null order written out where Spark's differs."""
         at, end = piece["start"], piece["end"]
         prefix = "SELECT 1 ORDER BY "
-        tree = self.parsed(prefix + self.sql[at:end], at - len(prefix))
+        text = prefix + self.sql[at:end]
+        tree = self.in_spark(self.parsed(text, at - len(prefix)), "order", text, at - len(prefix), len(text))
         return self.written(tree.args["order"].expressions[0], at, end - at)
 
     def relation(self, start: int, end: int) -> str:
@@ -238,6 +283,7 @@ class _Translation:
         self.clauses = len(spans)
         outer = [c for c in spans if not any(o is not c and o["relation"][0] <= c["relation"][0] and
                                              c["clause"][1] <= o["clause"][1] for o in spans)]
+        self.outer_clauses = outer
         # The statement with each clause (and its relation) as a name, which any dialect reads: (offset in the
         # text given to sqlglot, offset in the statement) where each stand-in starts, to place sqlglot's errors.
         text, moved, last = "", [(0, 0)], 0
@@ -254,9 +300,41 @@ class _Translation:
                 raise RuntimeError(f"sqlglot did not keep the stand-in of clause {n}: {written}")
             # What stands between the relation and the clause (an alias the clause's output does not take) as written.
             between = self.sql[c["relation"][1]:c["clause"][0]]
-            clause = f"{self.relation(*c['relation'])}{between}{self.clause(c)}"
+            relation = self.relation(*c["relation"])
+            clause = f"{relation}{between}{self.clause(c)}"
             written = stand_in.sub(lambda _: clause, written)
+            star = re.compile(r"\b" + re.escape(_STAR.format(n)) + r"\b")
+            if star.search(written):
+                written = star.sub(lambda _: self.all_rows_columns(relation, c), written)
         return written
+
+    def all_rows_columns(self, relation: str, found: Dict[str, Any]) -> str:
+        """
+        ``SELECT *`` over a clause of ALL ROWS PER MATCH, in Snowflake's order: the input's columns as the input has
+        them, then the measures (spark-cer's, as Trino's and the standard's, is the partition, the order, the measures,
+        then the rest). The input's columns are asked of the session; without one that knows the relation, the
+        statement keeps ``*`` and says so in a warning.
+        """
+        session = self.spark
+        if session is None:
+            from pyspark.sql import SparkSession
+
+            session = SparkSession.getActiveSession()
+        try:
+            columns = list(session.sql(f"SELECT * FROM {relation}").columns) if session is not None else None
+        except Exception as e:  # the relation Spark cannot analyze is reported by `check`
+            columns, reason = None, " ".join(str(e).split())[:200]
+        else:
+            reason = "no session"
+        if columns is None:
+            warnings.warn(f"SELECT * over MATCH_RECOGNIZE keeps spark-cer's column order, not Snowflake's (the input's "
+                          f"columns, then the measures): its input's columns are not known here ({reason}); give "
+                          "translate a session that has the input (spark=...)", stacklevel=4)
+            return "*"
+        names = [f"`{c.replace('`', '``')}`" if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", c) else c
+                 for c in columns]
+        measures = [self.name(p) for p in found["pieces"] if p["kind"] == "name"]
+        return ", ".join(names + measures)
 
     def outer(self, text: str, moved: List[Tuple[int, int]]) -> str:
         """The statement around its clauses, for Spark."""
@@ -267,7 +345,7 @@ class _Translation:
             return was + offset - at
 
         try:
-            trees = self.sqlglot.parse(text, read=self.read)
+            trees = self.sqlglot.parse(text, read=reader(self.read))
         except errors.ParseError as e:
             first = e.errors[0] if e.errors else {}
             lines = text.split("\n")
@@ -275,9 +353,32 @@ class _Translation:
                 max(0, first.get("col", 1) - len(first.get("highlight") or " "))
             raise _place(self.sql, original(offset), len(first.get("highlight") or "") or 1,
                          f"{self.read} SQL that sqlglot cannot read: {first.get('description', str(e))}") from None
-        statements = [t for t in trees if t is not None]
+        statements = []
+        for tree in (t for t in trees if t is not None):
+            if self.read == "snowflake":
+                self.mark_all_rows_stars(tree)
+            try:
+                statements.append(in_spark_terms(tree, Site(self.read, "statement")))
+            except Refused as e:
+                written, first = self.as_written(e.node, text), _first_token(e.node)
+                at = original(written[0]) if written else original(first[0]) if first else 0
+                raise _place(self.sql, at, written[1] if written else len(e.node.sql(self.read)), str(e)) from None
         self.queries = all(isinstance(t, self.sqlglot.exp.Query) for t in statements)
         return ";\n".join(self.written(t, 0, len(self.sql)) for t in statements)
+
+    def mark_all_rows_stars(self, tree) -> None:
+        """Each ``SELECT *`` read straight from a clause of ALL ROWS PER MATCH, marked to be laid out as Snowflake's."""
+        exp = self.sqlglot.exp
+        stand_ins = {_PLACEHOLDER.format(n): n for n, c in enumerate(self.outer_clauses)
+                     if c.get("rows_per_match", "").startswith("ALL ROWS")}
+        for select in tree.find_all(exp.Select):
+            source = select.args.get("from_")
+            if source is None or select.args.get("joins") or len(select.expressions) != 1 or \
+                    not isinstance(select.expressions[0], exp.Star) or not isinstance(source.this, exp.Table):
+                continue
+            n = stand_ins.get(source.this.name)
+            if n is not None:
+                select.expressions[0].replace(exp.column(_STAR.format(n)))
 
     def check(self, written: str) -> None:
         """
@@ -314,26 +415,31 @@ def translate(sql: str, read: str, *, spark: Optional[Any] = None, check: bool =
     A MATCH_RECOGNIZE statement written for Snowflake, Oracle, Trino or Databricks, as a statement spark-cer runs
     with ``spark.sql``.
 
-    The JVM finds the clauses (the grammar that runs them) and the places of their pieces; sqlglot maps each piece
-    and the statement around the clauses to Spark's SQL: functions and types (``IFF`` becomes ``IF``, ``NVL``
-    ``COALESCE``, ``DATEADD(day, 1, d)`` ``DATE_ADD(d, 1)``, ``x::number(10,2)`` a CAST), quoting (``"Ticker"``
-    becomes ```Ticker```), and the null order the source engine sorts by (Snowflake and Oracle put NULLs last in
-    ascending order, Spark first: ``ORDER BY d`` becomes ``ORDER BY d NULLS LAST``). In a clause, Snowflake's
-    navigation, which reads the match's rows (its "window frame"), becomes the standard's: ``LAG(x)`` is
-    ``IF(COUNT(*) > 1, PREV(x, 1), NULL)`` (NULL on the match's first row), ``LEAD(x)`` in MEASURES likewise with
-    NEXT up to the match's last row, and ``MATCH_SEQUENCE_NUMBER()`` is ``COUNT(*)``. Measure names are quoted as
-    Spark quotes names; the clause's pattern, SUBSET, modes and variables are kept as written.
+    The translated statement returns the rows the source engine would, or translation refuses it. The JVM finds
+    the clauses (the grammar that runs them) and the places of their pieces; sqlglot reads each piece and the
+    statement around the clauses; every function and operator is kept where Spark's means the same (``IFF`` becomes
+    ``IF``, ``NVL`` ``COALESCE``), mapped where it does not (Snowflake's ``DATEDIFF`` counts date-part boundaries,
+    ``::int`` rounds, Trino divides integers as integers, Oracle's ``''`` is NULL), and refused where no Spark
+    expression keeps its meaning (``docs/translate.md`` lists the rules). Quoting (``"Ticker"`` becomes
+    ```Ticker```) and the null order the source engine sorts by (Snowflake and Oracle put NULLs last in ascending
+    order, Spark first: ``ORDER BY d`` becomes ``ORDER BY d NULLS LAST``) are written Spark's way. In a clause,
+    Snowflake's ``LAG`` and ``LEAD`` read the partition in DEFINE (``PREV`` and ``NEXT``) and the match's rows in
+    MEASURES, as do its ``PREV`` and ``NEXT`` there; ``SELECT *`` over its ALL ROWS PER MATCH lists the input's
+    columns, then the measures. Measure names are quoted as Spark quotes names; the clause's pattern, SUBSET, modes
+    and variables are kept as written.
 
     Parameters
     ----------
     sql : str
         The statement, as the other engine runs it.
     read : str
-        Its dialect: ``"snowflake"``, ``"oracle"``, ``"trino"`` or ``"databricks"`` (any dialect of sqlglot is read).
+        Its dialect: ``"snowflake"``, ``"oracle"``, ``"trino"`` or ``"databricks"``; another is refused, since the
+        meaning of its functions in Spark has not been decided.
     spark : SparkSession, optional
         The session whose JVM finds the clauses and checks the result; by default the active one, else a JVM this
         process starts once on the bundled jar (as :func:`spark_cer.validate`). Given, a translated query is also
-        analyzed by it (its tables must exist): a function that no Spark has is an error here, not when it runs.
+        analyzed by it (its tables must exist): a function that no Spark has is an error here, not when it runs; and
+        ``SELECT *`` over a Snowflake clause of ALL ROWS PER MATCH is laid out from its input's columns.
     check : bool, default True
         Check each translated clause with :func:`spark_cer.validate` (and, with ``spark``, the query).
 
@@ -345,8 +451,11 @@ def translate(sql: str, read: str, *, spark: Optional[Any] = None, check: bool =
     Raises
     ------
     TranslationError
-        A piece that sqlglot cannot read in the source dialect or write for Spark, or a translated clause that
-        spark-cer refuses: its line and column in the statement as written, and why.
+        A piece that sqlglot cannot read in the source dialect or write for Spark, a function or operator whose
+        meaning no Spark expression here keeps, or a translated clause that spark-cer refuses: its line and column in
+        the statement as written, and why.
+    ValueError
+        A dialect other than those above.
     PatternSyntaxError
         A MATCH_RECOGNIZE clause that does not follow the grammar.
 
@@ -362,7 +471,7 @@ def translate(sql: str, read: str, *, spark: Optional[Any] = None, check: bool =
         PARTITION BY symbol ORDER BY day NULLS LAST
         MEASURES IF(COUNT(up.*) > 2, 'long', 'short') AS run
         PATTERN (down up+)
-        DEFINE up AS price > IF(COUNT(*) > 1, PREV(price, 1), NULL)) ORDER BY symbol NULLS LAST
+        DEFINE up AS price > PREV(price, 1)) ORDER BY symbol NULLS LAST
     """
     if not isinstance(sql, str):
         raise TypeError(f"sql must be a string, not {type(sql).__name__}")

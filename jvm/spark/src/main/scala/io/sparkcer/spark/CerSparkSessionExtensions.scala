@@ -9,12 +9,14 @@ import io.sparkcer.spark.ceql.{CerTableFunction, ResolveCer}
 import io.sparkcer.spark.rowpattern.{MatchRecognizeCall, ResolveMatchRecognize}
 import io.sparkcer.spark.common.CerConf
 import io.sparkcer.spark.stream.OneProcessorPerExecution
+import io.sparkcer.spark.translate.{SourceDivision, SourceEngine}
 
 /**
  * spark-cer's SQL extension: the CEQL statement parser (which also reads MATCH_RECOGNIZE clauses), the `cer` table
- * function, the `cer_validate` function, the analyzer rules that turn a query into [[io.sparkcer.spark.ceql.CerMatch]]
- * and a MATCH_RECOGNIZE clause into its operator, the planner strategy, and the optimizer rule that gives each
- * streaming execution a stateful processor of its own. Enable with
+ * function, the `cer_validate` function, the `cer_snowflake_divide` and `cer_trino_divide` functions (a source
+ * engine's `/`, which `spark_cer.translate` writes), the analyzer rules that turn a query into
+ * [[io.sparkcer.spark.ceql.CerMatch]] and a MATCH_RECOGNIZE clause into its operator, the planner strategy, and the
+ * optimizer rule that gives each streaming execution a stateful processor of its own. Enable with
  * `spark.sql.extensions=io.sparkcer.spark.CerSparkSessionExtensions`, or just put the jar on the classpath
  * (it is registered as a `SparkSessionExtensionsProvider` service).
  */
@@ -25,6 +27,8 @@ class CerSparkSessionExtensions extends SparkSessionExtensionsProvider {
     extensions.injectTableFunction(CerTableFunction.description)
     extensions.injectTableFunction(MatchRecognizeCall.description)
     extensions.injectFunction(CerValidateFunction.description)
+    extensions.injectFunction(SourceDivision.description(SourceEngine.Snowflake))
+    extensions.injectFunction(SourceDivision.description(SourceEngine.Trino))
     extensions.injectResolutionRule(session => ResolveCer(session.asInstanceOf[classic.SparkSession]))
     extensions.injectResolutionRule(session => ResolveMatchRecognize(session.asInstanceOf[classic.SparkSession]))
     extensions.injectPlannerStrategy(_ => CerStrategy)

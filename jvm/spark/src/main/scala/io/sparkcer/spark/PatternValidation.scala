@@ -96,8 +96,8 @@ object PatternValidation {
    * differently (`spark_cer.translate` rewrites them): each PARTITION BY expression, ORDER BY item (with its
    * direction), MEASURES expression and name, and DEFINE condition, by its offsets in the statement, with the edits
    * (offset in the piece, length, replacement) that make RUNNING and FINAL functions, which any SQL parser reads; and
-   * the clause's pattern and union variables. The statement may be written for another engine: only the clauses are
-   * parsed, by the grammar that runs them.
+   * the clause's pattern and union variables, and its rows per match. The statement may be written for another
+   * engine: only the clauses are parsed, by the grammar that runs them.
    */
   private def describeStatement(r: Request): Map[String, Any] = {
     val tokens = try Lexer.tokenize(r.query, lenient = true) catch { case e: PatternException => throw Syntax(e) }
@@ -113,7 +113,8 @@ object PatternValidation {
       val k = c.clause
       val pattern = RowPatternAnalysis.analyze(k, r.query)
       Map("relation" -> Seq(c.relationStart, c.relationEnd), "clause" -> Seq(c.start, c.end),
-        "variables" -> (pattern.labels ++ pattern.subsets.keys), "pieces" -> (
+        "variables" -> (pattern.labels ++ pattern.subsets.keys), "rows_per_match" -> k.rowsPerMatch.sql,
+        "pieces" -> (
         k.partitionBy.map(fragment("partition", _)) ++
           k.orderBy.map(o => piece("order", o.expression.pos.offset, o.end)) ++
           k.measures.flatMap(m => Seq(fragment("measure", m.expression), name(m.name))) ++

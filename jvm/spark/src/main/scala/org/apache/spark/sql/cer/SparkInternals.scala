@@ -2,10 +2,12 @@ package org.apache.spark.sql.cer
 
 import scala.reflect.ClassTag
 
-import org.apache.spark.SparkRuntimeException
+import org.apache.spark.{QueryContext, SparkRuntimeException}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.optimizer.NormalizeFloatingNumbers
+import org.apache.spark.sql.errors.QueryExecutionErrors
+import org.apache.spark.sql.types.{Decimal, DecimalType}
 
 /**
  * The `private[spark]` and `private[sql]` APIs spark-cer needs, and nothing of spark-cer itself: the operator and its tasks live
@@ -34,4 +36,20 @@ object SparkInternals {
    * operators). Other keys are returned as they are.
    */
   def normalizedKey(key: Expression): Expression = NormalizeFloatingNumbers.normalize(key)
+
+  /**
+   * The errors of Spark's `/` and `div` under ANSI, DIVIDE_BY_ZERO and ARITHMETIC_OVERFLOW, placed at `context` (the
+   * call in the query's text), for a division that fails whatever `spark.sql.ansi.enabled` says.
+   */
+  def divideByZero(context: QueryContext): ArithmeticException = QueryExecutionErrors.divideByZeroError(context)
+
+  def integralDivideOverflow(context: QueryContext): ArithmeticException =
+    QueryExecutionErrors.arithmeticOverflowError("Overflow in integral divide", context = context)
+
+  /**
+   * A decimal as a value of `t`, rounded half up, or Spark's ANSI error where it does not fit
+   * (NUMERIC_VALUE_OUT_OF_RANGE).
+   */
+  def fitted(value: Decimal, t: DecimalType, context: QueryContext): Decimal =
+    value.toPrecision(t.precision, t.scale, Decimal.ROUND_HALF_UP, nullOnOverflow = false, context)
 }
