@@ -52,6 +52,7 @@ def test_what_the_notebooks_say(run) -> None:
         strategies = result(notebook, "strategies")
         assert strategies["ALL"] >= strategies["LAST"] > strategies["NEXT"], f"as the notebook explains: {strategies}"
         assert all(n > 0 for n in result(notebook, "relations").values())
+        assert all(n > 0 for n in result(notebook, "skipping").values()), "LAST over iterations with trades between"
         assert all(has_image(notebook, tag) for tag in ("plot", "pcea-picture", "cea-picture", "program-picture"))
     elif name == "streaming_notebook":
         said = result(notebook, "exactly-once")

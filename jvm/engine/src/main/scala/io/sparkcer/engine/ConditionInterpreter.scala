@@ -49,20 +49,24 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
     })).orNull
   })
 
-  /** Per condition that is an order comparison, its two sides compiled over one event's row, and the comparison. */
-  private lazy val orderSides: IndexedSeq[Option[(Seq[ExprInterpreter.Compiled], OrderComparison)]] =
-    conditions.map(c => OrderComparison.of(c).map { o =>
-      val sides = Seq(o.left, o.right).map(e => ExprInterpreter.compile(e, {
+  /**
+   * Per condition that is an order comparison (slots included), each side that reads one event alone compiled over
+   * its row (a side that reads a slot is never compared: None), and the comparison.
+   */
+  private lazy val orderSides: IndexedSeq[Option[(Seq[Option[ExprInterpreter.Compiled]], OrderComparison)]] =
+    conditions.map(c => OrderComparison.withSlots(c).map { o =>
+      val sides = Seq(o.left, o.right).map(e => try Some(ExprInterpreter.compile(e, {
         case Expr.Attribute(_, name) => column(name)
-        case r => throw new IllegalStateException(s"${c.text} reads ${r.column.value} outside an event")
-      }, c.predicate.sparkSql))
+        case r => throw new PatternException(s"${c.text} reads ${r.column.value} outside an event", r.pos, c.text)
+      }, c.predicate.sparkSql)) catch { case _: PatternException => None })
       (sides, o)
     })
 
   /** [[io.sparkcer.engine.eval.EventReader.compareHardness]] on two events' rows, by the values' own order. */
   def compareHardness(c: Int, side: Int, a: Array[Any], b: Array[Any]): Int = orderSides(c) match {
     case Some((sides, comparison)) =>
-      val (x, y) = (sides(side)(a), sides(side)(b))
+      val read = sides(side).getOrElse(throw new IllegalStateException(s"${conditions(c).text}: side $side reads a slot"))
+      val (x, y) = (read(a), read(b))
       if (x == null) { if (y == null) 0 else 1 }
       else if (y == null) -1
       else {
@@ -71,6 +75,12 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
         else if (comparison.largerIsHarder(side)) order else -order
       }
     case None => throw new IllegalStateException(s"${conditions(c).text} is not an order comparison")
+  }
+
+  /** [[io.sparkcer.engine.eval.EventReader.compareSlotValues]]: by the values' own order. */
+  def compareSlotValues(a: Any, b: Any): Int = {
+    val order = Values.compare(a, b)
+    if (order == Values.Incomparable) EventReader.Unordered else Integer.signum(order)
   }
 
   /** Per condition that is an equality `a.x = b.y`, the column each side reads (for PCEA's keys). */

@@ -124,6 +124,7 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
         conditions.operand(condition, side, event.values)
       override def compareHardness(condition: Int, side: Int, a: Event, b: Event): Int =
         conditions.compareHardness(condition, side, a.values, b.values)
+      override def compareSlotValues(condition: Int, slot: Int, a: Any, b: Any): Int = conditions.compareSlotValues(a, b)
     }
   }
 }

@@ -267,6 +267,16 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     maxLength = 28, minLength = 14,
     least = Some(("read over one event", _.analyzed.singleEventAggregates.nonEmpty, 50)))
 
+  // NEXT, LAST and MAX over an iteration whose conditions relate its events (prev, aggregates) or compare them with
+  // other events: the ranked registers drop a configuration that another dominates, those past the window too (where
+  // no match in the window ranks between, MAX from each of its sets); a dominance that does not hold loses or invents
+  // rows. Streams of at most 12 events: MAX over a sum of every subset of an iteration's events (`v1.x > sum(v1.y)`,
+  // which EXPLAIN says grows as 2^n) keeps a set of configurations per subset, which the bound stops past 13 events.
+  property("NEXT, LAST and MAX over one iterated atom related by prev, aggregates and orders", 600,
+    Features(iteratedChains = true, ranked = true, consumption = false, limits = false, projections = false),
+    maxLength = 12, minLength = 6,
+    least = Some(("ranked or compared on registers", _.describe.contains("configurations (NFA state, registers)"), 100)))
+
   private def onLazyChain(pattern: CompiledPattern): Option[String] =
     Option.when(pattern.chain.isEmpty)(s"not on the lazy chain: ${pattern.describe}")
 

@@ -46,13 +46,22 @@ trait EventReader[-E] {
 
   /**
    * For condition `condition`, an order comparison ([[io.sparkcer.engine.analysis.OrderComparison]]: <, <=, > or
-   * >=), how hard side `side` (0: left, 1: right) is to satisfy when read on event `a`, against when read on event
+   * >=; its other side may read slots), how hard side `side` (0: left, 1: right), which reads one variable's event
+   * alone, is to satisfy when read on event `a`, against when read on event
    * `b`: negative, zero or positive as a's value is easier, as hard or harder, harder meaning that fewer values of the
    * other side satisfy the comparison (`x <= y`: a larger x, a smaller y), in the order the comparison itself uses.
    * NULL is the hardest (nothing satisfies it); [[EventReader.Unordered]] when the comparison cannot order the two
    * values (then no value of the other side satisfies it with both).
    */
   def compareHardness(condition: Int, side: Int, a: E, b: E): Int =
+    throw new UnsupportedOperationException("this reader evaluates no conditions")
+
+  /**
+   * Two values of slot `slot` of condition `condition` (`prev`'s argument on an event, or an aggregate's result),
+   * neither NULL, in their own order: negative, zero or positive as `a` is less, equal or greater, in the order the
+   * condition's comparison uses; [[EventReader.Unordered]] when they cannot be ordered.
+   */
+  def compareSlotValues(condition: Int, slot: Int, a: Any, b: Any): Int =
     throw new UnsupportedOperationException("this reader evaluates no conditions")
 }
 

@@ -6,7 +6,7 @@ import io.sparkcer.engine.chain.{ChainCost, ChainPath, Chains}
 import io.sparkcer.engine.ceql.{Consumption, Strategy}
 import io.sparkcer.engine.eval.{EventReader, MatchBound}
 import io.sparkcer.engine.pcea.{PceaCompiler, PceaPlan}
-import io.sparkcer.engine.rma.{Placement, RegisterProgram}
+import io.sparkcer.engine.rma.{Dominance, Placement, RegisterProgram}
 import io.sparkcer.engine.syntax.PatternException
 
 /**
@@ -255,9 +255,21 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
       else s"${registers.judgements.count(_.ofTake)} take of an unselected variable made once per match, the later events " +
         "challenging it for the easiest (so its runs repeat no row), ") +
       (if (ranked) s"${strategy.keyword} over configurations (NFA state, registers) in priority order, kept past the " +
-        "window while they may outrank another (the strategy chooses before the window), so they grow with the stream"
+        "window while they may outrank another (the strategy chooses before the window), " + kept(registers)
       else if (strategy == Strategy.Max) "MAX over sets of configurations (NFA state, registers): each run's own, " +
         "those of runs marking the same events and those of larger runs, kept past the window (the strategy chooses " +
-        "before the window), so they grow with the stream"
+        "before the window), " + kept(registers)
       else registers.growth)
+
+  /**
+   * What NEXT, LAST and MAX keep of the configurations: an antichain of [[io.sparkcer.engine.rma.Dominance]] where an
+   * order relates what their registers hold, else every one that may still be chosen, for as long as the stream.
+   */
+  private def kept(registers: RegisterProgram): String =
+    if (!Dominance.of(registers, nfa.conditions).compares)
+      "no order relating what their registers hold, so they grow with the stream"
+    else "a configuration let go once another in its state makes every condition ahead as easy (" + (strategy match {
+      case Strategy.Max => "one of its set, or of a larger run"
+      case _ => "one ranked above it, or one past the window too with no match in the window ranked between them"
+    }) + "), so they grow with the values the registers hold, not the stream"
 }

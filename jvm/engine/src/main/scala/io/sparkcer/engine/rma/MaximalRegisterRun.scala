@@ -48,6 +48,7 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
     tecs.reclaim(threshold)
     tecs.beginEvent(key)
     next.reset()
+    coverings.clear()
     val step = new Step(bits, position)
 
     val begin = step.moves(preStart)
@@ -112,7 +113,7 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
       val marks = labels.flatMap { l =>
         val same = markedBy(s)(_.label == l)
         val equal = marked(e) ++ markedBy(s)(_.label != l)
-        Triple.of(same, equal, largerIfMarked).map(l -> _)
+        Triple.of(same, equal, largerIfMarked, covers).map(l -> _)
       }
       // This run skips the event: runs of E or S that mark it become strictly larger.
       val largerIfSkipped = marked(t) ++ skipped(t) ++ marked(s) ++ marked(e)
@@ -120,11 +121,22 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
       val continuing = skipped(s)
       if (s.contains(initial)) {
         val started = continuing - initial
-        new Moves(Triple.of(started, equalIfSkipped + initial, largerIfSkipped), marks,
-          Triple.of(Set(initial), equalIfSkipped ++ started, largerIfSkipped))
-      } else new Moves(Triple.of(continuing, equalIfSkipped, largerIfSkipped), marks, None)
+        new Moves(Triple.of(started, equalIfSkipped + initial, largerIfSkipped, covers), marks,
+          Triple.of(Set(initial), equalIfSkipped ++ started, largerIfSkipped, covers))
+      } else new Moves(Triple.of(continuing, equalIfSkipped, largerIfSkipped, covers), marks, None)
     }
   }
+
+  /**
+   * Whether configuration `y` covers `x` ([[Triple.of]]), where the dominance compares more than equality; each pair
+   * compared once per event, as the runs of an event share their configurations.
+   */
+  private val covers: Option[Covering] = Option.when(machine.dominance.compares)(new Covering(
+    c => (c.state, machine.dominance.alike(c.registers)),
+    (y, x) => y == x || coverings.computeIfAbsent((y, x),
+      _ => java.lang.Boolean.valueOf(machine.noHarder(y.registers, x.registers, events))).booleanValue))
+  /** The pairs compared at this event. */
+  private val coverings = new java.util.HashMap[(RunKey, RunKey), java.lang.Boolean]
 
   /** Tells the partition's events which positions the registers still name; amortized over the events kept since. */
   private def sweep(): Unit = {
@@ -222,13 +234,50 @@ private object MaximalRegisterRun {
 
   object Triple {
     /**
-     * A run at a configuration that a strictly larger run also holds is dominated for good (every continuation of it
-     * is open to the larger run), so it is dropped; likewise E need not repeat what S or T already hold.
+     * A run at a configuration that a strictly larger run covers is dominated for good (every continuation of it is
+     * open to the larger run), so it is dropped; likewise a configuration another of its set covers, and one of E
+     * that S or T covers. `covers(y, x)`: y is x, or in x's state with registers that make every condition ahead at
+     * least as easy ([[Dominance]]): then every continuation of x is one of y, with the same events and labels. So
+     * what S, E and T are for is unchanged: whether S or T reaches a final state, and which configurations a mark
+     * or a skip moves into T, are decided by the configurations that cover the others. What they keep of the runs
+     * begun is an antichain per state, which the window, not the stream, bounds.
      */
-    def of(s: Set[RunKey], e: Set[RunKey], t: Set[RunKey]): Option[Triple] = {
-      val own = s -- t
-      if (own.isEmpty) None else Some(Triple(own, e -- own -- t, t))
-    }
+    def of(s: Set[RunKey], e: Set[RunKey], t: Set[RunKey], covers: Option[Covering]): Option[Triple] =
+      covers match {
+        case None => // only equal configurations cover each other
+          val own = s -- t
+          if (own.isEmpty) None else Some(Triple(own, e -- own -- t, t))
+        case Some(covering) =>
+          val larger = covering.antichain(t)
+          val own = covering.antichain(s.filterNot(covering.coveredBy(larger)))
+          if (own.isEmpty) None
+          else Some(Triple(own, covering.antichain(e.filterNot(c => covering.coveredBy(own)(c) ||
+            covering.coveredBy(larger)(c))), larger))
+      }
+  }
+
+  /**
+   * When one configuration covers another ([[Triple.of]]): `covers(y, x)`, for configurations in one state whose
+   * registers are alike where they must be (`key`); only those are compared.
+   */
+  final class Covering(key: RunKey => AnyRef, covers: (RunKey, RunKey) => Boolean) {
+    /** The configurations of `set` that no other covers (of those that cover each other, one). */
+    def antichain(set: Set[RunKey]): Set[RunKey] =
+      if (set.size < 2) set
+      else set.groupBy(key).valuesIterator.flatMap { same =>
+        if (same.size < 2) same
+        else same.foldLeft(List.empty[RunKey]) { (kept, c) =>
+          if (kept.exists(covers(_, c))) kept else c :: kept.filterNot(covers(c, _))
+        }
+      }.toSet
+
+    /** Whether a configuration of `set` covers `x`. */
+    def coveredBy(set: Set[RunKey]): RunKey => Boolean =
+      if (set.isEmpty) _ => false
+      else {
+        val byKey = set.groupBy(key)
+        x => set.contains(x) || byKey.get(key(x)).exists(_.exists(covers(_, x)))
+      }
   }
 
   /** What one event does to a run: the run it skips into, those it marks into by label, and the pre-start's next. */

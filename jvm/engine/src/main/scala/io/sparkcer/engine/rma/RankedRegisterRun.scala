@@ -23,9 +23,11 @@ import io.sparkcer.engine.tecs.{Enumerator, Tecs}
  * before the window is kept, without its tECS node, as long as it may still outrank another: its own matches are
  * dropped by the window, and so are the matches it outranks. Its registers still name events by position, so the
  * partition's [[EventRing]] keeps those events after the window lets them go ([[EventRing.keepExpired]]), and is told
- * now and then which ones are still named. Such configurations grow with the stream, not the window (under NEXT the
- * earliest start ranks highest, so every start before the window that can still complete a match stays); they count
- * against the bound on a partition's partial matches ([[io.sparkcer.engine.eval.MatchBound.nodes]]).
+ * now and then which ones are still named. Of those, one that another dominates goes whatever the two's ranks, where
+ * no configuration of a match in the window ranks between them ([[dropDominatedExpired]]): what is kept of the past is
+ * then bounded by the values the registers hold (the events', or an aggregate's), not by the stream, except where a
+ * sum or a count keeps runs apart under LAST. They count against the bound on a partition's partial matches
+ * ([[io.sparkcer.engine.eval.MatchBound.nodes]]).
  *
  * @param lastFirst LAST's order (else NEXT's)
  * @param events    the partition's events: registers hold positions, and conditions read the events there
@@ -78,6 +80,7 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
         g = end
       }
     }
+    if (machine.dominance.compares) dropDominatedExpired()
     if (next.count > machine.bound.nodes)
       throw machine.tooManyKept(events(position), if (lastFirst) "LAST" else "NEXT", next.count)
     val swap = current; current = next; next = swap
@@ -145,6 +148,48 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
     var j = next.first(state, changed)
     while (j >= 0 && !machine.noHarder(next.registers(j), registers, events)) j = next.after(j, changed)
     j >= 0
+  }
+
+  /**
+   * The configurations whose match started before the window (expired: their own matches are the window's to drop),
+   * each dominated ([[Dominance]]) by another expired one in the same state with no configuration of a match in the
+   * window ranked between the two, whichever of the two ranks higher. ≤next and ≤last compare two complex events at
+   * the latest (LAST) or earliest (NEXT) position where they differ, so a configuration made later, whose events all
+   * come later, ranks between the extensions of two kept ones by the same events never: it differs from both first
+   * where they agree. Neither can one made now by the same events from a configuration that is not between them. So
+   * at any event to come, whenever the dominated one would be the highest configuration in a final state, and no
+   * match reported, the one that dominates it is in a final state too, with none reported between: the dominated one
+   * decides nothing and goes. Under NEXT every expired configuration ranks above every other (its earliest event is
+   * before the window, theirs in it), so what is kept of the past is one antichain of the dominance per state, which
+   * the values the registers hold bound, not the stream; under LAST, one per run of expired configurations between
+   * two others.
+   */
+  private def dropDominatedExpired(): Unit = {
+    val kept = new java.util.HashMap[(Int, Dominance.Alike), java.util.ArrayList[Integer]]
+    val dropped = new Array[Boolean](next.count)
+    var any = false
+    var i = 0
+    while (i < next.count) {
+      if (next.nodes(i) >= 0) kept.clear() // a match in the window, ranked between the expired ones above and below
+      else if (next.nodes(i) == Expired) {
+        val same = kept.computeIfAbsent((next.states(i), machine.dominance.alike(next.registers(i))),
+          _ => new java.util.ArrayList[Integer])
+        var k = 0
+        while (k < same.size && !machine.noHarder(next.registers(same.get(k)), next.registers(i), events)) k += 1
+        work.transitions += same.size
+        if (k < same.size) { dropped(i) = true; any = true }
+        else {
+          val it = same.iterator()
+          while (it.hasNext) {
+            val j: Int = it.next()
+            if (machine.noHarder(next.registers(i), next.registers(j), events)) { dropped(j) = true; any = true; it.remove() }
+          }
+          same.add(i)
+        }
+      }
+      i += 1
+    }
+    if (any) next.retain(dropped)
   }
 
   /**
@@ -279,6 +324,25 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
         freshLast(state) = count
       }
       count += 1
+    }
+
+    /** Keeps the configurations not `dropped`, in their order; a group whose first goes opens at its next kept one. */
+    def retain(dropped: Array[Boolean]): Unit = {
+      val (s, r, n, st, o) = (states.clone(), registers.clone(), nodes.clone(), starts.clone(), opensGroup.clone())
+      val fresh = new Array[Boolean](count)
+      for (q <- 0 until nfa.stateCount) {
+        var j = freshTop(q)
+        while (j >= 0) { fresh(j) = true; j = freshBelow(j) }
+      }
+      val was = count
+      reset()
+      var opens = false
+      var i = 0
+      while (i < was) {
+        opens ||= o(i)
+        if (!dropped(i)) { add(s(i), r(i), n(i), st(i), opens, fresh(i)); opens = false }
+        i += 1
+      }
     }
 
     private def grow(): Unit = {

@@ -49,13 +49,36 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
   /** Whether registers `y` make every condition ahead at least as easy as `x`; each comparison a condition check. */
   def noHarder(y: Registers, x: Registers, events: EventRing[E]): Boolean = dominance.noHarder(y, x, hardness.of(events))
 
-  /** The hardness of two positions' events, for [[Dominance]]: one instance, pointed at each partition's events. */
-  private final class Hardness extends ((Int, Int, Long, Long) => Int) {
+  /** What two runs hold compared, for [[Dominance]]: one instance, pointed at each partition's events. */
+  private final class Hardness extends Dominance.Hardness {
     private var events: EventRing[E] = _
     def of(events: EventRing[E]): Hardness = { this.events = events; this }
-    def apply(condition: Int, side: Int, a: Long, b: Long): Int = {
+    def ofEvents(condition: Int, side: Int, a: Long, b: Long): Int = {
       work.conditionChecks += 1
       reader.compareHardness(condition, side, events(a), events(b))
+    }
+    def ofPrevious(condition: Int, slot: Int, largerIsHarder: Boolean, a: Long, b: Long): Int = {
+      work.conditionChecks += 1
+      val (x, y) = (reader.argument(condition, slot, events(a)), reader.argument(condition, slot, events(b)))
+      if (x == null) { if (y == null) 0 else 1 } // NULL satisfies no comparison: the hardest
+      else if (y == null) -1
+      else directed(reader.compareSlotValues(condition, slot, x, y), largerIsHarder)
+    }
+    def ofAggregates(accumulator: Int, largerIsHarder: Boolean, a: AnyRef, b: AnyRef): Int = {
+      work.conditionChecks += 1
+      val (x, y) = (aggregations(accumulator).result(a), aggregations(accumulator).result(b))
+      if (x == null || y == null) { if (x == y) 0 else EventReader.Unordered }
+      else {
+        val (condition, slot) = program.accumulators(accumulator)
+        directed(reader.compareSlotValues(condition, slot, x, y), largerIsHarder)
+      }
+    }
+    /** Values' own order as hardness: the larger harder, or easier. */
+    private def directed(order: Int, largerIsHarder: Boolean): Int =
+      if (order == EventReader.Unordered || largerIsHarder) order else -order
+    def satisfies(accumulator: Int, state: AnyRef): Boolean = {
+      work.conditionChecks += 1
+      reader.holds(program.accumulators(accumulator)._1, Array.empty, Array(aggregations(accumulator).result(state)))
     }
   }
   private val hardness = new Hardness

@@ -149,6 +149,15 @@ object CerCondition {
       }
     }
 
+    /** Per slot, the ordering of its values (prev's argument, an aggregate's result), made when first asked for. */
+    private val slotOrderings = new Array[Ordering[Any]](condition.slots.length)
+
+    /** [[io.sparkcer.engine.eval.EventReader.compareSlotValues]]: by the ordering of the slot's type. */
+    def compareSlotValues(slot: Int, a: Any, b: Any): Int = {
+      if (slotOrderings(slot) == null) slotOrderings(slot) = TypeUtils.getInterpretedOrdering(condition.slots(slot).dataType)
+      Integer.signum(slotOrderings(slot).compare(a, b))
+    }
+
     def aggregation(slot: Int): Aggregation = condition.slots(slot) match {
       // Spark's count is exact and its state one Long: the engine's, without a buffer row per event.
       case c: Count => new Aggregation.Count(skipsNulls = c.children.head.nullable)

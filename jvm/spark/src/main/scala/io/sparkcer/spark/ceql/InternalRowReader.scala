@@ -69,6 +69,9 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
   override def compareHardness(condition: Int, side: Int, a: InternalRow, b: InternalRow): Int =
     conditions(condition).compareHardness(side, a, b)
 
+  override def compareSlotValues(condition: Int, slot: Int, a: Any, b: Any): Int =
+    conditions(condition).compareSlotValues(slot, a, b)
+
   /** Timestamps are microseconds; integer order columns of time-span windows count milliseconds. */
   override val windowUnitsPerMilli: Long = window match {
     case Some((_, TimestampType | TimestampNTZType)) => 1000L
