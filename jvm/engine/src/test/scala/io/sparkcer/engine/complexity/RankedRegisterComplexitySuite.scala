@@ -101,7 +101,8 @@ class RankedRegisterComplexitySuite extends AnyFunSuite {
   // of a condition that an aggregate's other side leaves to one event, and the past under NEXT were compared by
   // dominance, and the past ones dominated by another past one with no match in the window ranked between them went,
   // the work per event grew with the stream, the window 10 events wide: on the first, NEXT and LAST held 8,614
-  // configurations at 2,000 events (about 7,000 update steps per event, 30 now), and 20,000 did not end in a minute.
+  // configurations at 2,000 events (about 7,000 update steps per event; now 29 and 57), and 20,000 did not end in a
+  // minute.
   private val iterations = Seq(
     "prev and count" -> "b.v > prev(b.v) AND count(b) >= 3",
     "sum against an earlier event" -> "sum(b.v) > a.v + 100",
