@@ -249,10 +249,13 @@ private object MaximalRegisterRun {
           if (own.isEmpty) None else Some(Triple(own, e -- own -- t, t))
         case Some(covering) =>
           val larger = covering.antichain(t)
-          val own = covering.antichain(s.filterNot(covering.coveredBy(larger)))
+          val byLarger = covering.coveredBy(larger)
+          val own = covering.antichain(s.filterNot(byLarger))
           if (own.isEmpty) None
-          else Some(Triple(own, covering.antichain(e.filterNot(c => covering.coveredBy(own)(c) ||
-            covering.coveredBy(larger)(c))), larger))
+          else {
+            val byOwn = covering.coveredBy(own)
+            Some(Triple(own, covering.antichain(e.filterNot(c => byOwn(c) || byLarger(c))), larger))
+          }
       }
   }
 
