@@ -216,6 +216,24 @@ SELECT months FROM month_ends MATCH_RECOGNIZE (
     PATTERN (A B))""") == [("1",)]
 
 
+def test_a_date_minus_a_date_is_a_number_of_days(spark) -> None:
+    spark.sql("SELECT 1 AS k, CAST(d AS DATE) AS d FROM VALUES ('2024-01-01'), ('2024-01-02'), ('2024-01-05'), "
+              "('2024-01-06') AS t(d)").createOrReplaceTempView("visits")
+    # Consecutive days, and the days each run spans: numbers in Snowflake and Oracle, intervals in Spark's own `-`.
+    for dialect in ("snowflake", "oracle"):
+        assert rows_of(spark, """\
+SELECT first_day, span FROM visits MATCH_RECOGNIZE (
+    PARTITION BY k ORDER BY d
+    MEASURES FIRST(d) AS first_day, LAST(d) - FIRST(d) AS span
+    ONE ROW PER MATCH
+    PATTERN (A B+)
+    DEFINE B AS d - PREV(d) = 1)""", read=dialect) == [("2024-01-01", "1"), ("2024-01-05", "1")], dialect
+    spark.sql("SELECT CAST(ts AS TIMESTAMP) AS ts FROM VALUES ('2024-01-01 10:00:00') AS t(ts)") \
+        .createOrReplaceTempView("stamps")
+    with pytest.raises(TranslationError, match="Snowflake's `-` does not subtract timestamps; write DATEDIFF"):
+        translate("SELECT ts - ts FROM stamps", read="snowflake", spark=spark)
+
+
 def test_snowflake_int_cast_rounds(documented_tables) -> None:
     # INT is NUMBER(38, 0), to which Snowflake rounds half away from zero: 50 / 4 = 12.5 is 13.
     assert rows_of(documented_tables, """\
@@ -346,6 +364,9 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("snowflake", "1.5::float / 2", [("0.75",)]),
     ("snowflake", "DIV0(1, 0)", [("0.000000",)]),  # 0 of the quotient's type
     ("snowflake", "SELECT AVG(x) FROM (VALUES (1), (2), (2)) AS t(x)", [("1.666667",)]),
+    ("snowflake", "'2024-03-01'::date - '2024-02-01'::date", [("29",)]),
+    ("snowflake", "'2024-03-01'::date - 1", [("2024-02-29",)]),
+    ("snowflake", "SELECT x - y FROM (VALUES (7, 2.5)) AS t(x, y)", [("4.5",)]),
     ("snowflake", "SELECT COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x) FROM (VALUES (1), (NULL), (4)) AS t(x)",
      [("3", "2", "5", "1", "4")]),
     ("snowflake", "IFF(1 < 2, 'a', 'b')", [("a",)]),
@@ -387,6 +408,9 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("oracle", "CAST(2.5 AS INTEGER)", [("3",)]),
     ("oracle", "CAST(-2.5 AS NUMBER(5))", [("-3",)]),
     ("oracle", "7 / 2", [("3.5",)]),
+    ("oracle", "DATE '2024-03-01' - DATE '2024-02-01'", [("29",)]),
+    ("oracle", "DATE '2024-03-01' - 1", [("2024-02-29",)]),
+    ("oracle", "SELECT x - y FROM (SELECT 7 AS x, 2 AS y) t", [("5",)]),
     ("oracle", "NVL(NULL, 'x')", [("x",)]),
     ("oracle", "SUBSTR('abcdef', 0, 2)", [("ab",)]),
     ("oracle", "SELECT AVG(x) FROM (SELECT 1 AS x UNION ALL SELECT 2) t", [("1.5",)]),
@@ -415,6 +439,8 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("trino", "concat('a', NULL)", [(None,)]),
     ("trino", "'a' || 'b'", [("ab",)]),
     ("trino", "SELECT avg(x) FROM (VALUES 1, 2) AS t(x)", [("1.5",)]),
+    ("trino", "SELECT avg(CAST(x AS DECIMAL(5, 2))) FROM (VALUES 1, 2, 2) AS t(x)", [("1.67",)]),
+    ("trino", "SELECT avg(CAST(x AS DOUBLE)) FROM (VALUES 1, 2) AS t(x)", [("1.5",)]),
     ("trino", "SELECT x, lag(x) OVER (ORDER BY x), lead(x) OVER (ORDER BY x) FROM (VALUES 1, 2) AS t(x) ORDER BY x",
      [("1", None, "2"), ("2", "1", None)]),
 ]

@@ -252,19 +252,44 @@ def _like(site: Site, node: exp.Expression) -> exp.Expression:
 # ---- division ----------------------------------------------------------------------------------------------------
 
 
-def _snowflake_average(site: Site, node: exp.Expression) -> exp.Expression:
-    """Snowflake's AVG of exact numbers is their sum divided by their count, as its division keeps decimals."""
-    if isinstance(node.this, exp.Distinct):
-        raise Refused(f"{node.sql(site.dialect)}: AVG(DISTINCT ...) is not translated")
-    return exp.Anonymous(this="cer_snowflake_divide",
-                         expressions=[exp.Sum(this=node.this.copy()), exp.Count(this=node.this.copy())])
+def _average(function: str) -> Rewrite:
+    """
+    An AVG as the source engine averages: its sum divided by its count, by spark-cer's `function`, which decides on
+    the sum's type (Snowflake's division keeps decimals in an average of exact numbers, Trino's average of DECIMALs
+    keeps their scale).
+    """
+
+    def rewrite(site: Site, node: exp.Expression) -> exp.Expression:
+        if isinstance(node.this, exp.Distinct):
+            raise Refused(f"{node.sql(site.dialect)}: AVG(DISTINCT ...) is not translated")
+        return exp.Anonymous(this=function,
+                             expressions=[exp.Sum(this=node.this.copy()), exp.Count(this=node.this.copy())])
+
+    return rewrite
 
 
-def _division(function: str) -> Rewrite:
-    """A division as the source engine divides, decided on the operands' types by spark-cer's function."""
+def _operator(function: str) -> Rewrite:
+    """A binary operator as the source engine computes it, decided on the operands' types by spark-cer's function."""
 
     def rewrite(site: Site, node: exp.Expression) -> exp.Expression:
         return exp.Anonymous(this=function, expressions=[node.this.copy(), node.expression.copy()])
+
+    return rewrite
+
+
+def _subtraction(function: str) -> Rewrite:
+    """
+    A subtraction as Snowflake and Oracle subtract: a DATE minus a DATE is a number of days, decided on the operands'
+    types by spark-cer's function. An operand written as a number or an interval makes it Spark's `-` as written
+    (a date minus a number of days is a date in all three engines).
+    """
+    as_function = _operator(function)
+
+    def rewrite(site: Site, node: exp.Expression) -> exp.Expression:
+        if any(isinstance(side, exp.Interval) or isinstance(side, exp.Literal) and side.is_number
+               for side in (node.this, node.expression)):
+            return node
+        return as_function(site, node)
 
     return rewrite
 
@@ -400,7 +425,7 @@ _COMMON: Dict[Key, Rule] = {
     exp.Sum: _same("SUM"),
     exp.Min: _same("MIN"),
     exp.Max: _same("MAX"),
-    exp.Avg: _same("AVG: of integers a double (Oracle's NUMBER keeps 38 digits, Trino's AVG of a DECIMAL its scale)"),
+    exp.Avg: _same("AVG: of integers a double (Oracle's NUMBER keeps 38 digits, Spark's double about 16)"),
     exp.Abs: _same("ABS"),
     exp.Round: _same("ROUND, half away from zero"),
     exp.Floor: _same("FLOOR"),
@@ -472,7 +497,7 @@ RULES: Dict[str, Dict[Key, Rule]] = {
         exp.Contains: _same("CONTAINS"),
         exp.Avg: Rule("AVG of exact numbers keeps decimals as its division does (1, 2, 2: 1.666667)",
                       "https://docs.snowflake.com/en/developer-guide/snowpark/reference/python/latest/api/"
-                      "snowflake.snowpark.functions.avg", _snowflake_average),
+                      "snowflake.snowpark.functions.avg", _average("cer_snowflake_divide")),
         exp.DateAdd: _same("DATEADD(part, n, x): a month added to its last day stays within the next month",
                            "https://docs.snowflake.com/en/sql-reference/functions/dateadd"),
         exp.DateDiff: Rule("DATEDIFF(part, a, b): the boundaries of the part crossed from a to b (Spark's counts "
@@ -480,7 +505,10 @@ RULES: Dict[str, Dict[Key, Rule]] = {
                            _snowflake_datediff),
         exp.Div: Rule("/: a quotient of exact numbers keeps max(s1, min(s1 + 6, 12)) decimals (Spark's is a double "
                       "for integers): cer_snowflake_divide", "https://docs.snowflake.com/en/sql-reference/"
-                      "operators-arithmetic", _division("cer_snowflake_divide")),
+                      "operators-arithmetic", _operator("cer_snowflake_divide")),
+        exp.Sub: Rule("-: a DATE minus a DATE is the number of days between them (Spark's is an interval), a "
+                      "TIMESTAMP minus a TIMESTAMP is refused: cer_snowflake_subtract", "https://docs.snowflake.com/"
+                      "en/sql-reference/operators-arithmetic", _subtraction("cer_snowflake_subtract")),
         exp.StrToTime: Rule("TO_TIMESTAMP(s, format)", "https://docs.snowflake.com/en/sql-reference/"
                             "date-time-input-output", _parsed_datetime),
         exp.TsOrDsToDate: Rule("TO_DATE(s [, format])", "https://docs.snowflake.com/en/sql-reference/functions/"
@@ -512,6 +540,9 @@ RULES: Dict[str, Dict[Key, Rule]] = {
                         "Concatenation Operator", _oracle_concat),
         exp.DecodeCase: Rule("DECODE: NULL equal to NULL", "Oracle Database SQL Language Reference, DECODE",
                              _oracle_decode),
+        exp.Sub: Rule("-: a DATE minus a DATE is the number of days between them (Spark's is an interval): "
+                      "cer_oracle_subtract", "Oracle Database SQL Language Reference, Datetime/Interval Arithmetic",
+                      _subtraction("cer_oracle_subtract")),
         exp.StrToDate: Rule("TO_DATE(s, format), RR a two-digit year of the nearer century", "Oracle Database SQL "
                             "Language Reference, Format Models", _parsed_datetime),
         exp.StrToTime: Rule("TO_TIMESTAMP(s, format)", "Oracle Database SQL Language Reference, Format Models",
@@ -534,8 +565,11 @@ RULES: Dict[str, Dict[Key, Rule]] = {
         exp.DateAdd: _same("date_add(unit, n, x)", "https://trino.io/docs/current/functions/datetime.html"),
         exp.DateDiff: _same("date_diff(unit, a, b): whole units", "https://trino.io/docs/current/functions/"
                             "datetime.html"),
+        exp.Avg: Rule("avg of DECIMALs keeps their scale, rounded half up (Spark's adds four decimals): "
+                      "cer_trino_average", "https://trino.io/docs/current/functions/aggregate.html",
+                      _average("cer_trino_average")),
         exp.Div: Rule("/: integers divided as integers, decimals to the larger scale: cer_trino_divide",
-                      "https://trino.io/docs/current/functions/math.html", _division("cer_trino_divide")),
+                      "https://trino.io/docs/current/functions/math.html", _operator("cer_trino_divide")),
         exp.Lag: Rule("lag(x [, n]) OVER (...)", _TRINO_MR, _window_only),
         exp.Lead: Rule("lead(x [, n]) OVER (...)", _TRINO_MR, _window_only),
     },

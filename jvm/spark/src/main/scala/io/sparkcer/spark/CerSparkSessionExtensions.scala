@@ -9,12 +9,13 @@ import io.sparkcer.spark.ceql.{CerTableFunction, ResolveCer}
 import io.sparkcer.spark.rowpattern.{MatchRecognizeCall, ResolveMatchRecognize}
 import io.sparkcer.spark.common.CerConf
 import io.sparkcer.spark.stream.OneProcessorPerExecution
-import io.sparkcer.spark.translate.{SourceDivision, SourceEngine}
+import io.sparkcer.spark.translate.{SourceDivision, SourceEngine, SourceSubtraction}
 
 /**
  * spark-cer's SQL extension: the CEQL statement parser (which also reads MATCH_RECOGNIZE clauses), the `cer` table
- * function, the `cer_validate` function, the `cer_snowflake_divide` and `cer_trino_divide` functions (a source
- * engine's `/`, which `spark_cer.translate` writes), the analyzer rules that turn a query into
+ * function, the `cer_validate` function, the functions `spark_cer.translate` writes for a source engine's `/`, `-` and
+ * `avg` (`cer_snowflake_divide`, `cer_trino_divide`, `cer_trino_average`, `cer_snowflake_subtract`,
+ * `cer_oracle_subtract`), the analyzer rules that turn a query into
  * [[io.sparkcer.spark.ceql.CerMatch]] and a MATCH_RECOGNIZE clause into its operator, the planner strategy, and the
  * optimizer rule that gives each streaming execution a stateful processor of its own. Enable with
  * `spark.sql.extensions=io.sparkcer.spark.CerSparkSessionExtensions`, or just put the jar on the classpath
@@ -29,6 +30,9 @@ class CerSparkSessionExtensions extends SparkSessionExtensionsProvider {
     extensions.injectFunction(CerValidateFunction.description)
     extensions.injectFunction(SourceDivision.description(SourceEngine.Snowflake))
     extensions.injectFunction(SourceDivision.description(SourceEngine.Trino))
+    extensions.injectFunction(SourceDivision.description(SourceEngine.TrinoAverage))
+    extensions.injectFunction(SourceSubtraction.description(SourceSubtraction.Snowflake))
+    extensions.injectFunction(SourceSubtraction.description(SourceSubtraction.Oracle))
     extensions.injectResolutionRule(session => ResolveCer(session.asInstanceOf[classic.SparkSession]))
     extensions.injectResolutionRule(session => ResolveMatchRecognize(session.asInstanceOf[classic.SparkSession]))
     extensions.injectPlannerStrategy(_ => CerStrategy)

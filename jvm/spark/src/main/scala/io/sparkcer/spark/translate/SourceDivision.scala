@@ -131,7 +131,7 @@ object SourceDivision {
   }
 }
 
-/** The engine whose `/` a [[SourceDivision]] computes. */
+/** The engine whose `/` a [[SourceDivision]] computes, or (Trino's `avg`) whose quotient of a sum by a count. */
 sealed abstract class SourceEngine(val functionName: String) {
 
   /** The type of the quotient of numbers of these types, which also says how they divide. */
@@ -218,5 +218,26 @@ object SourceEngine {
       "by zero and overflow are errors (used by spark_cer.translate)."
 
     def examples: String = examplesOf("7, 2" -> "3", "-7, 2" -> "-3", "CAST(10 AS DECIMAL(5, 2)), 4" -> "2.50")
+  }
+
+  /**
+   * Trino's `avg`, https://trino.io/docs/current/functions/aggregate.html, as its sum divided by its count: the
+   * average of DECIMALs keeps their scale, rounded half up (Spark's adds four decimals); any other number's is a DOUBLE.
+   * The dividend is the SUM Spark computes (of a DECIMAL(p, s) a DECIMAL(p + 10, s), which keeps the scale; of
+   * integers a BIGINT; of DOUBLEs and REALs a DOUBLE), the divisor the COUNT; with no rows the SUM is NULL, and so is
+   * the average.
+   */
+  case object TrinoAverage extends SourceEngine("cer_trino_average") {
+    def resultType(dividend: DataType, divisor: DataType): DataType = dividend match {
+      case d: DecimalType => d
+      case _ => DoubleType
+    }
+
+    def floatingDivisionByZeroFails: Boolean = false
+
+    def usage: String = s"$functionName(sum, count) - Trino's avg as its SUM divided by its COUNT: of DECIMALs a " +
+      "DECIMAL of the sum's scale, rounded half up; of other numbers a DOUBLE (used by spark_cer.translate)."
+
+    def examples: String = examplesOf("CAST(5 AS DECIMAL(12, 2)), 3" -> "1.67", "3L, 2" -> "1.5")
   }
 }

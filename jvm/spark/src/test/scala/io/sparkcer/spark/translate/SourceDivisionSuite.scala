@@ -12,8 +12,9 @@ import io.sparkcer.spark.LocalSpark
 
 /**
  * `cer_snowflake_divide` and `cer_trino_divide` through spark.sql: each engine's `/`, its value and its type, on
- * integers of each width, DECIMALs of several scales, DOUBLE and REAL; NULLs; division by zero and overflow failing
- * whatever spark.sql.ansi.enabled says; arguments refused; the functions inside a MATCH_RECOGNIZE clause.
+ * integers of each width, DECIMALs of several scales, DOUBLE and REAL; Trino's average (`cer_trino_average`); NULLs;
+ * division by zero and overflow failing whatever spark.sql.ansi.enabled says; arguments refused; the functions inside
+ * a MATCH_RECOGNIZE clause.
  */
 class SourceDivisionSuite extends AnyFunSuite with BeforeAndAfterAll {
 
@@ -139,6 +140,20 @@ class SourceDivisionSuite extends AnyFunSuite with BeforeAndAfterAll {
     assertDivides("cer_trino_divide(CAST(1 AS FLOAT), 0)", Float.PositiveInfinity, FloatType)
   }
 
+  test("Trino's average: a DECIMAL sum over a count keeps the sum's scale, rounded half up; other sums a DOUBLE") {
+    assertDivides("cer_trino_average(CAST(5 AS DECIMAL(12, 2)), 3L)", dec("1.67"), DecimalType(12, 2))
+    assertDivides("cer_trino_average(CAST(-5 AS DECIMAL(12, 2)), 3L)", dec("-1.67"), DecimalType(12, 2))
+    assertDivides("cer_trino_average(CAST(1 AS DECIMAL(20, 0)), 2L)", dec("1"), DecimalType(20, 0)) // 0.5 up
+    assertDivides("cer_trino_average(3L, 2L)", 1.5, DoubleType)
+    assertDivides("cer_trino_average(1.0D, 4L)", 0.25, DoubleType)
+    val q = spark.sql("SELECT cer_trino_average(SUM(x), COUNT(x)) AS a, AVG(x) AS spark FROM " +
+      "(SELECT CAST(v AS DECIMAL(5, 2)) AS x FROM VALUES (1), (2), (2), (NULL) AS t(v))")
+    assert(q.schema.head.dataType == DecimalType(15, 2))
+    assert(q.collect().head == Row(dec("1.67"), dec("1.666667")), "Spark's AVG adds four decimals")
+    assert(spark.sql("SELECT cer_trino_average(SUM(x), COUNT(x)) FROM VALUES (CAST(NULL AS DECIMAL(5, 2))) AS t(x)")
+      .collect().head.isNullAt(0), "no values: NULL")
+  }
+
   test("NULL when an operand is NULL; a NULL literal takes the other operand's type") {
     assertDivides("cer_snowflake_divide(CAST(NULL AS INT), 3)", null, DecimalType(16, 6))
     assertDivides("cer_snowflake_divide(NULL, 3)", null, DecimalType(16, 6))
@@ -198,10 +213,10 @@ class SourceDivisionSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
-  test("DESCRIBE FUNCTION documents both") {
-    for (name <- Seq("cer_snowflake_divide", "cer_trino_divide")) {
+  test("DESCRIBE FUNCTION documents each") {
+    for (name <- Seq("cer_snowflake_divide", "cer_trino_divide", "cer_trino_average")) {
       val text = spark.sql(s"DESCRIBE FUNCTION EXTENDED $name").collect().map(_.getString(0)).mkString("\n")
-      assert(text.contains(s"$name(dividend, divisor) - Divides as") && text.contains(s"SELECT $name("), text)
+      assert(text.contains(s"$name(") && text.contains(" - ") && text.contains(s"SELECT $name("), text)
     }
   }
 
