@@ -77,7 +77,7 @@ $(KAFKA_CLASSPATH): build.sbt
 	$(SBT) "export kafkaBroker/runtime:fullClasspath" | $(call exported_line) > $@.tmp
 	mv $@.tmp $@
 
-# make engine-run QUERY=sql/stocks/s3.ceql CSV=../shared/data/stocks.csv [ARGS="--quiet"]
+# make engine-run QUERY=sql/stocks/s3.ceql CSV=data/stocks.csv.gz [ARGS="--quiet"]
 engine-run: $(ENGINE_CLASSPATH)
 	$(JAVA) -cp "$$(cat $(ENGINE_CLASSPATH))" io.sparkcer.engine.runner.Main --query $(QUERY) --csv $(CSV) $(ARGS)
 

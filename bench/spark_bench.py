@@ -1,10 +1,10 @@
 """
-spark-cer against what a Spark user would do instead, on CORE's stock workload: the report of issue 5.
+spark-cer against what a Spark user would do instead, on CORE's stock workload: bench/results/spark.md.
 
     .venv/bin/python bench/spark_bench.py [--scale 4] [--scales 1,4,16] [--repeat 3] [--timeout 120] [--quick]
     .venv/bin/python bench/spark_bench.py --report-only   # spark.md, correlated.md and the plots again, from the records
-    .venv/bin/python bench/spark_bench.py --equality-only # equality correlation by PCEA (issue 12): equality.md
-    .venv/bin/python bench/spark_bench.py --recognize-only  # MATCH_RECOGNIZE (issue 13) and Flink SQL: recognize.md
+    .venv/bin/python bench/spark_bench.py --equality-only # equality correlation by PCEA: equality.md
+    .venv/bin/python bench/spark_bench.py --recognize-only  # MATCH_RECOGNIZE and Flink SQL: recognize.md
     .venv/bin/python bench/spark_bench.py --recognize-only --no-flink  # the same without Flink
     make bench                                  # the same, after installing bench/requirements.txt
 
@@ -59,7 +59,7 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                                                                         "a warm-up pass, in one JVM (best is kept)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds before a plain SQL run is cancelled")
     parser.add_argument("--growth-timeout", type=float, default=600,
-                        help="seconds before a plain SQL key join of the growth runs (issue 11) is cancelled")
+                        help="seconds before a plain SQL key join of the growth runs is cancelled")
     parser.add_argument("--cer-timeout", type=float, default=900, help="the same for spark-cer and the floor")
     parser.add_argument("--engine-timeout", type=float, default=900, help="the same for the engine's runner")
     parser.add_argument("--long", type=float, default=15, help="a warm-up longer than this is the only run")
@@ -73,12 +73,12 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         help="run nothing: rebuild spark.md and the plots from bench/results/spark.json, and "
                              "correlated.md from the newer of spark.json and correlated.json")
     parser.add_argument("--correlated-only", action="store_true",
-                        help="only the correlated workloads (issue 11): bench/results/correlated.json and .md")
+                        help="only the correlated workloads: bench/results/correlated.json and .md")
     parser.add_argument("--equality-only", action="store_true",
-                        help="only equality correlation by PCEA (issue 12), on a synthetic stream of 10 M account "
+                        help="only equality correlation by PCEA, on a synthetic stream of 10 M account "
                              "events and the stock trace: bench/results/equality.json, .md and .png")
     parser.add_argument("--recognize-only", action="store_true",
-                        help="only MATCH_RECOGNIZE (issue 13), on the stock trace and pathological patterns, with "
+                        help="only MATCH_RECOGNIZE, on the stock trace and pathological patterns, with "
                              "Flink SQL as the peer: bench/results/recognize.json and .md")
     parser.add_argument("--no-flink", action="store_true",
                         help="leave out the Flink SQL peer of --recognize-only (and the making of bench/.flink-venv)")

@@ -2,7 +2,7 @@ import sbt._
 import sbt.Keys._
 
 /**
- * The packages of a module depend on each other without a cycle (issue 23): a reader of one package can understand it
+ * The packages of a module depend on each other without a cycle: a reader of one package can understand it
  * from the packages below it alone. A package depends on another where its code (comments and strings left out)
  * names it, in an import or a qualified name. `packageCycles` fails on any dependency that is part of a cycle,
  * naming the files that make it.

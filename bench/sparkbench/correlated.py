@@ -1,7 +1,7 @@
-"""Conditions relating events (issue 11): the correlated stock workloads (sql/stocks/c_*.ceql) against the plain
+"""Conditions relating events: the correlated stock workloads (sql/stocks/c_*.ceql) against the plain
 Spark SQL a user writes for them, and against the same pattern without its conditions; the goals, and their report,
 bench/results/correlated.md. Plain SQL comes two ways: self-joins with the equality as the join key, which Spark
-hash-joins, and the time conditions checked on every pair of one stock (what the issue names); and the same with
+hash-joins, and the time conditions checked on every pair of one stock (the baseline a Spark user writes); and the same with
 the window also as time buckets in the key, the stronger baseline. Window functions for the contiguous burst."""
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def run_correlated_phase(b: Bench, a: argparse.Namespace) -> None:
     without its conditions and the floor of its plan: the shuffle by stock and the sort that every run of it does),
     interleaved and checked against each other; then c_dearer's state over stream lengths."""
     scale = a.scale
-    print(f"\n== conditions relating events (issue 11), x{scale}")
+    print(f"\n== conditions relating events, x{scale}")
     b.view(scale)
     tasks: List[Task] = []
     for w in CORRELATED + [WITHOUT_CONDITIONS]:
@@ -143,7 +143,7 @@ def run_correlated_phase(b: Bench, a: argparse.Namespace) -> None:
 
 def run_growth(b: Bench, a: argparse.Namespace) -> None:
     """The window and length workloads at GROWTH_SCALE, spark-cer and the key join, which is given time to finish."""
-    print(f"\n== growth with the window and the length (issue 11), x{GROWTH_SCALE}")
+    print(f"\n== growth with the window and the length, x{GROWTH_SCALE}")
     b.view(GROWTH_SCALE)
     tasks: List[Task] = []
     for w in GROWTH:
@@ -160,7 +160,7 @@ def run_growth(b: Bench, a: argparse.Namespace) -> None:
 
 def goals(rec: Record, scale: int) -> List[Goal]:
     def ratio(w: Workload, at: int = scale) -> Optional[Ratio]:
-        """Over the baseline the issue names: self-joins with the equality as the join key."""
+        """Over the baseline a Spark user writes: self-joins with the equality as the join key."""
         return speedup(rec.get("spark-cer", w, at), rec.get("sql-key", w, at))
 
     def grows(text: str, points: List[Tuple[str, Optional[Ratio]]], series: Sequence[Workload]) -> Goal:
@@ -217,11 +217,11 @@ def growth_table(rec: Record) -> List[str]:
 def report(rec: Record) -> None:
     """bench/results/correlated.md from the record of a run."""
     scale = rec.args.scale
-    out = ["# Conditions relating events: spark-cer against plain Spark SQL (issue 11)\n",
+    out = ["# Conditions relating events: spark-cer against plain Spark SQL\n",
            f"Command: `{rec.command}`, at x{scale} ({rec.events.get(scale, 0):,} events); best of {rec.args.repeat} "
            f"runs after a warm-up; plain SQL cancelled after {rec.args.timeout:.0f} s. Times are seconds, in one run "
            "(interleaved); ratios are plain SQL's time over spark-cer's.\n",
-           "Plain SQL *key*: self-joins with the equality as the join key (the baseline the issue names); *buckets*: "
+           "Plain SQL *key*: self-joins with the equality as the join key (the baseline a Spark user writes); *buckets*: "
            "the same with the window's time buckets in the key too (a stronger baseline).\n",
            "| workload | matches | spark-cer s | plain SQL key s | key / spark-cer | plain SQL buckets s | "
            "buckets / spark-cer | same matches |",

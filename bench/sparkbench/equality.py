@@ -1,7 +1,7 @@
-"""Equality correlation by PCEA (issue 12): patterns whose events are related by equalities that no partition
+"""Equality correlation by PCEA: patterns whose events are related by equalities that no partition
 expresses, on a synthetic stream of account events and on the stock trace, three ways in one run: spark-cer (the
 planner takes the PCEA), spark-cer with the PCEA turned off (spark.cer.pcea.enabled=false: the general evaluator of
-issue 11, registers or the lazy chain), and the plain Spark SQL a user writes (hash self-joins with the equality as
+conditions relating events, registers or the lazy chain), and the plain Spark SQL a user writes (hash self-joins with the equality as
 the join key and the window as a join condition), checked to give the same matches. Writes
 bench/results/equality.json, equality.md and equality.png.
 
@@ -41,7 +41,7 @@ COLUMNS = ["event_type", "id", "acct", "peer", "amount", "ts"]
 T_MS = 60_000  # the window T: one minute
 LENGTHS = (2, 3, 4, 6, 8)
 WINDOWS = (1, 2, 4, 8)  # T to 8T
-MAIN = 10  # millions of events: the issue's 10 M (--quick: 2)
+MAIN = 10  # millions of events: 10 M, as many as the goal names (--quick: 2)
 MEMORY = (1, 3, 10)  # stream lengths (millions) at which the PCEA's state is read (--quick: 2, 3)
 
 
@@ -187,7 +187,7 @@ def run_equality_phase(b: Bench, a: argparse.Namespace) -> None:
     lengths."""
     main, stock = main_scale(a), a.scale if a.quick else STOCK_SCALE
     assert main != stock and stock not in memory_scales(a), "a record's scales name one stream each"
-    print(f"\n== equality correlation by PCEA (issue 12): {main} M account events, the stock trace x{stock}")
+    print(f"\n== equality correlation by PCEA: {main} M account events, the stock trace x{stock}")
     for scale, workloads, view in ((main, SYNTHETIC, lambda: _view(b, main)), (stock, STOCKS, lambda: b.view(stock))):
         view()
         b.rec.events[scale] = b.spark.table("S").count()
@@ -294,7 +294,7 @@ def plot(rec: Record) -> Optional[Path]:
 def report(rec: Record) -> None:
     """bench/results/equality.md from the record of a run."""
     main, stock = main_scale(rec.args), rec.args.scale if rec.args.quick else STOCK_SCALE
-    out = ["# Equality correlation by PCEA (issue 12)\n",
+    out = ["# Equality correlation by PCEA\n",
            f"Command: `{rec.command}`. Best of {rec.args.repeat} runs after a warm-up (a warm-up longer than "
            f"{rec.args.long:.0f} s is the only run); the general evaluator and plain SQL cancelled after "
            f"{rec.args.timeout:.0f} s. Times are seconds, in one run (interleaved); ratios are the other's time over "

@@ -1,4 +1,4 @@
-"""Flink SQL's MATCH_RECOGNIZE, the peer a Spark user would otherwise pick, on recognize.py's stock workloads (issue 23):
+"""Flink SQL's MATCH_RECOGNIZE, the peer a Spark user would otherwise pick, on recognize.py's stock workloads:
 each workload in Flink's batch and streaming modes, run by bench/sparkbench/flink_peer.py in a virtual environment of
 its own (bench/.flink-venv, apache-flink as pinned in bench/flink-requirements.txt, made here on first use so that
 the project's .venv stays small), on the CSV of the trace that the engine's runner reads (the same rows as Spark's

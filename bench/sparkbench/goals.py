@@ -1,4 +1,4 @@
-"""The goals of issue 5 and their verdicts. A ratio over plain SQL is a lower bound when plain SQL was cancelled at
+"""The goals of the Spark benchmark (spark-cer against plain Spark SQL and the floor) and their verdicts. A ratio over plain SQL is a lower bound when plain SQL was cancelled at
 the timeout: a verdict says PASS or FAIL only when the ratios, bounds included, show it, and "not shown" (with the
 reason) when they cannot."""
 
@@ -114,7 +114,7 @@ def at_least(r: Ratio, target: float) -> Tuple[Optional[bool], str]:
 
 
 def goals(rec: Record) -> List[Goal]:
-    """The goals of issue 5 that the record's measurements bear on, in the report's order."""
+    """The goals that the record's measurements bear on, in the report's order."""
     a, S = rec.args, rec.args.scale
     s3, s3n, s3x4 = W("s3"), W("s3_none"), W("s3_none_x4")
     out: List[Goal] = []

@@ -1,10 +1,10 @@
-"""MATCH_RECOGNIZE (issue 13), in one run: on the stock trace, a V-shape (a run of falling prices, then a run of rising
+"""MATCH_RECOGNIZE, in one run: on the stock trace, a V-shape (a run of falling prices, then a run of rising
 ones, per stock), a run of rising prices, and a pattern with alternation and a bounded quantifier, each as spark-cer
 runs it and, where one exists, as the plain Spark SQL a user writes instead (window functions: lag, running sums, runs
 grouped), checked for the same rows; then the pathological patterns (`(A+)+ B`, `A+ B+ C` over rows that all pass the
 first variables and never the last; `A B+` whose condition reads the match, over rows that all pass it, one row per
 match and every row with its measures) against the number of rows, which must grow linearly. The stock workloads
-also run on Flink SQL's MATCH_RECOGNIZE, batch and streaming (flink.py, issue 23). Writes
+also run on Flink SQL's MATCH_RECOGNIZE, batch and streaming (flink.py). Writes
 bench/results/recognize.json and recognize.md."""
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ STOCK_WORKLOADS = [V_SHAPE, RISING, ALTERNATION]
 # Workloads whose DEFINE conditions read only their row (price and PREV(price)): no match state to carry, so what
 # spark-cer adds to the floor is the matcher's own cost.
 ONE_ROW_CONDITIONS = [V_SHAPE, RISING, ALTERNATION]
-FLINK_TARGET = 10.0  # "at least 10x faster than Flink on each workload" (issue 23)
-FLOOR_TARGET = 1.3  # "within 1.3x of the floor where the conditions read one row" (issue 23)
+FLINK_TARGET = 10.0  # "at least 10x faster than Flink on each workload"
+FLOOR_TARGET = 1.3  # "within 1.3x of the floor where the conditions read one row"
 FLOOR = Workload("floor", "floor", query="(read, shuffle by name, sort)", order="")
 
 # The same logic with window functions: each row's direction from lag, runs of one direction numbered by a running
@@ -109,7 +109,7 @@ def run_recognize_phase(b: Bench, a: argparse.Namespace) -> None:
     """The stock workloads two ways, interleaved and checked against each other, then on Flink; then the
     pathological patterns over growing tables of identical rows."""
     scale = stock_scale(a)
-    print(f"\n== MATCH_RECOGNIZE (issue 13): the stock trace x{scale}, pathological patterns over "
+    print(f"\n== MATCH_RECOGNIZE: the stock trace x{scale}, pathological patterns over "
           f"{', '.join(f'{m} M' for m in _rows(a))} rows")
     b.view(scale)
     b.rec.events[scale] = b.spark.table("S").count()
@@ -259,7 +259,7 @@ def flink_report(rec: Record, scale: int) -> List[str]:
 def report(rec: Record) -> None:
     """bench/results/recognize.md from the record of a run."""
     scale = stock_scale(rec.args)
-    out = ["# MATCH_RECOGNIZE (issue 13)\n",
+    out = ["# MATCH_RECOGNIZE\n",
            f"Command: `{rec.command}`. Best of {rec.args.repeat} runs after a warm-up (a warm-up longer than "
            f"{rec.args.long:.0f} s is the only run); plain SQL cancelled after {rec.args.timeout:.0f} s. Times are "
            "seconds, in one run (interleaved); *SQL / ours* is plain SQL's time over spark-cer's. *Plain SQL*: the "

@@ -34,7 +34,7 @@ def report(rec: Record) -> None:
     out: List[str] = []
     add = out.append
 
-    add("# spark-cer against plain Spark SQL and the floor (issue 5)\n")
+    add("# spark-cer against plain Spark SQL and the floor\n")
     add(f"Command: `{rec.command}`  ")
     when = f"Date: {rec.started:%Y-%m-%d %H:%M} UTC" if rec.started else "Date: not recorded"
     when += f", {rec.elapsed / 60:.0f} minutes." if rec.elapsed is not None else "."

@@ -167,7 +167,7 @@ class CeqlQuery:
         For each filtered variable, its predicates as Spark reads them (CORE's ``IN {..}``, ``IN RANGE(a, b)``
         and ``a..b`` written as Spark's ``IN (..)`` and ``BETWEEN``).
     conditions : tuple of str
-        The FILTER conditions over ``var.attr``, aggregates and ``prev``, as written (DESIGN §3a), in order.
+        The FILTER conditions over ``var.attr``, aggregates and ``prev``, as written, in order.
     partition_by : tuple of str
         The ``PARTITION BY`` columns (the first name of each bracket group).
     order_by : tuple of (str, bool)

@@ -12,16 +12,16 @@ import io.sparkcer.engine.runner.CsvSource
 /**
  * The engine alone on CORE's stock workload (CORE paper §5, Appendix D): sequences of length 3 to 24 with and
  * without output, and the length-3 no-output query with windows T..4T, each against a floor that reads the same
- * events and evaluates one predicate per event; then the correlated workloads (conditions relating events, DESIGN
- * §3a), each as planned and, where a chain may run lazily, on the lazy chain alone and on registers alone too, with
- * issue 22's cases of chains the lazy chain alone blew up on (a synthetic stream). Every figure is the best of
+ * events and evaluates one predicate per event; then the correlated workloads (conditions relating events), each
+ * as planned and, where a chain may run lazily, on the lazy chain alone and on registers alone too, with
+ * the chains the lazy chain alone once blew up on (a synthetic stream). Every figure is the best of
  * several passes after three warm-up passes, all taken in one JVM so that ratios compare like with like.
  *
  * {{{
  * make bench-engine    # or: build/sbt "bench/run <stocks.csv[.gz]> [passes] [chains | strategies | equality | windows]"
  * }}}
  * With `chains`, `strategies`, `equality` or `windows`, only the chains' tables, the selection strategies against ALL,
- * the PCEA's tables, or issue 22's cases at windows T, 10T, 100T ([[WindowGrowth]]) are measured, printed and not
+ * the PCEA's tables, or the window-growth cases at windows T, 10T, 100T ([[WindowGrowth]]) are measured, printed and not
  * written to the report: `make bench-engine ARGS="5 equality"`.
  */
 object EngineBenchmark {
@@ -78,14 +78,14 @@ object EngineBenchmark {
       on(EngineOptions(), ""), on(EngineOptions(chainsByCost = false), " (lazy chain)"),
       on(EngineOptions(lazyChains = false), " (registers)"))
     val chains = Seq("c_dearer", "c_dearer3", "c_conj").map(f => paths(f, (o, p) => query(s"$f.ceql", o, p)))
-    // Issue 22: a condition between the first two events only (the lazy chain searched every pair again at each C),
+    // A condition between the first two events only (the lazy chain searched every pair again at each C),
     // and one across the chain too (it still does: the race moves to registers).
-    val issue = Seq(("issue", "", 100), ("issue", "", 1000), ("across", " AND a.v < c.v", 1000)).map { case (name, more, w) =>
+    val blowUps = Seq(("adjacent", "", 100), ("adjacent", "", 1000), ("across", " AND a.v < c.v", 1000)).map { case (name, more, w) =>
       val text = s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v$more WITHIN $w [ts]"
-      paths(s"${name}_w$w", (o, p) => run(s"${name}_w$w$p", text, IssueStream.Columns, IssueStream.rows, o))
+      paths(s"${name}_w$w", (o, p) => run(s"${name}_w$w$p", text, UniformStream.Columns, UniformStream.rows, o))
     }
     if (onlyChains) {
-      println(chainReport(floor, chains, issue))
+      println(chainReport(floor, chains, blowUps))
       return
     }
     // The selection strategies on CORE's sequences, each against ALL on the same pattern.
@@ -122,7 +122,7 @@ object EngineBenchmark {
     table("Conditions relating events: c_dearer with windows T, 2T, 3T, 4T", dearer)
     table("Conditions relating events: Kleene with prev and count, a contiguous burst's sum, and c_dearer without its " +
       "conditions", others)
-    report ++= chainReport(floor, chains, issue)
+    report ++= chainReport(floor, chains, blowUps)
     report ++= "\n### Ratios (same run)\n\n"
     report ++= f"- c_dearer at 4T over T: ${dearer(3).eventsPerSecond / dearer(0).eventsPerSecond}%.3f; c_dearer over " +
       f"the same pattern without its conditions (c_dearer_plain): ${dearer(0).eventsPerSecond / others(2).eventsPerSecond}%.2f\n"
@@ -188,14 +188,14 @@ object EngineBenchmark {
       }.mkString
 
   /** The chains' tables, and per chain the throughput as planned over each path alone (the lazy chain: before). */
-  private def chainReport(floor: Result, chains: Seq[ChainPaths], issue: Seq[ChainPaths]): String = {
-    val all = chains ++ issue
+  private def chainReport(floor: Result, chains: Seq[ChainPaths], blowUps: Seq[ChainPaths]): String = {
+    val all = chains ++ blowUps
     def each(c: Seq[ChainPaths]) = c.flatMap(p => Seq(p.chosen, p.lazyChain, p.registers))
     table(floor, "Conditions relating events: chains as planned, on the lazy chain alone and on registers alone", each(chains),
       "peak tECS nodes | max output depth") +
-      table(floor, s"Issue 22's cases: `A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v` (issue), with `AND a.v < c.v` " +
-        s"(across), on ${IssueStream.Events} uniform events of A, B, C, D (v in [0, 100)), windows of 100 and 1000 events",
-        each(issue), "peak tECS nodes | max output depth") +
+      table(floor, s"Chains the lazy chain alone once blew up on: `A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v` (adjacent), with `AND a.v < c.v` " +
+        s"(across), on ${UniformStream.Events} uniform events of A, B, C, D (v in [0, 100)), windows of 100 and 1000 events",
+        each(blowUps), "peak tECS nodes | max output depth") +
       "\n### Chains: as planned over each path alone (same run)\n\n" +
       all.map { p =>
         f"- ${p.name}: over the lazy chain alone ${p.chosen.eventsPerSecond / p.lazyChain.eventsPerSecond}%.2f, over " +
@@ -204,8 +204,8 @@ object EngineBenchmark {
       }.mkString
   }
 
-  /** The issue's stream: uniform types A, B, C, D, a value in [0, 100), ts the position (a fixed seed). */
-  private[bench] object IssueStream {
+  /** The blow-up cases' stream: uniform types A, B, C, D, a value in [0, 100), ts the position (a fixed seed). */
+  private[bench] object UniformStream {
     val Events = 20000
     val Columns: IndexedSeq[String] = IndexedSeq("event_type", "v", "ts")
     lazy val rows: IndexedSeq[Array[Any]] = {
@@ -219,7 +219,7 @@ object EngineBenchmark {
   private val TMs = 60000L
 
   /**
-   * Equality correlation by PCEA (issues 12 and 22) on the synthetic account stream: the update time against the
+   * Equality correlation by PCEA on the synthetic account stream: the update time against the
    * window, where many keys make more transitions fire as the window grows (100,000 accounts) and where nearly every
    * transfer fires them already at T (10,000 accounts), and the chains of length 2 to 8 with output. Their floor is
    * what a hash join does per event: one probe and one insertion of the event's account in a hash table (the window

@@ -16,8 +16,8 @@ import io.sparkcer.spark.common.CerErrors
 import io.sparkcer.engine.syntax.{Lexer, PatternException, Position, Token}
 
 /**
- * Spark's parser, plus CEQL statements (DESIGN §3): `SELECT ... FROM s WHERE|PATTERN <cel> ...`, optionally
- * after EXPLAIN; and MATCH_RECOGNIZE clauses wherever a table stands (DESIGN §3b). A statement whose FROM list is followed by PATTERN is CEQL; any other statement is Spark's,
+ * Spark's parser, plus CEQL statements: `SELECT ... FROM s WHERE|PATTERN <cel> ...`, optionally
+ * after EXPLAIN; and MATCH_RECOGNIZE clauses wherever a table stands (SQL:2016's row pattern recognition). A statement whose FROM list is followed by PATTERN is CEQL; any other statement is Spark's,
  * unless Spark's parser rejects it and CEQL's accepts it. When both reject it, the user sees CEQL's error if
  * the statement is clearly CEQL (PATTERN, or a failure past WHERE), else Spark's.
  */

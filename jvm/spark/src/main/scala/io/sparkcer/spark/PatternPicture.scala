@@ -9,7 +9,7 @@ import io.sparkcer.spark.ceql.{CerMatch, CerRequest}
 import io.sparkcer.spark.rowpattern.RowPatternRecognition
 
 /**
- * `spark_cer.explain_pattern` (issue 25): the automata a query runs on, as graphs to draw ([[AutomatonGraph]]). For a
+ * `spark_cer.explain_pattern`: the automata a query runs on, as graphs to draw ([[AutomatonGraph]]). For a
  * query's text the answer comes with its validation ([[PatternValidation]], request field `"automaton": true`); for a
  * DataFrame, from the pattern operators of its plan, each with the metrics the Spark UI shows for it after the last
  * run of the DataFrame (or of any query with the same pattern), read from the UI's own store.

@@ -23,7 +23,7 @@ import io.sparkcer.spark.common.{CerConf, CerErrors, SparkPredicate}
 import io.sparkcer.engine.syntax.{Lexer, Name, PatternException, Position, SqlFragment}
 
 /**
- * `spark_cer.validate` (DESIGN §5): checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the
+ * `spark_cer.validate`: checks a CEQL query, or a MATCH_RECOGNIZE clause, without running it, with the
  * one grammar and analysis that run it. The Python package asks through the session's JVM (the SQL function `cer_validate`, so classic
  * and Spark Connect sessions alike), or, with no session at hand, through [[ValidationServer]] on the bundled
  * jar. Either way there is no second parser of CEQL to keep in step with this one.

@@ -7,7 +7,7 @@ import io.sparkcer.engine.syntax.PatternException
 /**
  * `u.attr = v.attr2`: a condition that equates an attribute of one variable's events with one of another's. An
  * equality on one attribute across every event is a partition ([[EqualityPartition]]); the others are the PCEA paper's
- * equality predicates B_eq (digest B1), the only conditions a PCEA evaluates.
+ * equality predicates B_eq (Pinto and Riveros, §2), the only conditions a PCEA evaluates.
  */
 final case class Equality(left: Equality.Side, right: Equality.Side) {
   def sides: Seq[Equality.Side] = Seq(left, right)

@@ -8,7 +8,7 @@ import io.sparkcer.engine.syntax.Name
 /**
  * An equality on one attribute that ties every event of a match together (`s.name = b.name` in `SELL AS s ; BUY AS b`,
  * or `a.name = b.name AND b.name = c.name`) says that a match lies within one value of the attribute: it is a
- * partition (DESIGN §3a), and runs as `PARTITION BY name`, each value's events on their own (with Spark's shuffle),
+ * partition, and runs as `PARTITION BY name`, each value's events on their own (with Spark's shuffle),
  * instead of a condition checked on every pair of events.
  *
  * This reading is exact only where partitioning changes nothing else, so it applies when:

@@ -4,7 +4,7 @@ import io.sparkcer.engine.ceql._
 import io.sparkcer.engine.syntax.{PatternException, Position}
 
 /**
- * The semantic rules of conditions relating events (DESIGN §3a), each refused with what to write instead:
+ * The semantic rules of conditions relating events, each refused with what to write instead:
  *  - a condition names the variable of every column it reads;
  *  - an aggregate ranges over a variable that may bind several events, and `prev` needs a variable that repeats;
  *  - a condition with `prev(b.…)` names only b (its `b.attr` is then the current event of b);

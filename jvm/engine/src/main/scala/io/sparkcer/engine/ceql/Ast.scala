@@ -2,7 +2,7 @@ package io.sparkcer.engine.ceql
 
 import io.sparkcer.engine.syntax.{DurationUnits, Name, Position, Positioned, SqlFragment}
 
-/** A whole CEQL statement, as written (DESIGN §3). */
+/** A whole CEQL statement, as written (CORE's CEQL, Bucchi et al., VLDB 2022, §2.2, with spark-cer's clauses). */
 final case class Query(
     strategy: Strategy,
     selection: Selection,
@@ -85,7 +85,7 @@ object Cel {
       extends Cel
   /** `cel OR cel`. */
   final case class Or(left: Cel, right: Cel, pos: Position) extends Cel
-  /** `cel AND cel`: a match of each, on disjoint events, in any order and interleaved (DESIGN §3a). */
+  /** `cel AND cel`: a match of each, on disjoint events, in any order and interleaved (the CEL paper's AND, Bucchi et al., VLDB 2018, §3). */
   final case class And(left: Cel, right: Cel, pos: Position) extends Cel
   /** `cel+` or `cel:+` (contiguous iterations). */
   final case class Iteration(body: Cel, contiguous: Boolean, pos: Position) extends Cel
@@ -127,7 +127,7 @@ final case class Exclusion(types: Seq[Cel.Atom], variable: Option[Name], filter:
 }
 
 /**
- * The FILTER language (DESIGN §3a): `var[predicate]` and conditions over `var.attr`, combined with AND, OR and NOT.
+ * The FILTER language (CORE, §2.2, and conditions over several events): `var[predicate]` and conditions over `var.attr`, combined with AND, OR and NOT.
  * These connectives are the formula's: `φ FILTER (f AND g)` is `(φ FILTER f) FILTER g` and `φ FILTER (f OR g)` is
  * `(φ FILTER f) OR (φ FILTER g)`, as in CORE; NOT is pushed down to the leaves, where it negates the predicate.
  */

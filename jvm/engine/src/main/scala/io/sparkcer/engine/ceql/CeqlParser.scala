@@ -8,7 +8,7 @@ import io.sparkcer.engine.syntax.TokenKind._
 import io.sparkcer.engine.syntax.{DurationUnits, Name, PatternException, Position, SqlText, SyntaxDepth, Token, TokenCursor}
 
 /**
- * Hand-written recursive-descent parser for CEQL (DESIGN §3): one method per grammar rule.
+ * Hand-written recursive-descent parser for CEQL (CORE, Bucchi et al., VLDB 2022, §2.2, with spark-cer's clauses): one method per grammar rule.
  *
  * Positions: a node's `pos` is where its own text starts; for binary and postfix nodes (`;`, `:`, OR, AND,
  * AS, `+`, FILTER, ...) that is the start of the left operand. Parentheses are not nodes, so `(A ; B)+` has the

@@ -7,7 +7,7 @@ import scala.collection.mutable
 import io.sparkcer.engine.syntax.{Name, PatternException, Position, SqlFragment, SqlText, Token, TokenKind}
 
 /**
- * A condition relating events (DESIGN §3a): a Spark SQL boolean expression over `var.attr` references, aggregates
+ * A condition relating events (the RMA paper's n-ary FILTER, Alevizos et al., §5): a Spark SQL boolean expression over `var.attr` references, aggregates
  * over the events bound to a variable (`sum(b.volume)`, `count(b)`) and `prev(b.price)`.
  *
  * @param predicate  the condition as written; its Spark text has each aggregate and `prev` call replaced by the name

@@ -65,7 +65,7 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
 /**
  * The iterated atom of a sequence, `(B AS b)+`: a match takes a non-empty subset of its buffered events between its
  * neighbours' events, in stream order, that satisfies the conditions naming b. CEQL reads a condition on a repeating
- * variable over all its events at once (DESIGN §3a): aggregates over them, and every event where it names b.attr.
+ * variable over all its events at once, as the RMA paper's n-ary FILTER does (§5): aggregates over them, and every event where it names b.attr.
  * Each condition naming b is of one of three kinds, by how soon a subset can be judged on it:
  *
  * @param atom        its index in the chain

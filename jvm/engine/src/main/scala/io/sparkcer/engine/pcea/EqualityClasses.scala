@@ -10,7 +10,7 @@ import io.sparkcer.engine.automaton.Nfa
 /**
  * The classes of attributes that equalities make equal, over the atoms of a pattern: an atom's attribute is a member,
  * and `a.x = b.y` puts every atom that binds a (in the condition's scope) with attribute x in one class with every
- * atom that binds b with attribute y. These are the variables of the paper's conjunctive query (digest B2): one value
+ * atom that binds b with attribute y. These are the variables of the paper's conjunctive query (Pinto and Riveros, §4): one value
  * per class in a match. That reading needs each equality to be checked in every match (its scope holds in every match
  * and binds both variables in every match of the scope), which [[PceaCompiler]] checks before it builds classes.
  *

@@ -15,7 +15,7 @@ package io.sparkcer.engine.pcea
  * A free slot's key cell is 0, so the Long key 0 has a slot of its own past the table (`capacity`); a slot whose
  * key is not a Long marks its key cell with 1 (`objects` tells it from the Long 1).
  *
- * Memory (digest B7.9: the paper never drops an entry): entries whose runs have all left the window are purged once
+ * Memory (the PCEA paper's §5 never drops an entry, so its index grows with the stream): entries whose runs have all left the window are purged once
  * as many keys have come since the last purge as it kept, so a purge's cost (a pass over the table) is paid by the
  * insertions before it, and the table holds at most about twice the keys of a window.
  */

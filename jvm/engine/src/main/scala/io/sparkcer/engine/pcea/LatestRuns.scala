@@ -2,7 +2,7 @@ package io.sparkcer.engine.pcea
 
 /**
  * Where a chain's PCEA may keep only the latest runs of an atom that no selected variable binds, and whether its rows
- * then name their runs (issue 22: no run enumerated to be dropped).
+ * then name their runs, so that no run is enumerated only to be dropped.
  *
  * A run's row is its start and its selected events. Take `SELECT a, c ... A AS a ; B AS b ; C AS c FILTER a.k = b.k
  * AND b.v = c.v`: every b between a and c with a's k and c's v makes a run of its own with the row (a, c). A b's run is

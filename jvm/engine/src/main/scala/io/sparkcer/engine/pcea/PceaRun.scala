@@ -11,11 +11,11 @@ import io.sparkcer.engine.eval.Work
  * one lookup per child state, whatever their number: no partial match is built per pair of events. Update time is
  * logarithmic in the window, and the valuations come out with output-linear delay.
  *
- * Windows (digest B7.2): a valuation is output when its first event's window value is above the threshold of the
+ * Windows (the paper's sliding window, §5): a valuation is output when its first event's window value is above the threshold of the
  * event being read (the engine's: the run that started at or below it is out). The paper counts positions (then the
  * threshold is i - w - 1); any non-decreasing value works, a time column included.
  *
- * Memory (digest B7.9): the paper never drops index entries. Here the nodes made more than a window ago are freed as
+ * Memory: the paper never drops index entries, so its memory grows with the stream. Here the nodes made more than a window ago are freed as
  * the threshold passes them ([[RunNodes.reclaim]]), and the index's entries whose runs have all left the window are
  * purged as new keys come ([[KeyIndex.purge]]); both at a constant cost per node or entry, amortised, without a walk
  * over the live runs.

@@ -1,7 +1,7 @@
 package io.sparkcer.engine.pcea
 
 /**
- * The q-tree of a hierarchical conjunctive query (digest B3): a tree with one leaf per atom and one inner node per
+ * The q-tree of a hierarchical conjunctive query (Pinto and Riveros, §4): a tree with one leaf per atom and one inner node per
  * variable, such that the inner nodes above atom i are exactly i's variables. Here the atoms are the operands of a
  * conjunction (`φ1 AND φ2 AND ...`, each a pattern of its own) and the variables are the equality classes that relate
  * several of them; classes that relate the same operands are one node (the compact q-tree). When no class relates

@@ -40,7 +40,7 @@ import io.sparkcer.engine.eval.Work
  *
  * **An arena, not objects.** Nodes are rows of one flat array, addressed by an id that grows by one with each node
  * made (a reference is an id; [[RunNodes.Nil]] is none), a row holding all of a node, so that following a reference
- * reads one cache line or two. That is the "GC-friendly representation" digest B7.9 asks for: union copies a path per
+ * reads one cache line or two. The JVM needs it so: union copies a path per
  * call, and with one object per node a window's worth of them would be traced, copied and promoted by the JVM's
  * collector at every collection, a cost that grows with the window. Here the collector sees one primitive array,
  * and the arena frees nodes itself, oldest first, while the oldest is dead ([[reclaim]]). A node's max-start is at

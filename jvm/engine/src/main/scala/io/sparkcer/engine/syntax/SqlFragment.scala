@@ -2,7 +2,7 @@ package io.sparkcer.engine.syntax
 
 /**
  * A stretch of Spark SQL inside a query, which Spark's own expression parser reads, so that every Spark expression
- * works in it: CEQL's `var[predicate]` and conditions over several events (DESIGN §3), MATCH_RECOGNIZE's DEFINE and
+ * works in it: CEQL's `var[predicate]` and conditions over several events, MATCH_RECOGNIZE's DEFINE and
  * MEASURES expressions.
  *
  * @param text     the stretch as written, trimmed

@@ -11,7 +11,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import io.sparkcer.engine.eval.Aggregation
 
 /**
- * A condition relating events (DESIGN §3a) as the CER operators carry it ([[CerOperator.conditions]]), so that
+ * A condition relating events as the CER operators carry it ([[CerOperator.conditions]]), so that
  * Catalyst sees its expressions and keeps the columns it reads.
  *
  * @param predicate the condition: a boolean expression over `inputs`

@@ -11,7 +11,7 @@ import io.sparkcer.engine.eval.MatchBound
 import io.sparkcer.engine.rowpattern.PartialMatchBound
 
 /**
- * The SQL confs of spark-cer (DESIGN §3), declared as Spark declares its own: typed, documented, checked when set,
+ * The SQL confs of spark-cer, declared as Spark declares its own: typed, documented, checked when set,
  * listed by `SET -v`. Read per query; settable with `SET` or `spark.conf.set`.
  */
 object CerConf {

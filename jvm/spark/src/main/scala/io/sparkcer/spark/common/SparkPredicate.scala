@@ -10,7 +10,7 @@ import io.sparkcer.engine.ceql.{Condition, Filter, Slot}
 import io.sparkcer.engine.syntax.{PatternException, Position, SqlFragment}
 
 /**
- * Spark SQL text of a query read by Spark's own expression parser (DESIGN §3: every Spark expression works in it):
+ * Spark SQL text of a query read by Spark's own expression parser, so that every Spark expression works in it:
  * a `var[predicate]`, a condition relating events, or the argument of one of its aggregates. Errors are placed in
  * the query: Spark's positions in the Spark text are mapped back through CORE's rewrites
  * ([[io.sparkcer.engine.ceql.SqlFragment.queryOffset]]).
