@@ -65,7 +65,7 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--long", type=float, default=15, help="a warm-up longer than this is the only run")
     parser.add_argument("--heavy", action="store_true", help="also Q4 and Q7 without LIMIT (87 M, 30 M matches)")
     parser.add_argument("--quick", action="store_true", help="x1, scales 1,2, one timed run, 20 s timeout")
-    parser.add_argument("--csv", help="the stock trace (default ../shared/data/stocks.csv, else data/stocks.csv.gz)")
+    parser.add_argument("--csv", help="the stock trace (default data/stocks.csv.gz, or an uncompressed copy beside the checkout)")
     parser.add_argument("--cache", default=str(CACHE), help="where the replayed data is written once")
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--engine-heap", default="12g", help="-Xmx of the engine's runner")

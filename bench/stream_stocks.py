@@ -46,7 +46,7 @@ def stock_csv(given: str | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--files", type=int, default=20, help="micro-batches the trace is cut into")
-    parser.add_argument("--csv", help="the stock trace (default: ../shared/data/stocks.csv, else data/stocks.csv.gz)")
+    parser.add_argument("--csv", help="the stock trace (default: data/stocks.csv.gz, or an uncompressed copy beside the checkout)")
     args = parser.parse_args()
 
     spark = spark_cer.session(

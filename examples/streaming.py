@@ -4,7 +4,7 @@ over it, and each match printed as soon as it is final.
 
     .venv/bin/python examples/streaming.py [--seconds 30] [--events-per-batch 1000] [--kafka]
 
-The trace (../shared/data/stocks.csv, else data/stocks.csv.gz) is cut into small CSV files in a temporary folder
+The trace (data/stocks.csv.gz, or an uncompressed copy beside the checkout) is cut into small CSV files in a temporary folder
 and read by Spark's file source one file per second, so every micro-batch brings the next trades of the day. The
 query looks, within each stock, for a sale, then a burst of large purchases, then another sale, all within two
 seconds of trading time, and keeps for each closing sale the match made of the most recent trades (LAST). The
