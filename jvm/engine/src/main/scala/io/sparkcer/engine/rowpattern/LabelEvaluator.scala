@@ -1,9 +1,9 @@
 package io.sparkcer.engine.rowpattern
 
 /**
- * The DEFINE conditions as the [[Matcher]] asks them, tried on the partition's rows the cheapest way the host allows
- * ([[RowPatternHost]]), as Trino's `LabelEvaluator` tries its labels: a condition of one row once per row, however many
- * threads try it; a condition that reads its match on the thread's running summaries, made once per row of a history
+ * The DEFINE conditions as the [[Matcher]] asks them (the part Trino's `LabelEvaluator` plays), tried on the
+ * partition's rows the cheapest way the host allows ([[RowPatternHost]]): a condition of one row once per row,
+ * however many threads try it; a condition that reads its match on the thread's running summaries, made once per row of a history
  * and kept on it; any other on the whole match, in a [[MatchFrame]]. Each reads the rows within the span of the
  * match it is tried in ([[HeldRows.within]]).
  *

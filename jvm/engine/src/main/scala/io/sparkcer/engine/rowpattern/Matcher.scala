@@ -65,7 +65,7 @@ final class Matcher[S](pattern: AnalyzedRowPattern, conditions: LabelEvaluator[_
   private val withUnmatched = pattern.clause.rowsPerMatch == RowsPerMatch.AllWithUnmatched
   private val defined = pattern.defined.toArray
   private val reads = conditions.reads
-  private val oneRow = Array.tabulate(pattern.labels.length)(l => defined(l) && conditions.perRow(l))
+  private val perRow = Array.tabulate(pattern.labels.length)(l => defined(l) && conditions.perRow(l))
   /**
    * Whether threads of different starts may stand for each other (see the class comment): not under a window, where
    * the later start has longer to go.
@@ -73,15 +73,7 @@ final class Matcher[S](pattern: AnalyzedRowPattern, conditions: LabelEvaluator[_
   private val acrossStarts = skip == SkipTo.PastLastRow && reads.none && window.isEmpty
   /** Whether a later start may follow the tried start (see the class comment): where none stands for another. */
   private val following = skip != SkipTo.PastLastRow && reads.none && window.isEmpty
-  /** Per instruction, whether a row read there is inside an exclusion `{- -}`. */
-  private val excludedAt: Array[Boolean] = {
-    var depth = 0
-    program.opcodes.map { op =>
-      if (op == ExclusionStart) depth += 1
-      if (op == ExclusionEnd) depth -= 1
-      depth > 0
-    }
-  }
+  private val excludedAt = program.excluded
 
   private var current = new Threads[S]
   private var next = new Threads[S]
@@ -157,9 +149,9 @@ final class Matcher[S](pattern: AnalyzedRowPattern, conditions: LabelEvaluator[_
       val start = current.starts(k)
       if (!cut(start) && program.opcodes(pc) == MatchLabel && inWindow(start, p)) {
         val label = program.a(pc)
-        if (!defined(label) || (oneRow(label) && conditions.holdsAtRow(start, label, p)))
+        if (!defined(label) || (perRow(label) && conditions.holdsAtRow(start, label, p)))
           closure(pc + 1, start, read(pc, current.histories(k)), p + 1, atEnd = false, next)
-        else if (!oneRow(label)) {
+        else if (!perRow(label)) {
           val row = read(pc, current.histories(k))
           // The number of the match tried: where the conditions read MATCH_NUMBER(), the only start whose threads run.
           if (conditions.holds(start, row, matches + 1)) closure(pc + 1, start, row, p + 1, atEnd = false, next)
@@ -188,7 +180,8 @@ final class Matcher[S](pattern: AnalyzedRowPattern, conditions: LabelEvaluator[_
       var k = 0
       while (k < current.size) {
         val (pc, start) = (current.pcs(k), current.starts(k))
-        if (!cut(start) && program.opcodes(pc) == PartitionEnd) closure(pc + 1, start, current.histories(k), position, atEnd = true, next)
+        if (!cut(start) && program.opcodes(pc) == PartitionEnd)
+          closure(pc + 1, start, current.histories(k), position, atEnd = true, next)
         k += 1
       }
       swap()

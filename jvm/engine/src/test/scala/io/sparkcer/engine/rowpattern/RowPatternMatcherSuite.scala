@@ -237,12 +237,12 @@ object RowPatternMatcherSuite {
     private val out = mutable.ArrayBuffer.empty[Event]
     /** The DEFINE conditions asked so far. */
     var conditionsAsked = 0L
-    private val defines = new FrameConditions(reads.getOrElse(ConditionReads(analyzed.labels.indices.toSet, start = true)),
-      (label, frame) => {
-        conditionsAsked += 1
-        byLabel(label).get(RowPatternOracle.visible(rows, frame.start.toInt, window), frame.start.toInt,
-          frame.labels.take(frame.length).toIndexedSeq, frame.number)
-      })
+    private val everyLabel = ConditionReads(analyzed.labels.indices.toSet, start = true)
+    private val defines = new FrameConditions(reads.getOrElse(everyLabel), (label, frame) => {
+      conditionsAsked += 1
+      byLabel(label).get(RowPatternOracle.visible(rows, frame.start.toInt, window), frame.start.toInt,
+        frame.labels.take(frame.length).toIndexedSeq, frame.number)
+    })
     var matcher: Matcher[Unit] = fresh()
     private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)),
       evaluator(defines, analyzed.labels.length), new RowPatternSink {
@@ -296,7 +296,8 @@ object RowPatternMatcherSuite {
     def noRows: Unit = ()
     def summarize(previous: Unit, label: Int, index: Int, row: Int): Unit = ()
     val (conditionsAhead, measuresAhead, behind, readsPastMatches, window) = (0, 0, 0, true, None)
-    def holdsAtRow(label: Int, position: Long, rows: PartitionRows[Int]): Boolean = throw new UnsupportedOperationException
+    def holdsAtRow(label: Int, position: Long, rows: PartitionRows[Int]): Boolean =
+      throw new UnsupportedOperationException
     def holdsOnSummary(label: Int, summary: Unit, start: Long, current: Int, rows: PartitionRows[Int]): Boolean =
       throw new UnsupportedOperationException
     def holds(label: Int, frame: MatchFrame, rows: PartitionRows[Int]): Boolean = holds(label, frame)
