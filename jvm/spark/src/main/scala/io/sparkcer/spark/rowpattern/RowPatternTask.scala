@@ -9,8 +9,9 @@ import io.sparkcer.spark.common.OrderColumn
 
 /**
  * What every task of a MATCH_RECOGNIZE operator runs over the rows of `input`, sorted by partition then order: per
- * partition, the matcher ([[io.sparkcer.engine.rowpattern.Matcher]]) fed row by row, its DEFINE conditions and measures evaluated on the partition's
- * rows ([[BoundRowPatternExpression]]), and the output rows of each match in the order of the rows.
+ * partition, the matcher ([[io.sparkcer.engine.rowpattern.Matcher]]) fed row by row, its DEFINE conditions and
+ * measures evaluated on the partition's rows ([[BoundRowPatternExpression]]), and the output rows of each match in
+ * the order of the rows.
  */
 final case class RowPatternTask(
     pattern: RowPatternSpec,
