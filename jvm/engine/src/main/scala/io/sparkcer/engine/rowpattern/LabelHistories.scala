@@ -10,16 +10,16 @@ import scala.collection.mutable
  * once, after the node before it, and a history is written as the number of its newest node: what is read back
  * shares exactly as much as what was written.
  *
- * @param hashOf the hash of a node from its label and the previous node's hash (the matcher's, which depends on the
- *               labels its conditions read), so that it need not be stored
+ * @param hashOf the hash of a node from its label and the previous node's hash ([[ThreadEquivalence.hash]], which
+ *               depends on the labels the conditions read), so that it need not be stored
  */
-private[rowpattern] final class LabelHistories(hashOf: (Long, Int) => Long) {
+private[rowpattern] final class LabelHistories[S](hashOf: (Long, Int) => Long) {
 
   /** Numbers the nodes of `histories` (null: none) and writes them; returns each history's number (-1: null). */
-  def write(histories: Seq[LabelNode], out: DataOutput): Seq[Int] = {
-    val numbers = new java.util.IdentityHashMap[LabelNode, Integer]
-    val nodes = mutable.ArrayBuffer.empty[LabelNode]
-    val newer = mutable.Stack.empty[LabelNode]
+  def write(histories: Seq[LabelNode[S]], out: DataOutput): Seq[Int] = {
+    val numbers = new java.util.IdentityHashMap[LabelNode[S], Integer]
+    val nodes = mutable.ArrayBuffer.empty[LabelNode[S]]
+    val newer = mutable.Stack.empty[LabelNode[S]]
     for (h <- histories) {
       var n = h
       while (n != null && !numbers.containsKey(n)) { newer.push(n); n = n.previous }
@@ -35,12 +35,12 @@ private[rowpattern] final class LabelHistories(hashOf: (Long, Int) => Long) {
   }
 
   /** Reads what [[write]] wrote: the nodes, by number. */
-  def read(in: DataInput): Array[LabelNode] = {
-    val nodes = new Array[LabelNode](in.readInt())
+  def read(in: DataInput): Array[LabelNode[S]] = {
+    val nodes = new Array[LabelNode[S]](in.readInt())
     for (k <- nodes.indices) {
       val (label, excluded, previous) = (in.readInt(), in.readBoolean(), in.readInt())
       val before = if (previous < 0) null else nodes(previous)
-      nodes(k) = new LabelNode(label, excluded, before, if (before == null) 1 else before.length + 1,
+      nodes(k) = new LabelNode[S](label, excluded, before, if (before == null) 1 else before.length + 1,
         hashOf(if (before == null) 0L else before.hash, label))
     }
     nodes

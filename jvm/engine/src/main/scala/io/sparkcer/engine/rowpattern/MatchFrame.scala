@@ -1,19 +1,6 @@
 package io.sparkcer.engine.rowpattern
 
 /**
- * The labels one thread of the [[Matcher]] has given its rows, newest first: a persistent list, so that the threads
- * a split forks share what they read before it. `hash` summarises the labels the conditions look at (the others
- * count as one anonymous label), for the matcher's test of equivalent threads.
- */
-final class LabelNode(val label: Int, val excluded: Boolean, val previous: LabelNode, val length: Int, val hash: Long) {
-  /**
-   * What the DEFINE conditions keep of the match's rows up to this one, theirs to set and read ([[RowConditions]]):
-   * kept with the row, it is shared by every thread that forks after it. Not saved: recomputed after a load.
-   */
-  var summary: AnyRef = _
-}
-
-/**
  * The rows of a match, or of a match in the making, as its DEFINE conditions and MEASURES see them (SQL:2016's
  * navigation, as Trino reads it): row i of the match is the partition's row `start + i`, labelled `labels(i)`.
  * `current` is the row that RUNNING semantics stands at: in a DEFINE condition the row being tried (with the label
@@ -43,7 +30,7 @@ final class MatchFrame {
    * Sets the frame to a thread's rows up to `row`, the row being tried (at `start + row.length - 1`), in the match
    * that would be number `number`.
    */
-  def tryRow(start: Long, row: LabelNode, number: Long = 0L): Unit = {
+  def tryRow(start: Long, row: LabelNode[_], number: Long): Unit = {
     val n = row.length
     ensure(n)
     this.start = start

@@ -4,59 +4,6 @@ import java.io.{DataInput, DataOutput}
 
 import scala.collection.mutable
 
-import io.sparkcer.engine.syntax.Name
-
-/** The DEFINE conditions, as the [[Matcher]] asks them. */
-trait RowConditions {
-  /**
-   * Whether the row at partition position `start + row.length - 1` may take `row.label`, in a match that began at
-   * `start` and labelled its rows before it `row.previous` (null: none). Called only for labels with a condition.
-   */
-  def holds(start: Long, row: LabelNode): Boolean
-
-  /**
-   * Whether `label`'s condition reads nothing of its match but where it began (its row and rows at physical offsets
-   * from it): then the matcher asks [[holdsAt]], before it makes the row's label node, which a row that fails does
-   * not need.
-   */
-  def oneRow(label: Int): Boolean = false
-
-  /** A [[oneRow]] label's condition at partition position `position`, in a match that began at `start`. */
-  def holdsAt(start: Long, label: Int, position: Long): Boolean = throw new UnsupportedOperationException
-}
-
-/**
- * What the DEFINE conditions read of the match they are tried in, besides the current row and physical offsets from
- * it: the rows of which labels (through navigation, aggregates or CLASSIFIER), and whether anything that depends on
- * the match's first row (the universal variable's navigation or aggregates). Two threads at one instruction with
- * the same such view of their matches have the same future, so the matcher keeps only the preferred one.
- *
- * @param number whether they read MATCH_NUMBER(): the number of the match tried, known only for the start being
- *               tried (the starts before it decided), so that the matcher tries one start at a time
- */
-final case class ConditionReads(labels: Set[Int], start: Boolean, number: Boolean = false) {
-  def none: Boolean = labels.isEmpty && !start && !number
-}
-
-object ConditionReads {
-  val Nothing: ConditionReads = ConditionReads(Set.empty, start = false)
-}
-
-/** Where the matcher's results go, in the order of their rows. */
-trait RowPatternSink {
-  /**
-   * A match: its number (from 1 in the partition), its first row's position, and per row its label and whether an
-   * exclusion `{- -}` left it out of ALL ROWS PER MATCH's output. An empty match has length 0 and stands at `start`.
-   * The arrays are the matcher's, reused after the call.
-   */
-  def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit
-  /** A row in no match (reported only for ALL ROWS PER MATCH WITH UNMATCHED ROWS). */
-  def unmatched(position: Long): Unit
-}
-
-/** A runtime error of the row pattern's evaluation (AFTER MATCH SKIP to a row it must not skip to). */
-final class RowPatternException(message: String) extends RuntimeException(message)
-
 /**
  * Finds the preferred matches of a row pattern in one partition, SQL:2016's semantics (as Trino evaluates them),
  * in one pass over the rows and in time linear in them for a pattern of a given size.
@@ -69,9 +16,7 @@ final class RowPatternException(message: String) extends RuntimeException(messag
  * its threads is left.
  *
  * **Equivalent threads.** Two threads at the same instruction whose matches look the same to the DEFINE conditions
- * ([[ConditionReads]]) accept the same rows from there on, so only the first (preferred) is kept. That keeps the
- * threads at most a few per instruction when the conditions read only the current row and physical offsets: `(A+)+ B`
- * or `A+ B+` over many rows that all pass A stay linear, where backtracking is exponential.
+ * accept the same rows from there on, so only the first (preferred) is kept ([[ThreadEquivalence]]).
  *
  * **Every start at once.** Rather than trying one start at a time, and reading the rows after a failed start again
  * for the next (quadratic on long runs that never match), a thread starts at every row, behind the older ones, and
@@ -104,12 +49,13 @@ final class RowPatternException(message: String) extends RuntimeException(messag
  * is known only once every start before it is decided, so every later start is deferred as it comes: the search is
  * the standard's own, one start after another, reading the rows after a failed start again for the next.
  *
+ * @param conditions the DEFINE conditions, and what they read of a match
  * @param window the longest span of a match (WITHIN): the order value of each position, and the bound that a
  *               match's last row's value minus its first's must stay under
  * @param bound      the most rows read again for deferred starts ([[PartialMatchBound]])
  * @param deferAbove the most rows the undecided starts but the oldest may hold before the later ones are deferred
  */
-final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, reads: ConditionReads, sink: RowPatternSink,
+final class Matcher[S](pattern: AnalyzedRowPattern, conditions: LabelEvaluator[_, S], sink: RowPatternSink,
     window: Option[(Long => Long, Long)] = None, bound: PartialMatchBound = PartialMatchBound.Default,
     deferAbove: Long = Matcher.DeferAbove) {
   import Program._
@@ -118,8 +64,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private val skip = pattern.clause.skip
   private val withUnmatched = pattern.clause.rowsPerMatch == RowsPerMatch.AllWithUnmatched
   private val defined = pattern.defined.toArray
-  private val oneRow = Array.tabulate(pattern.labels.length)(l => defined(l) && conditions.oneRow(l))
-  private val relevant = Array.tabulate(pattern.labels.length)(reads.labels.contains)
+  private val reads = conditions.reads
+  private val perRow = Array.tabulate(pattern.labels.length)(l => defined(l) && conditions.perRow(l))
   /**
    * Whether threads of different starts may stand for each other (see the class comment): not under a window, where
    * the later start has longer to go.
@@ -127,20 +73,12 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private val acrossStarts = skip == SkipTo.PastLastRow && reads.none && window.isEmpty
   /** Whether a later start may follow the tried start (see the class comment): where none stands for another. */
   private val following = skip != SkipTo.PastLastRow && reads.none && window.isEmpty
-  /** Per instruction, whether a row read there is inside an exclusion `{- -}`. */
-  private val excludedAt: Array[Boolean] = {
-    var depth = 0
-    program.opcodes.map { op =>
-      if (op == ExclusionStart) depth += 1
-      if (op == ExclusionEnd) depth -= 1
-      depth > 0
-    }
-  }
+  private val excludedAt = program.excluded
 
-  private var current = new Threads
-  private var next = new Threads
-  /** The threads added at the current position, by key: their histories count only where the conditions read labels. */
-  private val seen: ThreadKeys = if (reads.labels.isEmpty) new InstructionMarks else new SeenSet
+  private var current = new Threads[S]
+  private var next = new Threads[S]
+  /** The threads added at the current position, by key, each once up to equivalence. */
+  private val seen = ThreadEquivalence[S](reads, program, pattern.labels.length)
   /** The rows pushed so far. */
   private var pushed = 0L
   /** The next row the threads read: `pushed` but while deferred starts read rows again. */
@@ -151,7 +89,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   private var reread = 0L
   /** The start whose outcome comes next, and the outcomes of the starts from it on (index: start - attempt). */
   private var attempt = 0L
-  private val outcomes = mutable.ArrayDeque.empty[Outcome]
+  private val outcomes = mutable.ArrayDeque.empty[StartOutcome[S]]
   private var matches = 0L
   /**
    * Under SKIP PAST LAST ROW, the end of the best match so far of the start being tried: the later starts before it
@@ -163,16 +101,10 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   /** The last row of the matches reported so far (rows up to it are in a match). */
   private var covered = -1L
   /**
-   * The closure passes, numbered: a start's threads after its Done in one pass are cut (`Outcome.cut` is that pass's
-   * number), and a start is alive after a step when a thread of it is (`Outcome.alive`, the step's number).
+   * The closure passes, numbered: a start's threads after its Done in one pass are cut (`StartOutcome.cut` is that
+   * pass's number), and a start is alive after a step when a thread of it is (`StartOutcome.alive`, the step's).
    */
   private var pass = 0L
-
-  /**
-   * The number the match of the start being tried would have: where the conditions read MATCH_NUMBER(), the only
-   * start whose threads run ([[ConditionReads.number]]).
-   */
-  def numberTried: Long = matches + 1
 
   /** The oldest row a thread or an outcome still waiting to be reported may read. */
   def oldestNeeded: Long = attempt
@@ -183,7 +115,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
 
   /** Reads the next row of the partition (its position is the number of rows pushed before it). */
   def push(): Unit = {
-    outcomes += new Outcome
+    outcomes += new StartOutcome[S]
     pushed += 1
     run()
   }
@@ -217,11 +149,12 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       val start = current.starts(k)
       if (!cut(start) && program.opcodes(pc) == MatchLabel && inWindow(start, p)) {
         val label = program.a(pc)
-        if (!defined(label) || (oneRow(label) && conditions.holdsAt(start, label, p)))
+        if (!defined(label) || (perRow(label) && conditions.holdsAtRow(start, label, p)))
           closure(pc + 1, start, read(pc, current.histories(k)), p + 1, atEnd = false, next)
-        else if (!oneRow(label)) {
+        else if (!perRow(label)) {
           val row = read(pc, current.histories(k))
-          if (conditions.holds(start, row)) closure(pc + 1, start, row, p + 1, atEnd = false, next)
+          // The number of the match tried: where the conditions read MATCH_NUMBER(), the only start whose threads run.
+          if (conditions.holds(start, row, matches + 1)) closure(pc + 1, start, row, p + 1, atEnd = false, next)
         }
       }
       k += 1
@@ -229,10 +162,10 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   }
 
   /** A thread's history after it reads a row at instruction `pc` (a MatchLabel). */
-  private def read(pc: Int, history: LabelNode): LabelNode = {
+  private def read(pc: Int, history: LabelNode[S]): LabelNode[S] = {
     val label = program.a(pc)
     new LabelNode(label, excludedAt(pc), history, if (history == null) 1 else history.length + 1,
-      extendedHash(if (history == null) 0L else history.hash, label))
+      seen.hash(if (history == null) 0L else history.hash, label))
   }
 
   /**
@@ -247,7 +180,8 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
       var k = 0
       while (k < current.size) {
         val (pc, start) = (current.pcs(k), current.starts(k))
-        if (!cut(start) && program.opcodes(pc) == PartitionEnd) closure(pc + 1, start, current.histories(k), position, atEnd = true, next)
+        if (!cut(start) && program.opcodes(pc) == PartitionEnd)
+          closure(pc + 1, start, current.histories(k), position, atEnd = true, next)
         k += 1
       }
       swap()
@@ -284,25 +218,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    */
   def save(out: DataOutput): Unit = {
     Seq(pushed, attempt, matches, covered, triedMatchEnd, deferredFrom, reread).foreach(out.writeLong)
-    // The undecided starts' outcomes, then the decided leaders that some of them still follow, numbered.
-    val numbers = new java.util.IdentityHashMap[Outcome, Integer]
-    val saved = mutable.ArrayBuffer.empty[Outcome]
-    def number(o: Outcome): Unit = if (!numbers.containsKey(o)) { numbers.put(o, saved.length); saved += o }
-    outcomes.foreach(number)
-    outcomes.foreach(o => if (o.leader != null) number(o.leader))
-    val threads = (0 until current.size).map(current.histories)
-    val nodes = histories.write((saved.map(_.history) ++ saved.map(_.prefix)).toSeq ++ threads, out)
-    out.writeInt(outcomes.length)
-    out.writeInt(saved.length)
-    for ((o, k) <- saved.zipWithIndex) {
-      out.writeBoolean(o.matched); out.writeLong(o.end); out.writeInt(nodes(k)); out.writeInt(o.updates)
-      out.writeInt(if (o.leader == null) -1 else numbers.get(o.leader)); out.writeInt(o.leaderUpdates)
-      out.writeLong(o.from); out.writeInt(nodes(saved.length + k))
-    }
-    out.writeInt(current.size)
-    for (k <- 0 until current.size) {
-      out.writeInt(current.pcs(k)); out.writeLong(current.starts(k)); out.writeInt(nodes(2 * saved.length + k))
-    }
+    StartOutcome.save(outcomes.toSeq, current, histories, out)
   }
 
   /** Makes this fresh matcher (of the same clause) the one [[save]] wrote. */
@@ -311,23 +227,10 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     pushed = in.readLong(); attempt = in.readLong(); matches = in.readLong(); covered = in.readLong()
     triedMatchEnd = in.readLong(); deferredFrom = in.readLong(); reread = in.readLong()
     position = pushed
-    val nodes = histories.read(in)
-    def node(k: Int): LabelNode = if (k < 0) null else nodes(k)
-    val undecided = in.readInt()
-    val saved = Array.fill(in.readInt())(new Outcome)
-    for (o <- saved) {
-      o.matched = in.readBoolean(); o.end = in.readLong(); o.history = node(in.readInt()); o.updates = in.readInt()
-      val leader = in.readInt()
-      if (leader >= 0) o.leader = saved(leader)
-      o.leaderUpdates = in.readInt(); o.from = in.readLong(); o.prefix = node(in.readInt())
-    }
-    outcomes ++= saved.take(undecided)
-    for (_ <- 0 until in.readInt()) current.add(in.readInt(), in.readLong(), node(in.readInt()))
+    outcomes ++= StartOutcome.load(in, histories, current)
   }
 
-  /** A history's hash with one more label: the labels the conditions do not read count alike. */
-  private def extendedHash(hash: Long, label: Int): Long = hash * 31 + (if (relevant(label)) label + 1 else 0)
-  private val histories = new LabelHistories(extendedHash)
+  private val histories = new LabelHistories[S](seen.hash)
 
   private def swap(): Unit = {
     val t = current; current = next; next = t
@@ -349,7 +252,7 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
    * end the match are visited, as a depth-first walk marking every instruction would find them: one that reaches an
    * instruction of its start's already marked reaches nothing new through it.
    */
-  private def closure(pc0: Int, start: Long, history: LabelNode, at: Long, atEnd: Boolean, into: Threads): Unit = {
+  private def closure(pc0: Int, start: Long, history: LabelNode[S], at: Long, atEnd: Boolean, into: Threads[S]): Unit = {
     val outcome = outcomes((start - attempt).toInt)
     val key = if (acrossStarts && start == attempt) -1L - start else start
     val reached = program.closure(pc0, atStart = at == 0, atEnd)
@@ -439,76 +342,41 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
   /** Drops the threads of the starts from `from` on, which will read their rows again unless a match covers them. */
   private def defer(from: Long): Unit = {
     current.retain(_ < from)
-    for (start <- from until math.min(deferredFrom, position)) outcomes((start - attempt).toInt) = new Outcome
+    for (start <- from until math.min(deferredFrom, position)) outcomes((start - attempt).toInt) = new StartOutcome[S]
     deferredFrom = math.min(deferredFrom, from)
   }
 
   /** The next start to try was deferred: the threads read the rows from it on again, every start at once. */
   private def goBack(): Unit = {
     reread += position - attempt
-    if (reread > bound.rows) tooManyRead()
+    if (reread > bound.rows) throw bound.exceeded(reread, position, attempt, apart, window.nonEmpty)
     position = attempt
     deferredFrom = Long.MaxValue
     seen.clear() // what the last step added stood at another row
   }
 
-  private def tooManyRead(): Nothing = {
-    val why =
-      if (reads.number) "the DEFINE conditions read MATCH_NUMBER(), which a start has only once the one before it is " +
-        "decided"
-      else if (!reads.none) "the DEFINE conditions read other rows of their match (navigation through a variable, " +
-        "aggregates, CLASSIFIER)"
-      else if (window.nonEmpty) "WITHIN gives each its own span, which ends at a different row"
-      else "they stand at different places of the pattern (a bounded repetition counts each one's rows apart)"
-    val shorter = if (window.isEmpty) "Bound the span of a match (PATTERN (...) WITHIN INTERVAL ...)" else "Shorten WITHIN"
-    throw new RowPatternException(s"MATCH_RECOGNIZE has read $reread rows of a partition again, over the " +
-      s"${bound.setting} of ${bound.rows}, at row ${position + 1} (counted from 1): each row since row ${attempt + 1} " +
-      s"began a match that stayed undecided while the one before it failed, too many partial matches at once to hold " +
-      s"side by side, and $why, so that no match can stand for another. $shorter, give the first variable a " +
-      s"condition that fewer rows pass, or raise ${bound.setting}")
-  }
+  /** Why no start stands for another here, for the error past `bound`. */
+  private def apart: String =
+    if (reads.number) "the DEFINE conditions read MATCH_NUMBER(), which a start has only once the one before it is decided"
+    else if (!reads.none) "the DEFINE conditions read other rows of their match (navigation through a variable, " +
+      "aggregates, CLASSIFIER)"
+    else if (window.nonEmpty) "WITHIN gives each its own span, which ends at a different row"
+    else "they stand at different places of the pattern (a bounded repetition counts each one's rows apart)"
 
   private var matchLabels = new Array[Int](16)
   private var matchExcluded = new Array[Boolean](16)
 
   /** Reports the match of `start` and moves the search to where AFTER MATCH SKIP says. */
-  private def report(start: Long, o: Outcome): Unit = {
+  private def report(start: Long, o: StartOutcome[S]): Unit = {
     val length = (o.end - start).toInt
     if (matchLabels.length < length) {
       matchLabels = new Array[Int](length * 2); matchExcluded = new Array[Boolean](length * 2)
     }
-    var h = o.history
-    var i = length - 1
-    if (o.borrowed) { // the leader's labels from `from` on, then the follower's own
-      h = o.leader.history
-      while (start + i >= o.from) { matchLabels(i) = h.label; matchExcluded(i) = h.excluded; h = h.previous; i -= 1 }
-      h = o.prefix
-    }
-    while (i >= 0) { matchLabels(i) = h.label; matchExcluded(i) = h.excluded; h = h.previous; i -= 1 }
+    o.labelsInto(start, length, matchLabels, matchExcluded)
     matches += 1
     sink.matched(matches, start, length, matchLabels, matchExcluded)
     if (length > 0) covered = math.max(covered, start + length - 1)
-    val resume = skip match {
-      case SkipTo.PastLastRow => start + math.max(length, 1)
-      case SkipTo.NextRow => start + 1
-      case SkipTo.First(v) => target(start, length, v, first = true)
-      case SkipTo.Last(v) => target(start, length, v, first = false)
-    }
-    skipTo(resume)
-  }
-
-  private def target(start: Long, length: Int, variable: Name, first: Boolean): Long = {
-    val vars = pattern.labelsOf(RowPatternAnalysis.canonical(variable)).get
-    val rows = (0 until length).filter(i => vars(matchLabels(i)))
-    if (rows.isEmpty)
-      throw new RowPatternException(s"AFTER MATCH SKIP failed: pattern variable ${variable.value} is not present in match " +
-        s"$matches (" + (if (length == 0) s"empty, at row ${start + 1}" else s"rows ${start + 1} to ${start + length}") +
-        " of its partition, counted from 1)")
-    val to = start + (if (first) rows.head else rows.last)
-    if (to == start)
-      throw new RowPatternException(s"AFTER MATCH SKIP failed: cannot skip to first row of match ${matches} (it would " +
-        s"find the same match again, for ever): skip TO NEXT ROW, or to a variable that cannot take the match's first row")
-    to
+    skipTo(AfterMatchSkip.resume(pattern, matches, start, length, matchLabels))
   }
 
   /** The search goes on at `resume`: the outcomes and threads of the starts before it are dropped. */
@@ -516,166 +384,6 @@ final class Matcher(pattern: AnalyzedRowPattern, conditions: RowConditions, read
     while (attempt < resume && outcomes.nonEmpty) { outcomes.removeHead(); attempt += 1 }
     attempt = math.max(attempt, resume)
     current.retain(_ >= attempt)
-  }
-
-  /** The outcome of one start: its best match so far (ending before position `end`, its labels `history`). */
-  private final class Outcome {
-    var matched = false
-    var end = 0L
-    var history: LabelNode = _
-    var cut = 0L
-    var alive = 0L
-    /** The matches recorded, each better one replacing the last: whether a leader found one after a point. */
-    var updates = 0
-    /** For a follower: its leader, the position it follows from, its labels before it, the leader's `updates` then. */
-    var leader: Outcome = _
-    var from = 0L
-    var prefix: LabelNode = _
-    var leaderUpdates = 0
-
-    /** Whether a follower's match is its leader's from `from` on: the leader found one after that point. */
-    def borrowed: Boolean = leader != null && leader.updates > leaderUpdates
-  }
-
-  /** Threads in order of preference, as parallel arrays. */
-  private final class Threads {
-    var pcs = new Array[Int](16)
-    var starts = new Array[Long](16)
-    var histories = new Array[LabelNode](16)
-    var size = 0
-
-    def add(pc: Int, start: Long, history: LabelNode): Unit = {
-      if (size == pcs.length) {
-        pcs = java.util.Arrays.copyOf(pcs, size * 2)
-        starts = java.util.Arrays.copyOf(starts, size * 2)
-        histories = java.util.Arrays.copyOf(histories, size * 2)
-      }
-      pcs(size) = pc; starts(size) = start; histories(size) = history
-      size += 1
-    }
-
-    def retain(keep: Long => Boolean): Unit = {
-      var n = 0
-      for (k <- 0 until size if keep(starts(k))) {
-        pcs(n) = pcs(k); starts(n) = starts(k); histories(n) = histories(k); n += 1
-      }
-      for (k <- n until size) histories(k) = null
-      size = n
-    }
-
-    def clear(): Unit = { java.util.Arrays.fill(histories.asInstanceOf[Array[AnyRef]], 0, size, null); size = 0 }
-  }
-
-  /**
-   * The threads added at one position, as (instruction, key, the labels the conditions read); the key is the start,
-   * or `-1 - start` for the start being tried (see [[standsFor]]).
-   */
-  private trait ThreadKeys {
-    /** Forgets every thread: the next are added at another position. */
-    def clear(): Unit
-    /** Whether the key (of a thread whose history the conditions do not read) is there. */
-    def contains(pc: Int, key: Long): Boolean
-    /** Adds the thread; false when an equivalent one is there already. */
-    def add(pc: Int, key: Long, history: LabelNode): Boolean
-  }
-
-  /**
-   * Where the conditions read no labels: per instruction, the last key that added it at the current position, and
-   * the last tried start's (negative) key apart, so that later starts do not overwrite it. Exact because one key's
-   * threads are added together: threads run oldest start first, each start's together, and a new start comes last.
-   * Cleared in O(1) by a new epoch.
-   */
-  private final class InstructionMarks extends ThreadKeys {
-    private val epochs = new Array[Int](program.size)
-    private val keys = new Array[Long](program.size)
-    private val triedEpochs = new Array[Int](program.size)
-    private val triedKeys = new Array[Long](program.size)
-    private var epoch = 1
-
-    def clear(): Unit = epoch += 1
-
-    def contains(pc: Int, key: Long): Boolean =
-      if (key < 0) triedEpochs(pc) == epoch && triedKeys(pc) == key else epochs(pc) == epoch && keys(pc) == key
-
-    def add(pc: Int, key: Long, history: LabelNode): Boolean =
-      if (contains(pc, key)) false
-      else {
-        if (key < 0) { triedEpochs(pc) = epoch; triedKeys(pc) = key } else { epochs(pc) = epoch; keys(pc) = key }
-        true
-      }
-  }
-
-  /**
-   * Where the conditions read labels: an open-addressing table cleared in O(1) by a new epoch. Histories with equal
-   * hashes are compared label by label (only as far back as they differ: forked threads share their older labels).
-   */
-  private final class SeenSet extends ThreadKeys {
-    private var pcs = new Array[Int](64)
-    private var starts = new Array[Long](64)
-    private var histories = new Array[LabelNode](64)
-    private var hashes = new Array[Long](64)
-    private var epochs = new Array[Int](64)
-    private var epoch = 1
-    private var size = 0
-
-    def clear(): Unit = { epoch += 1; size = 0 }
-
-    def contains(pc: Int, start: Long): Boolean = {
-      val hash = mix(pc, start, 0L)
-      val mask = pcs.length - 1
-      var s = (hash ^ (hash >>> 32)).toInt & mask
-      while (epochs(s) == epoch) {
-        if (hashes(s) == hash && pcs(s) == pc && starts(s) == start) return true
-        s = (s + 1) & mask
-      }
-      false
-    }
-
-    def add(pc: Int, start: Long, history: LabelNode): Boolean = {
-      val hash = mix(pc, start, if (history == null) 0L else history.hash)
-      if (2 * (size + 1) > pcs.length) grow()
-      val mask = pcs.length - 1
-      var s = (hash ^ (hash >>> 32)).toInt & mask
-      while (epochs(s) == epoch) {
-        if (hashes(s) == hash && pcs(s) == pc && starts(s) == start && sameReads(histories(s), history)) return false
-        s = (s + 1) & mask
-      }
-      pcs(s) = pc; starts(s) = start; histories(s) = history; hashes(s) = hash; epochs(s) = epoch
-      size += 1
-      true
-    }
-
-    private def mix(pc: Int, start: Long, h: Long): Long = {
-      var x = (h * 0x9E3779B97F4A7C15L) ^ (start * 0xC2B2AE3D27D4EB4FL) ^ pc
-      x ^= x >>> 29
-      x * 0xBF58476D1CE4E5B9L
-    }
-
-    private def grow(): Unit = {
-      val (op, os, oh, ohs, oe) = (pcs, starts, histories, hashes, epochs)
-      val n = pcs.length * 2
-      pcs = new Array[Int](n); starts = new Array[Long](n); histories = new Array[LabelNode](n)
-      hashes = new Array[Long](n); epochs = new Array[Int](n)
-      val mask = n - 1
-      for (i <- op.indices if oe(i) == epoch) {
-        var s = (ohs(i) ^ (ohs(i) >>> 32)).toInt & mask
-        while (epochs(s) == epoch) s = (s + 1) & mask
-        pcs(s) = op(i); starts(s) = os(i); histories(s) = oh(i); hashes(s) = ohs(i); epochs(s) = epoch
-      }
-    }
-  }
-
-  /** Whether two histories of one length read alike to the conditions (only the labels they read count). */
-  private def sameReads(a: LabelNode, b: LabelNode): Boolean = {
-    var x = a
-    var y = b
-    while (x ne y) {
-      if (x == null || y == null) return false
-      val (lx, ly) = (if (relevant(x.label)) x.label else -1, if (relevant(y.label)) y.label else -1)
-      if (lx != ly) return false
-      x = x.previous; y = y.previous
-    }
-    true
   }
 }
 

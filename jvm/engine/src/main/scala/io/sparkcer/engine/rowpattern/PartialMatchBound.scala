@@ -11,6 +11,19 @@ package io.sparkcer.engine.rowpattern
  */
 final case class PartialMatchBound(rows: Long, setting: String) {
   require(rows >= 1, s"$setting must be at least 1, not $rows")
+
+  /**
+   * The error once `read` rows are read again, over the bound, at position `at`: each row since position `since`
+   * began a match that stayed undecided, and `apart` says why none could stand for another.
+   */
+  def exceeded(read: Long, at: Long, since: Long, apart: String, within: Boolean): RowPatternException = {
+    val shorter = if (within) "Shorten WITHIN" else "Bound the span of a match (PATTERN (...) WITHIN INTERVAL ...)"
+    new RowPatternException(s"MATCH_RECOGNIZE has read $read rows of a partition again, over the $setting of $rows, " +
+      s"at row ${at + 1} (counted from 1): each row since row ${since + 1} began a match that stayed undecided while " +
+      s"the one before it failed, too many partial matches at once to hold side by side, and $apart, so that no " +
+      s"match can stand for another. $shorter, give the first variable a condition that fewer rows pass, or raise " +
+      setting)
+  }
 }
 
 object PartialMatchBound {

@@ -23,6 +23,16 @@ final class Program(val opcodes: Array[Int], val a: Array[Int], val b: Array[Int
 
   def size: Int = opcodes.length
 
+  /** Per instruction, whether a row read there is inside an exclusion `{- -}`, out of ALL ROWS PER MATCH's output. */
+  def excluded: Array[Boolean] = {
+    var depth = 0
+    opcodes.map { op =>
+      if (op == ExclusionStart) depth += 1
+      if (op == ExclusionEnd) depth -= 1
+      depth > 0
+    }
+  }
+
   /**
    * The instructions a thread at `pc` reaches without reading a row, in order of preference, each once: the rows it
    * may read next (MatchLabel; PartitionEnd but at the partition's end, where it is passed), and Done. `^` is passed

@@ -8,144 +8,63 @@ import io.sparkcer.engine.eval.{EventCodec, SavedState}
 
 /**
  * One partition's MATCH_RECOGNIZE: its rows pushed in order, the [[Matcher]] fed row by row, the DEFINE conditions
- * asked through `functions`, and each match's output rows emitted in the order of the rows, once its measures can
- * read the rows they need; the state a stream keeps between micro-batches saved and loaded with a format version.
- * The verbs are CEQL's evaluator's ([[io.sparkcer.engine.plan.Evaluator]]): push, finish, advance to a watermark,
- * what expires when, whether anything is held, save and load.
+ * asked of the `host` ([[LabelEvaluator]]), and each match's output rows emitted in the order of the rows, once its
+ * measures can read the rows they need; the state a stream keeps between micro-batches saved and loaded with a format
+ * version. The verbs are CEQL's evaluator's ([[io.sparkcer.engine.plan.Evaluator]]): push, finish, advance to a
+ * watermark, what expires when, whether anything is held, save and load.
  *
- * Under WITHIN, a match reads no row past its span: NEXT from a condition or measure of a match that began at row s
- * reads NULL for a row whose time is at or past s's plus the bound. Such a row can never be part of the match, and a
- * stream knows no row there comes once the watermark passes the span's end: that is when it decides the match (a
- * table reads the rows it has, the same).
+ * Under WITHIN, a match reads no row past its span ([[HeldRows]]), and a stream knows no row there comes once the
+ * watermark passes the span's end: that is when it decides the match (a table reads the rows it has, the same).
  *
  * @param emit receives the output rows, in order
  */
-final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: RowPatternFunctions[R, O],
-    bound: PartialMatchBound, emit: O => Unit) extends PartitionRows[R] {
+final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, host: RowPatternHost[R, O],
+    bound: PartialMatchBound, emit: O => Unit) {
   import RowPatternPartition.Found
 
-  private val rows = mutable.ArrayDeque.empty[R]
-  private var first = 0L // the position of rows.head
-  private var read = 0L // rows pushed
+  private val window = host.window
+  private val rows = new HeldRows[R](window)
   private var pushed = 0L // rows the matcher has read
-  private val frame = new MatchFrame
   private val outFrame = new MatchFrame
   private val pending = mutable.Queue.empty[Either[Long, Found]] // Left: an unmatched row's position
   private val rowsPerMatch = pattern.clause.rowsPerMatch
-  private val window = functions.window
-  private val (conditionsAhead, measuresAhead) = (functions.conditionsAhead, functions.measuresAhead)
-
-  /**
-   * Per label read once per row ([[RowPatternFunctions.perRow]]): the last row it was evaluated on, the [[horizon]]
-   * it read under (a later start's span may see further rows), and the answer.
-   */
-  private val labels = pattern.labels.length
-  private val evaluatedAt = Array.fill(labels)(-1L)
-  private val evaluatedUnder = new Array[Long](labels)
-  private val answer = new Array[Boolean](labels)
-  /** The first row past the span of the match being read: rows from it on read NULL (see the class comment). */
-  private var horizon = Long.MaxValue
+  private val (conditionsAhead, measuresAhead) = (host.conditionsAhead, host.measuresAhead)
   /** On a stream, no row of an order value (milliseconds) below this can come any more ([[advanceTo]]). */
   private var settled = Long.MinValue
   /** Whether the partition has ended: every row is read, and NEXT past the last is NULL. */
   private var ended = false
 
-  /**
-   * The rows of their matches that the DEFINE conditions have read: each row a running summary was made for, each
-   * row of a match read for a condition that reads its match row by row.
-   */
-  var conditionRowsRead = 0L
-
-  private val matcher: Matcher = new Matcher(pattern, new RowConditions {
-    override def oneRow(label: Int): Boolean = functions.perRow(label)
-
-    override def holdsAt(start: Long, label: Int, position: Long): Boolean = {
-      horizon = spanEnd(start, position, conditionsAhead)
-      if (evaluatedAt(label) == position && evaluatedUnder(label) == horizon) answer(label)
-      else {
-        val holds = functions.holdsAtRow(label, position, RowPatternPartition.this)
-        evaluatedAt(label) = position
-        evaluatedUnder(label) = horizon
-        answer(label) = holds
-        holds
-      }
-    }
-
-    def holds(start: Long, row: LabelNode): Boolean = {
-      val label = row.label
-      horizon = spanEnd(start, start + row.length - 1, conditionsAhead)
-      if (functions.onSummary(label))
-        functions.holdsOnSummary(label, summary(start, row), start, row.length - 1, RowPatternPartition.this)
-      else {
-        conditionRowsRead += row.length
-        frame.tryRow(start, row, if (functions.reads.number) matcher.numberTried else 0L)
-        functions.holds(label, frame, RowPatternPartition.this)
-      }
-    }
-  }, functions.reads, new RowPatternSink {
+  private val conditions = new LabelEvaluator[R, host.Summary](host, rows, pattern.labels.length)
+  private val matcher = new Matcher(pattern, conditions, new RowPatternSink {
     // A match output at once is not copied: under SKIP TO NEXT ROW the matches of a long run, each a suffix of the
     // last, would hold labels quadratic in the run until the partition ends.
     def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
       if (pending.isEmpty && ready(start, length)) output(number, start, length, labels, excluded)
       else pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
     def unmatched(position: Long): Unit = pending += Left(position)
-  }, window.map { case (millis, span) => ((p: Long) => millis(apply(p)), span) }, bound)
+  }, window.map { case (millis, span) => ((p: Long) => millis(rows(p)), span) }, bound)
 
   /** The matcher's work so far ([[Matcher.work]]). */
   def work: Long = matcher.work
 
-  /**
-   * The running summary of a thread's rows up to `row`, that row included, made once per row of the history and
-   * kept on it; after a load the history has none, and they are made again from the oldest row up.
-   */
-  private def summary(start: Long, row: LabelNode): AnyRef =
-    if (!functions.keepsSummaries) null
-    else {
-      var missing = List.empty[LabelNode]
-      var n = row
-      while (n != null && n.summary == null) { missing ::= n; n = n.previous }
-      var s = if (n == null) null else n.summary
-      for (m <- missing) {
-        s = functions.summarize(s, m.label, m.length - 1, apply(start + m.length - 1))
-        m.summary = s
-        conditionRowsRead += 1
-      }
-      s
-    }
-
-  def holds(position: Long): Boolean = position >= first && position < read && position < horizon
-  def apply(position: Long): R = rows((position - first).toInt)
-
-  /**
-   * The first row past the span of a match that began at `start`, looking at most `ahead` rows past its row `from`
-   * (how far its navigation reads ahead); Long.MaxValue without WITHIN.
-   */
-  private def spanEnd(start: Long, from: Long, ahead: Int): Long = window.fold(Long.MaxValue) {
-    case (millis, span) =>
-      var q = from + 1
-      if (ahead > 0) {
-        val end = millis(apply(start)) + span
-        while (q <= from + ahead && q < read && millis(apply(q)) < end) q += 1
-      }
-      q
-  }
+  /** The rows of their matches that the DEFINE conditions have read ([[LabelEvaluator.rowsRead]]). */
+  def conditionRowsRead: Long = conditions.rowsRead
 
   /** Whether no row past the end of the span of a match that began at `start` can come any more. */
   private def spanOver(start: Long): Boolean =
-    window.exists { case (millis, span) => settled >= millis(apply(start)) + span }
+    window.exists { case (millis, span) => settled >= millis(rows(start)) + span }
 
   /** Reads the partition's next row (not copied: the caller gives a row of its own). */
   def push(row: R): Unit = {
     rows += row
-    read += 1
-    while (pushed + conditionsAhead < read) { matcher.push(); pushed += 1 }
+    while (pushed + conditionsAhead < rows.count) { matcher.push(); pushed += 1 }
     flush()
   }
 
   /** The partition ends: every start is decided, and what waited for rows past the last is output. */
   def finish(): Unit = {
     ended = true
-    while (pushed < read) { matcher.push(); pushed += 1 }
+    while (pushed < rows.count) { matcher.push(); pushed += 1 }
     matcher.finish()
     flush()
   }
@@ -159,24 +78,24 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
   def advanceTo(now: Long): Unit = {
     settled = now
     for ((millis, span) <- window) {
-      while (pushed < read && now >= millis(apply(pushed)) + span) { matcher.push(); pushed += 1 }
-      matcher.expire(if (pushed < read) math.min(now, millis(apply(pushed))) else now)
+      while (pushed < rows.count && now >= millis(rows(pushed)) + span) { matcher.push(); pushed += 1 }
+      matcher.expire(if (pushed < rows.count) math.min(now, millis(rows(pushed))) else now)
     }
     flush()
   }
 
   /** The time (milliseconds) from which [[advanceTo]] has something to decide, if any. */
   def expiresAt: Option[Long] = window.flatMap { case (millis, span) =>
-    val waiting = if (pushed < read) Some(millis(apply(pushed))) else None // a row whose NEXT has not come
+    val waiting = if (pushed < rows.count) Some(millis(rows(pushed))) else None // a row whose NEXT has not come
     // the matcher's oldest start ends with its span, unless the waiting row is in that span
     val decided = matcher.expiresAt.filter(t => waiting.forall(t <= _))
     // a match whose measures read rows past it that have not come
-    val measured = pending.headOption.collect { case Right(m) => millis(apply(m.start)) + span }
+    val measured = pending.headOption.collect { case Right(m) => millis(rows(m.start)) + span }
     (waiting.map(_ + span) ++ decided ++ measured).minOption
   }
 
   /** Whether the partition carries nothing to its next row: no match is under way or waits, none reads the past. */
-  def isEmpty: Boolean = !functions.readsPastMatches && pushed == read && pending.isEmpty && matcher.idle
+  def isEmpty: Boolean = !host.readsPastMatches && pushed == rows.count && pending.isEmpty && matcher.idle
 
   /**
    * Writes what the partition carries to its next rows, after the layout's version ([[RowPatternPartition.Format]]):
@@ -184,8 +103,8 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
    */
   def save(out: DataOutput, codec: EventCodec[R]): Unit = {
     out.writeInt(RowPatternPartition.Format)
-    Seq(first, read, pushed).foreach(out.writeLong)
-    rows.foreach(codec.write(_, out))
+    Seq(rows.oldest, rows.count, pushed).foreach(out.writeLong)
+    rows.iterator.foreach(codec.write(_, out))
     out.writeInt(pending.length)
     pending.foreach {
       case Left(position) => out.writeBoolean(false); out.writeLong(position)
@@ -198,10 +117,11 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
 
   /** Makes this fresh partition the one [[save]] wrote; a state of another layout is refused, saying what to do. */
   def load(in: DataInput, codec: EventCodec[R]): Unit = {
-    require(read == 0, "a partition is loaded when fresh")
+    require(rows.count == 0, "a partition is loaded when fresh")
     SavedState.requireFormat(in, RowPatternPartition.Format)
-    first = in.readLong(); read = in.readLong(); pushed = in.readLong()
-    for (_ <- first until read) rows += codec.read(in)
+    val (first, count) = (in.readLong(), in.readLong())
+    pushed = in.readLong()
+    rows.load(first, count, codec.read(in))
     for (_ <- 0 until in.readInt()) pending += {
       if (!in.readBoolean()) Left(in.readLong())
       else {
@@ -217,7 +137,7 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
    * partition's end or the match's span (NULL).
    */
   private def ready(start: Long, length: Int): Boolean =
-    ended || read >= start + length + measuresAhead || spanOver(start)
+    ended || rows.count >= start + length + measuresAhead || spanOver(start)
 
   /** Outputs what is ready, in order. */
   private def flush(): Unit = {
@@ -225,7 +145,7 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
       case Left(_) => true
       case Right(m) => ready(m.start, m.labels.length)
     })) pending.dequeue() match {
-      case Left(position) => emit(functions.unmatched(apply(position)))
+      case Left(position) => emit(host.unmatched(rows(position)))
       case Right(m) => output(m.number, m.start, m.labels.length, m.labels, m.excluded)
     }
     // Rows before the oldest one a thread or an output may read (less what PREV reads before it) are dropped.
@@ -233,27 +153,27 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, functions: Ro
       case Left(p) => p
       case Right(m) => m.start
     }
-    while (first < oldest - functions.behind && rows.nonEmpty) { rows.removeHead(); first += 1 }
+    rows.dropBefore(oldest - host.behind)
   }
 
   /** The output rows of a match (its labels and exclusions are read before the call returns). */
   private def output(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit = {
-    horizon = spanEnd(start, start + length - 1, measuresAhead)
+    rows.within(start, start + length - 1, measuresAhead)
     outFrame.matched(number, start, length, labels, excluded)
     rowsPerMatch match {
-      case RowsPerMatch.One => emit(functions.matched(outFrame, this, apply(start)))
+      case RowsPerMatch.One => emit(host.matched(outFrame, rows, rows(start)))
       case _ if length == 0 =>
         // An empty match is one row, the one where it was found (as Oracle shows it), its CLASSIFIER NULL.
         if (rowsPerMatch != RowsPerMatch.AllOmitEmpty) {
           outFrame.current = -1
-          emit(functions.matched(outFrame, this, apply(start)))
+          emit(host.matched(outFrame, rows, rows(start)))
         }
       case _ =>
         var i = 0
         while (i < length) {
           if (!outFrame.excluded(i)) {
             outFrame.current = i
-            emit(functions.matched(outFrame, this, apply(start + i)))
+            emit(host.matched(outFrame, rows, rows(start + i)))
           }
           i += 1
         }

@@ -151,8 +151,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     def run(rows: Int): Long = {
       val text = "AFTER MATCH SKIP TO NEXT ROW PATTERN (A+)"
       var next = 0L
-      val matcher = new Matcher(RowPatternAnalysis.analyze(MatchRecognizeParser.parse(text), text), (_, _) => true,
-        ConditionReads.Nothing, new RowPatternSink {
+      val matcher = new Matcher(RowPatternAnalysis.analyze(MatchRecognizeParser.parse(text), text),
+        evaluator(new FrameConditions(ConditionReads.Nothing, (_, _) => true), labels = 1), new RowPatternSink {
           def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit = {
             assert(number == next + 1 && start == next && start + length == rows && labels.take(length).forall(_ == 0))
             next += 1
@@ -235,19 +235,17 @@ object RowPatternMatcherSuite {
     val analyzed: AnalyzedRowPattern = RowPatternAnalysis.analyze(clause, text)
     val byLabel: IndexedSeq[Option[NumberedCondition]] = analyzed.labels.map(conditions.get)
     private val out = mutable.ArrayBuffer.empty[Event]
-    private val frame = new MatchFrame
     /** The DEFINE conditions asked so far. */
     var conditionsAsked = 0L
-    var matcher: Matcher = fresh()
-    private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)), new RowConditions {
-      def holds(start: Long, row: LabelNode): Boolean = {
-        conditionsAsked += 1
-        val number = if (reads.exists(_.number)) matcher.numberTried else 0L // Spark's, only where conditions read it
-        frame.tryRow(start, row, number = number)
-        byLabel(row.label).get(RowPatternOracle.visible(rows, start.toInt, window), start.toInt,
-          frame.labels.take(frame.length).toIndexedSeq, frame.number)
-      }
-    }, reads.getOrElse(ConditionReads(analyzed.labels.indices.toSet, start = true)), new RowPatternSink {
+    private val everyLabel = ConditionReads(analyzed.labels.indices.toSet, start = true)
+    private val defines = new FrameConditions(reads.getOrElse(everyLabel), (label, frame) => {
+      conditionsAsked += 1
+      byLabel(label).get(RowPatternOracle.visible(rows, frame.start.toInt, window), frame.start.toInt,
+        frame.labels.take(frame.length).toIndexedSeq, frame.number)
+    })
+    var matcher: Matcher[Unit] = fresh()
+    private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)),
+      evaluator(defines, analyzed.labels.length), new RowPatternSink {
       def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
         out += Matched(number, start.toInt, labels.take(length).toSeq, excluded.take(length).toSeq)
       def unmatched(position: Long): Unit = out += Unmatched(position.toInt)
@@ -287,6 +285,28 @@ object RowPatternMatcherSuite {
       }
     }
   }
+
+  /** Conditions that read `reads` of their match, each asked on the match's frame. */
+  private final class FrameConditions(val reads: ConditionReads, holds: (Int, MatchFrame) => Boolean)
+      extends RowPatternHost[Int, Unit] {
+    type Summary = Unit
+    def perRow(label: Int): Boolean = false
+    def onSummary(label: Int): Boolean = false
+    def keepsSummaries: Boolean = false
+    def noRows: Unit = ()
+    def summarize(previous: Unit, label: Int, index: Int, row: Int): Unit = ()
+    val (conditionsAhead, measuresAhead, behind, readsPastMatches, window) = (0, 0, 0, true, None)
+    def holdsAtRow(label: Int, position: Long, rows: PartitionRows[Int]): Boolean =
+      throw new UnsupportedOperationException
+    def holdsOnSummary(label: Int, summary: Unit, start: Long, current: Int, rows: PartitionRows[Int]): Boolean =
+      throw new UnsupportedOperationException
+    def holds(label: Int, frame: MatchFrame, rows: PartitionRows[Int]): Boolean = holds(label, frame)
+    def matched(frame: MatchFrame, rows: PartitionRows[Int], row: Int): Unit = ()
+    def unmatched(row: Int): Unit = ()
+  }
+
+  private def evaluator(conditions: FrameConditions, labels: Int): LabelEvaluator[Int, Unit] =
+    new LabelEvaluator[Int, Unit](conditions, new HeldRows(None), labels)
 
   private def events(text: String, rows: IndexedSeq[Int], conditions: Map[String, Condition],
       window: Option[(IndexedSeq[Long], Long)] = None): Seq[Event] =

@@ -127,7 +127,8 @@ object RowPatternPartitionSuite {
       if (message.contains("not present in match")) "variable is not present in match"
       else if (message.contains("cannot skip to first row")) "cannot skip to first row of match" else message
 
-    private val functions = new RowPatternFunctions[Row, Out] {
+    private val functions = new RowPatternHost[Row, Out] {
+      type Summary = Unit
       val reads: ConditionReads = c.reads
       def perRow(label: Int): Boolean = c.oneRow(analyzed.labels(label))
       def onSummary(label: Int): Boolean = false
@@ -137,8 +138,9 @@ object RowPatternPartitionSuite {
       val behind = 1
       val readsPastMatches = true
       val window: Option[(Row => Long, Long)] = c.window.map { case (time, span) => ((r: Row) => time(r.at), span) }
-      def summarize(previous: AnyRef, label: Int, index: Int, row: Row): AnyRef = throw new UnsupportedOperationException
-      def holdsOnSummary(label: Int, summary: AnyRef, start: Long, current: Int, rows: PartitionRows[Row]): Boolean =
+      def noRows: Unit = ()
+      def summarize(previous: Unit, label: Int, index: Int, row: Row): Unit = throw new UnsupportedOperationException
+      def holdsOnSummary(label: Int, summary: Unit, start: Long, current: Int, rows: PartitionRows[Row]): Boolean =
         throw new UnsupportedOperationException
 
       // A condition of one row reads the same whatever its match: as if the match began at the row.

@@ -55,7 +55,7 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
 
   /**
    * A DEFINE condition's value at the row being tried, row `current` of a match from `start`, labelled `label`:
-   * `summary` is the thread's rows' up to it, that row included (null when the layout keeps none).
+   * `summary` is the thread's rows' up to it, that row included (the layout's summary of no rows when it keeps none).
    */
   def evalRunning(summary: RunningSummary, start: Long, current: Int, label: Int, rows: PartitionRows[InternalRow]): Any = {
     onSummary.summary = summary

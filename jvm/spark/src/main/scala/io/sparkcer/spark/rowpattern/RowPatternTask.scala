@@ -4,13 +4,14 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, GenericInternalRow, JoinedRow, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
 
-import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, MatchFrame, PartialMatchBound, PartitionRows, RowPattern, RowPatternFunctions, RowPatternPartition}
+import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, MatchFrame, PartialMatchBound, PartitionRows, RowPattern, RowPatternHost, RowPatternPartition}
 import io.sparkcer.spark.common.OrderColumn
 
 /**
  * What every task of a MATCH_RECOGNIZE operator runs over the rows of `input`, sorted by partition then order: per
- * partition, the matcher ([[Matcher]]) fed row by row, its DEFINE conditions and measures evaluated on the partition's
- * rows ([[BoundRowPatternExpression]]), and the output rows of each match in the order of the rows.
+ * partition, the matcher ([[io.sparkcer.engine.rowpattern.Matcher]]) fed row by row, its DEFINE conditions and
+ * measures evaluated on the partition's rows ([[BoundRowPatternExpression]]), and the output rows of each match in
+ * the order of the rows.
  */
 final case class RowPatternTask(
     pattern: RowPatternSpec,
@@ -45,10 +46,12 @@ final case class RowPatternTask(
 
 object RowPatternTask {
   /**
-   * A task's compiled pattern, conditions, measures and output projections: what the engine's partition
-   * ([[RowPatternPartition]]) asks of the query.
+   * A task's compiled pattern, conditions, measures and output projections: the host the engine's partition
+   * ([[RowPatternPartition]]) asks, its running summaries Spark's ([[RunningSummary]]).
    */
-  final class Opened(task: RowPatternTask, partitionIndex: Int) extends RowPatternFunctions[InternalRow, InternalRow] {
+  final class Opened(task: RowPatternTask, partitionIndex: Int) extends RowPatternHost[InternalRow, InternalRow] {
+    type Summary = RunningSummary
+
     val pattern: AnalyzedRowPattern = task.pattern.analyzed
 
     /** A partition's matching, its output rows to `emit`. */
@@ -143,12 +146,14 @@ object RowPatternTask {
     def perRow(label: Int): Boolean = rowRead(label)
     def onSummary(label: Int): Boolean = summaryRead(label)
     def keepsSummaries: Boolean = layout.keeps
+    def noRows: RunningSummary = layout.noRows
 
-    def summarize(previous: AnyRef, label: Int, index: Int, row: InternalRow): AnyRef =
-      layout.extend(previous.asInstanceOf[RunningSummary], label, index, row)
+    def summarize(previous: RunningSummary, label: Int, index: Int, row: InternalRow): RunningSummary =
+      layout.extend(previous, label, index, row)
 
-    def holdsOnSummary(label: Int, summary: AnyRef, start: Long, current: Int, rows: PartitionRows[InternalRow]): Boolean =
-      conditions(label).evalRunning(summary.asInstanceOf[RunningSummary], start, current, label, rows) == true
+    def holdsOnSummary(label: Int, summary: RunningSummary, start: Long, current: Int,
+        rows: PartitionRows[InternalRow]): Boolean =
+      conditions(label).evalRunning(summary, start, current, label, rows) == true
 
     def holdsAtRow(label: Int, position: Long, rows: PartitionRows[InternalRow]): Boolean =
       rowConditions(label).holds(position, rows)

@@ -6,7 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 /**
  * What the DEFINE conditions read of a match in the making, up to one of its rows: for each navigation that counts
  * the rows of some variables (`A.price` is LAST(A.price, 0); FIRST(A.price, 1)), the rows it may name, and for each
- * aggregate Spark's buffer over the rows so far. It is kept with the row in the thread's history (a
+ * aggregate Spark's buffer over the rows so far: the operator's running summary
+ * ([[io.sparkcer.engine.rowpattern.RowPatternHost.Summary]]). It is kept with the row in the thread's history (a
  * [[io.sparkcer.engine.rowpattern.LabelNode]]), made from the one before it in time independent of the match's
  * length, and shared by the threads that fork after the row: so a condition on a long match costs what one on a
  * short one does, where reading the match for its values would make each row cost the match's length.
@@ -65,17 +66,17 @@ final class RunningLayout(defines: Seq[RowPatternExpression], labels: IndexedSeq
 
   def aggregator(slot: Int): MatchAggregator = aggregates(slot)._2
 
-  private val nothing = new RunningSummary(Array.fill(navigations.length)(NoRows), empties)
+  /** The summary of no rows: a thread's before its first. */
+  val noRows = new RunningSummary(Array.fill(navigations.length)(NoRows), empties)
   /** Per label, whether a row of it changes a summary: one that no navigation or aggregate counts shares the last. */
   private val counted: Array[Boolean] = {
     val sets = navigations.map(n => Some(n._1)) ++ aggregates.map(_._1.labels)
     Array.tabulate(labels.length)(label => sets.exists(_.forall(_.contains(label))))
   }
 
-  /** The summary up to the row at `index` of the match, labelled `label`, from the one up to the row before (or null). */
+  /** The summary up to the row at `index` of the match, labelled `label`, from the one up to the row before. */
   def extend(previous: RunningSummary, label: Int, index: Int, row: InternalRow): RunningSummary =
-    if (!counted(label)) { if (previous == null) nothing else previous }
-    else extendWith(if (previous == null) nothing else previous, label, index, row)
+    if (!counted(label)) previous else extendWith(previous, label, index, row)
 
   private def extendWith(previous: RunningSummary, label: Int, index: Int, row: InternalRow): RunningSummary = {
     val rows = new Array[Array[Long]](navigations.length)
