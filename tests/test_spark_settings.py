@@ -1,5 +1,5 @@
 """
-What Spark expects of an operator (issue 24): the same rows with adaptive query execution on and off, with one
+What Spark expects of an operator: the same rows with adaptive query execution on and off, with one
 shuffle partition and with 200, on a skewed key (one key with more than half of the rows) under AQE's skew
 handling, and with the input a cached table, a bucketed one (whose scan is already hashed by the key, so that
 Spark plans no shuffle before the operator) or a Delta table (in a session of its own with Delta's extension beside

@@ -17,7 +17,7 @@ import io.sparkcer.engine.syntax.{PatternException, Position}
  * Property tests: on thousands of random queries (all CEQL operators and clauses) over random streams of 0-9
  * events, the engine's output conforms to the brute-force oracle ([[BruteForce.Oracle.check]]).
  *
- * The conditions relating events of DESIGN §3a (NOT in filters, `a.x < b.x`, aggregates, prev) and AND have
+ * The conditions relating events (NOT in filters, `a.x < b.x`, aggregates, prev) and AND have
  * properties of their own, and fixed cases with their output worked out by hand.
  *
  * Every case has its own seed. Reproduce a reported failure with
@@ -176,7 +176,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
 
   property("everything: CONSUME BY, LIMIT, projections, windows, partitions, strategies", 1500, Features())
 
-  // Conditions relating events (DESIGN §3a): NOT in filters, var.attr over two events, aggregates, prev.
+  // Conditions relating events: NOT in filters, var.attr over two events, aggregates, prev.
   property("NOT in filters (NOT x[p], De Morgan over AND/OR), with strategies", 1000,
     Features(filterNot = true, windows = false, partitions = false, consumption = false, limits = false))
 
@@ -203,7 +203,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(equalities = true, conjunction = true, sharedVariables = true, strategies = false, consumption = false,
       limits = false), maxLength = 10, minLength = 4)
 
-  // Order comparisons over repeating variables, selected or not (issue 22): the registers keep the hardest event,
+  // Order comparisons over repeating variables, selected or not: the registers keep the hardest event,
   // and the takes of unselected events that a skip dominates are removed; a wrong rewrite loses or repeats rows.
   property("order comparisons over repeating variables, selected or not; ALL, windows, projections", 1000,
     Features(filterNot = true, orderComparisons = true, strategies = false, partitions = false, consumption = false,
@@ -212,9 +212,10 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("order comparisons over repeating variables with strategies, partitions, CONSUME BY, LIMIT", 600,
     Features(filterNot = true, orderComparisons = true), maxLength = 10, minLength = 4)
 
-  // NONE(...) between the operands of `;` (issue 22): testing its event alone, it is part of the automaton, so every
-  // evaluator and clause takes it; relating its event to the events around it, the lazy chain judges it, and so do the
-  // registers where it names only events before it (the properties after these).
+  // NONE(...) between the operands of `;` (the lazy chain's negation, Kolchinsky et al., §4.4): testing its event
+  // alone, it is part of the automaton, so every evaluator and clause takes it; relating its event to the events around
+  // it, the lazy chain judges it, and so do the registers where it names only events before it (the properties after
+  // these).
   property("NONE(...) testing its event alone, wherever ; stands (inside + and OR), with every clause", 1000,
     Features(exclusions = true), maxLength = 12)
 
@@ -252,14 +253,14 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       s"not judged on registers: ${pattern.describe}")
   }
 
-  // Kleene iteration with aggregates on the lazy chain (issue 22): every subset of the iterated atom's events between
-  // its neighbours', judged on aggregates, each event and prev (selected: the chain leaves an unselected one to the
-  // registers).
+  // Kleene iteration with aggregates on the lazy chain (Kolchinsky et al., §4.5.1): every subset of the iterated atom's
+  // events between its neighbours', judged on aggregates, each event and prev (selected: the chain leaves an unselected
+  // one to the registers).
   property("Kleene iteration with aggregates on the lazy chain: one iterated atom in a sequence, streams of dozens of events",
     300, Features(iteratedChains = true, strategies = false, consumption = false, limits = false, projections = false),
     maxLength = 28, minLength = 14, adjust = _.copy(chainsByCost = false), path = onLazyChain)
 
-  // An aggregate over an iteration no selected variable binds, between two events (issue 22): every subset of its
+  // An aggregate over an iteration no selected variable binds, between two events: every subset of its
   // events was a run, each with the same row. Where one event stands for a subset (min, max, first, last, or avg
   // alone in an order comparison), the iteration is read as one event; the oracle still reads every subset.
   property("aggregates over an unselected iteration read over one event: one iterated atom in a sequence, dozens of events",
@@ -280,7 +281,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   private def onLazyChain(pattern: CompiledPattern): Option[String] =
     Option.when(pattern.chain.isEmpty)(s"not on the lazy chain: ${pattern.describe}")
 
-  // Events no selected variable binds, inside a sequence on the lazy chain (issue 22): searched for as witnesses, one
+  // Events no selected variable binds, inside a sequence on the lazy chain: searched for as witnesses, one
   // per row, and the rows not de-duplicated after, so that a row found twice fails the oracle's check.
   property("unselected events inside a chain, found as witnesses: conditions between two, OR, NONE, dozens of events",
     600, Features(relatedChains = true, someUnselected = true, strategies = false, consumption = false, limits = false),
@@ -299,7 +300,8 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)
 
   // Minimal cases found by the properties above, pinned with their expected output (checked by hand against
-  // DESIGN §3: MAX keeps V unless another valuation with the same last event marks a strict superset of D(V)).
+  // MAX as Foundations of CEP (Bucchi et al., VLDB 2018), §4 defines it: V is kept unless another valuation with the
+  // same last event marks a strict superset of D(V)).
   private val regressions: Seq[(String, Query, String, Seq[BruteForce.Row])] = {
     import io.sparkcer.engine.oracle.Dsl._
     def r(start: Long, end: Long, bindings: Vector[Long]*) = BruteForce.Row(Vector.empty, start, end, bindings.toVector)
@@ -334,7 +336,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     }
   }
 
-  // Fixed cases for the constructs of DESIGN §3a, each with its output worked out by hand (checked against the
+  // Fixed cases for the constructs relating events, each with its output worked out by hand (checked against the
   // oracle, then the engine checked against the oracle). Rows: r(start, end, events of each output variable...).
   private val fixed: Seq[Fixed] = {
     import io.sparkcer.engine.oracle.Dsl._
@@ -376,7 +378,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       Fixed("NOT a.x < b.x: every combination has a.x >= b.x",
         query(aPlusB.filter(fnot(rel(attr("a", "x") < attr("b", "x")))), within = Some(events(5))),
         stream(("A", 1, 0), ("A", 3, 0), ("A", 0, 0), ("B", 2, 0)), Seq(r(1, 3, v(1), v(3)))),
-      // --- the hardest event of a repeating variable stands for all of its events (issue 22).
+      // --- the hardest event of a repeating variable stands for all of its events.
       Fixed("a.y <= b.x: a NULL among a's events fails every b",
         query(aPlusB.filter(rel(attr("a", "y") <= attr("b", "x"))), within = Some(events(5))),
         stream(("A", 0, 1), ("A", 0, null), ("A", 0, 3), ("B", 2, 0)), Seq(r(0, 3, v(0), v(3)))),
@@ -503,7 +505,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       Fixed("SELECT STRICT A AND B: the match is a contiguous block",
         query(atom("A").as("a") and atom("B").as("b"), strategy = Strategy.Strict),
         stream(("B", 0, 0), ("C", 0, 0), ("A", 0, 0), ("B", 0, 0)), Seq(r(2, 3, v(2), v(3)))),
-      // Issue 21: a variable of one alternative binds at most one event, so relating it needs no window (it was
+      // A variable of one alternative binds at most one event, so relating it needs no window (it was
       // refused as repeating under +); in the other alternative it binds none, and the condition holds vacuously.
       Fixed("(A ; B) OR (C ; B) FILTER b.x > a.x, without a window",
         query(((atom("A").as("a") seq atom("B").as("b")) or (atom("C").as("c") seq atom("B").as("b")))

@@ -15,7 +15,8 @@ import io.sparkcer.engine.eval.MatchSink
 import io.sparkcer.engine.syntax.PatternException
 
 /**
- * Property tests of the PCEA path (issue 12): random patterns related by equalities ([[Generators.FormulaGen.equational]])
+ * Property tests of the PCEA path (Pinto and Riveros, "Complex event recognition meets hierarchical conjunctive
+ * queries", §4 and §5): random patterns related by equalities ([[Generators.FormulaGen.equational]])
  * over random streams. On each, the engine (which takes the PCEA where the compiler can build one) conforms to the
  * brute-force oracle, and where the outcome is deterministic it gives the rows the general evaluator (registers or the
  * lazy chain, PCEA turned off) gives. A share of the cases must take the PCEA, so the property is not vacuous.
@@ -121,14 +122,14 @@ class PceaVsGeneralSuite extends AnyFunSuite {
   property("equalities with windows, partitions, ANY, CONSUME BY, LIMIT and projections", 1000,
     Features(equalities = true, conjunction = true), minPcea = 0.2)
 
-  // Issue 22: runs that differ only in an unselected atom's event, of which the PCEA keeps the latest per key (in a
+  // Runs that differ only in an unselected atom's event, of which the PCEA keeps the latest per key (in a
   // chain: without AND).
   property("equalities with some variables not selected: PCEA, the oracle and the general evaluator agree, no row " +
     "repeated where the latest run of an unselected atom is kept alone", 1500,
     Features(equalities = true, conjunction = false, strategies = false, consumption = false, limits = false,
       partitions = false, someUnselected = true), minPcea = 0.3, unselected = true, minMerged = 160)
 
-  // Issue 22: the operands of AND may read one event (two atoms of one type); the PCEA keeps them apart in its joins.
+  // The operands of AND may read one event (two atoms of one type); the PCEA keeps them apart in its joins.
   property("self-joins: conjunctions whose operands can read one event; PCEA, the oracle and the general evaluator agree",
     12000, Features(equalities = true, conjunction = true, strategies = false, consumption = false, limits = false),
     minPcea = 1.0, selfJoins = true)

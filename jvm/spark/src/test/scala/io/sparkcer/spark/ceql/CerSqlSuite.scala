@@ -31,7 +31,7 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
 
   private def sql(text: String) = spark.sql(text)
 
-  test("SELECT ... PATTERN: one row per match, DESIGN §4 schema") {
+  test("SELECT ... PATTERN: one row per match, the keys, the match's bounds, then each variable") {
     val df = sql("SELECT * FROM stocks PATTERN SELL AS a ; BUY AS b FILTER a[price > 100] " +
       "PARTITION BY name ORDER BY ts WITHIN 10 [ts]")
     assert(df.columns.toSeq == Seq("name", "match_start", "match_end", "a", "b"))
