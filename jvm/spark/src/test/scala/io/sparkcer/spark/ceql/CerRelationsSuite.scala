@@ -44,8 +44,6 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
-  override def afterAll(): Unit = spark.stop()
-
   override def beforeAll(): Unit = {
     import spark.implicits._
     stocks.toDF(columns: _*).repartition(2).createOrReplaceTempView("stocks")

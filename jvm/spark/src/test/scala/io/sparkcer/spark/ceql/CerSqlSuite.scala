@@ -27,8 +27,6 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     ).toDF("event_type", "name", "price", "ts").repartition(2).createOrReplaceTempView("stocks")
   }
 
-  override def afterAll(): Unit = spark.stop()
-
   private def sql(text: String) = spark.sql(text)
 
   test("SELECT ... PATTERN: one row per match, the keys, the match's bounds, then each variable") {
