@@ -32,6 +32,12 @@ TRACE_EVENTS = 30_000  # the first events of the trace by time: a slice big enou
 STOCK_ORDER = "ORDER BY stock_time, id DESC"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "slow: starts processes of its own (a cluster, a broker, a Connect server, kernels, workers); "
+        "`make test-quick` leaves it out")
+
+
 @pytest.fixture(scope="session")
 def jar() -> str:
     """The spark-cer jar; the tests that need one are skipped without it."""

@@ -20,6 +20,8 @@ import cluster_worker
 from checkout import spark_environment
 from conftest import STOCKS
 
+pytestmark = pytest.mark.slow  # a local cluster in a process of its own
+
 WORKER = Path(__file__).resolve().parent / "cluster_worker.py"
 MASTER = "local-cluster[2,1,1024]"
 TIMEOUT = 600  # seconds: the cluster's start and every query, on a slow machine

@@ -22,6 +22,8 @@ from checkout import PYSPARK_HOME, spark_environment
 import spark_cer
 from conftest import canonical
 
+pytestmark = pytest.mark.slow  # a Spark Connect server and its clients
+
 CLIENT = Path(__file__).resolve().parent / "connect_client.py"
 START_TIMEOUT = 180  # seconds until the server listens
 

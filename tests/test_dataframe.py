@@ -215,6 +215,7 @@ WRONG = {
 }
 
 
+@pytest.mark.slow  # a local Spark Connect server
 def test_spark_connect(events, events_csv, runner) -> None:
     """df.cer and df.match_recognize on a Spark Connect session give the classic session's rows."""
     pytest.importorskip("grpc", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
@@ -263,6 +264,7 @@ spark.stop()
 """
 
 
+@pytest.mark.slow  # a local Spark Connect server
 def test_spark_connect_stream(spark, tmp_path) -> None:
     """A streaming DataFrame of a Spark Connect session: df.cer gives the batch query's matches."""
     pytest.importorskip("grpc", reason="the Spark Connect client needs grpcio, pandas and pyarrow")

@@ -21,6 +21,8 @@ from pyspark.sql import functions as F
 
 from conftest import canonical
 
+pytestmark = pytest.mark.slow  # every query under every setting, and a Delta session in a process of its own
+
 ORDER = "ORDER BY ts, id"
 
 # Over a table `t` with the columns of `events` (event_type, id, sym, price, volume, ts).
