@@ -31,7 +31,8 @@ object EngineVsBruteForceSuite {
       options: EngineOptions)
 
   sealed trait Outcome
-  case object Passed extends Outcome
+  /** A case that conforms: the oracle's expectations and the compiled query, for the property's counts. */
+  final case class Passed(expectations: Vector[BruteForce.Expectation], compiled: CompiledPattern) extends Outcome
   case object Skipped extends Outcome
   final case class Failed(problem: String, engineRows: Seq[BruteForce.Row]) extends Outcome
 
@@ -62,29 +63,31 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
 
   /**
    * Runs the engine on a case and checks it against the oracle, and the path the query compiled to with `path`, which
-   * says what is wrong with it, if anything.
+   * says what is wrong with it, if anything. The oracle's valuations and the query are computed once, for the check and
+   * for the property's counts.
    */
   private def evaluate(q: Query, text: String, rows: IndexedSeq[Array[Any]], columns: IndexedSeq[String],
       options: EngineOptions, path: CompiledPattern => Option[String]): Outcome = {
     val oracle = new BruteForce.Oracle(q, columns, options)
-    val tooLarge = try { oracle.prepare(rows); false } catch { case _: BruteForce.TooLarge => true }
-    if (tooLarge) Skipped
-    else {
-      val ran: Either[String, (IndexedSeq[String], Vector[BruteForce.Row])] =
-        try Right(EngineHarness.run(text, columns, rows, options))
-        catch {
+    val prepared = try Some(oracle.prepare(rows)) catch { case _: BruteForce.TooLarge => None }
+    prepared.fold[Outcome](Skipped) { prepared =>
+      val ran: Either[String, (LocalQuery, Vector[BruteForce.Row])] =
+        try {
+          val compiled = LocalEngine.compile(text, columns, options)
+          Right((compiled, EngineHarness.matches(compiled, rows)))
+        } catch {
           case e: PatternException => Left(s"the engine rejected a valid query: ${e.getMessage}")
           case e: StackOverflowError => Left(s"the engine crashed: $e")
           case e: Exception => Left(s"the engine crashed: $e\n    ${e.getStackTrace.take(8).mkString("\n    ")}")
         }
       ran match {
         case Left(problem) => Failed(problem, Nil)
-        case Right((vars, got)) =>
-          val expectedVars = BruteForce.outputVariables(q)
+        case Right((compiled, got)) =>
+          val (vars, expectedVars) = (compiled.outputVariables, BruteForce.outputVariables(q))
           if (vars != expectedVars)
             Failed(s"output variables ${vars.mkString("[", ", ", "]")}, expected ${expectedVars.mkString("[", ", ", "]")}", got)
-          else oracle.check(rows, got).orElse(path(LocalEngine.compile(text, columns, options).pattern))
-            .fold[Outcome](Passed)(problem => Failed(problem, got))
+          else prepared.check(got).orElse(path(compiled.pattern))
+            .fold[Outcome](Passed(prepared.expectations, compiled.pattern))(problem => Failed(problem, got))
       }
     }
   }
@@ -131,12 +134,11 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       while (it.hasNext && failures.size < 5) {
         val c = makeCase(it.next(), features, maxLength, minLength, adjust)
         evaluate(c.query, c.text, c.rows, c.columns, c.options, path) match {
-          case Passed =>
+          case Passed(exps, compiled) =>
             passed += 1
-            val exps = new BruteForce.Oracle(c.query, c.columns, c.options).expectations(c.rows)
             val matched = exps.exists(_.maxCount > 0)
             if (matched) withMatches += 1
-            if (least.exists(_._2(LocalEngine.compile(c.text, c.columns, c.options).pattern))) ofKind += 1
+            if (least.exists(_._2(compiled))) ofKind += 1
             Generators.constructs(c.query).foreach { k =>
               val (n, m) = constructs.getOrElse(k, (0, 0))
               constructs(k) = (n + 1, m + (if (matched) 1 else 0))

@@ -32,37 +32,39 @@ class PceaVsGeneralSuite extends AnyFunSuite {
   private val columns = Generators.Columns
   private val options = EngineOptions(timeColumn = Some("ts"))
 
-  /** Whether the engine takes the PCEA for the query, and the problem with its output, if any (None: skip). */
-  private def check(q: Query, rows: IndexedSeq[Array[Any]]): Option[(Boolean, Option[String])] = {
-    val text = Printer.query(q)
-    val oracle = new BruteForce.Oracle(q, columns, options)
-    val tooLarge = try { oracle.prepare(rows); false } catch { case _: BruteForce.TooLarge => true }
-    if (tooLarge) None
-    else {
-      val viaPcea = LocalEngine.compile(text, columns, options).pattern.pcea.isDefined
-      val (_, got) = EngineHarness.run(text, columns, rows, options)
-      val problem = oracle.check(rows, got).orElse {
-        val deterministic = q.strategy == Strategy.All && q.limit.isEmpty
-        val general =
-          try Some(EngineHarness.run(text, columns, rows, options.copy(equalityPcea = false))._2)
-          catch { case e: PatternException if e.problem.contains("Def. 3.2") => None } // registers would need a window
-        general.filter(g => deterministic && g.sortBy(_.toString) != got.sortBy(_.toString))
-          .map(g => s"the general evaluator gives other rows:\n    ${g.mkString("\n    ")}")
+  private def compile(q: Query): LocalQuery = LocalEngine.compile(Printer.query(q), columns, options)
+
+  /**
+   * Whether the engine takes the PCEA for the query, and the problem with its output, if any (None: skip). The query
+   * is compiled (`compiled`, once) only where the oracle can check it.
+   */
+  private def check(q: Query, rows: IndexedSeq[Array[Any]], compiled: => LocalQuery): Option[(Boolean, Option[String])] =
+    (try Some(new BruteForce.Oracle(q, columns, options).prepare(rows)) catch { case _: BruteForce.TooLarge => None })
+      .map { prepared =>
+        val query = compiled
+        val got = EngineHarness.matches(query, rows)
+        val problem = prepared.check(got).orElse {
+          val deterministic = q.strategy == Strategy.All && q.limit.isEmpty
+          val general =
+            try Some(EngineHarness.run(Printer.query(q), columns, rows, options.copy(equalityPcea = false))._2)
+            catch { case e: PatternException if e.problem.contains("Def. 3.2") => None } // registers would need a window
+          general.filter(g => deterministic && g.sortBy(_.toString) != got.sortBy(_.toString))
+            .map(g => s"the general evaluator gives other rows:\n    ${g.mkString("\n    ")}")
+        }
+        (query.pattern.pcea.isDefined, problem)
       }
-      Some((viaPcea, problem))
-    }
-  }
+
+  private def check(q: Query, rows: IndexedSeq[Array[Any]]): Option[(Boolean, Option[String])] = check(q, rows, compile(q))
 
   /** Whether the query runs on a PCEA whose operands of AND can read one event ([[io.sparkcer.engine.pcea.SharedEvents]]). */
-  private def sharesEvents(q: Query): Boolean =
-    LocalEngine.compile(Printer.query(q), columns, options).pattern.pcea.exists(!_.shared.isEmpty)
+  private def sharesEvents(compiled: LocalQuery): Boolean = compiled.pattern.pcea.exists(!_.shared.isEmpty)
 
   /**
    * How the query's PCEA keeps the latest runs of unselected atoms: whether it does, per incoming key (in a treap),
    * with no row de-duplicated.
    */
-  private def latestRuns(q: Query): (Boolean, Boolean, Boolean) =
-    LocalEngine.compile(Printer.query(q), columns, options).pattern.pcea.filter(_.latestOnly.nonEmpty)
+  private def latestRuns(compiled: LocalQuery): (Boolean, Boolean, Boolean) =
+    compiled.pattern.pcea.filter(_.latestOnly.nonEmpty)
       .fold((false, false, false))(p => (true, p.latestOnly.values.exists(!_), p.rowsTellRunsApart))
 
   /**
@@ -84,10 +86,11 @@ class PceaVsGeneralSuite extends AnyFunSuite {
       val q = Generators.query(rnd, features)
       // Longer streams where unselected atoms may take several events between two selected ones.
       val rows = Generators.stream(rnd, if (unselected) 8 + rnd.nextInt(9) else 4 + rnd.nextInt(7))
-      if (!selfJoins || sharesEvents(q)) check(q, rows).foreach { case (pcea, problem) =>
+      lazy val compiled = compile(q)
+      if (!selfJoins || sharesEvents(compiled)) check(q, rows, compiled).foreach { case (pcea, problem) =>
         checked += 1
         if (pcea) { viaPcea += 1; if (Generators.containsAnd(q.pattern)) conjunctions += 1 }
-        if (unselected) latestRuns(q) match {
+        if (unselected) latestRuns(compiled) match {
           case (true, byGroup, rowsApart) =>
             merged += 1
             if (byGroup) grouped += 1

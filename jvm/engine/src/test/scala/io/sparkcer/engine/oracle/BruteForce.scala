@@ -569,17 +569,41 @@ object BruteForce {
           exp
         }.toVector
       }
+
+      /**
+       * The expectations per event, assuming the engine reports whenever it must (exact for every query whose
+       * outcome is deterministic; the only ambiguity about *whether* to report is a NEXT/LAST tie straddling
+       * the window, where this assumes no report).
+       */
+      def expectations: Vector[Expectation] = walk((_, exp) => exp.minCount > 0)
+
+      /** Checks an engine's output against the semantics; None when it conforms, else an explanation. */
+      def check(engine: Seq[Row]): Option[String] = {
+        val problems = mutable.ArrayBuffer.empty[String]
+        val ends = engine.map(_.end)
+        if (ends != ends.sorted) problems += s"matches are not reported in order of their last event: ${ends.mkString(",")}"
+        engine.filter(r => r.end < 0 || r.end >= rows.length).foreach(r => problems += s"match ends outside the stream: $r")
+        val byEnd = engine.groupBy(_.end)
+        walk { (e, exp) =>
+          val got = byEnd.getOrElse(e.toLong, Seq.empty)
+          val dups = got.groupBy(identity).collect { case (r, rs) if rs.size > 1 => s"$r x${rs.size}" }
+          if (dups.nonEmpty) problems += s"@$e duplicate rows: ${dups.mkString(", ")}"
+          val extra = got.filterNot(exp.candidates.contains).distinct
+          if (extra.nonEmpty) problems += s"@$e unexpected rows ${fmt(extra)}; expected $exp"
+          val n = got.distinct.size
+          if (n < exp.minCount || n > exp.maxCount)
+            problems += s"@$e reported $n rows ${fmt(got)}; expected $exp"
+          got.nonEmpty
+        }
+        if (problems.isEmpty) None else Some(problems.mkString("\n"))
+      }
     }
 
+    /** Every valuation of the query over `rows`, which [[Prepared.check]] and [[Prepared.expectations]] then read. */
     def prepare(rows: IndexedSeq[Array[Any]]): Prepared = new Prepared(rows)
 
-    /**
-     * The expectations per event, assuming the engine reports whenever it must (exact for every query whose
-     * outcome is deterministic; the only ambiguity about *whether* to report is a NEXT/LAST tie straddling
-     * the window, where this assumes no report).
-     */
-    def expectations(rows: IndexedSeq[Array[Any]]): Vector[Expectation] =
-      prepare(rows).walk((_, exp) => exp.minCount > 0)
+    /** The expectations per event ([[Prepared.expectations]]). */
+    def expectations(rows: IndexedSeq[Array[Any]]): Vector[Expectation] = prepare(rows).expectations
 
     /** The exact output of a deterministic query (ALL/MAX/STRICT, or any query without ties or LIMIT choices). */
     def run(rows: IndexedSeq[Array[Any]]): Vector[Row] = {
@@ -588,27 +612,8 @@ object BruteForce {
       exps.flatMap(_.candidates.toVector.sortBy(_.toString))
     }
 
-    /** Checks an engine's output against the semantics; None when it conforms, else an explanation. */
-    def check(rows: IndexedSeq[Array[Any]], engine: Seq[Row]): Option[String] = {
-      val problems = mutable.ArrayBuffer.empty[String]
-      val ends = engine.map(_.end)
-      if (ends != ends.sorted) problems += s"matches are not reported in order of their last event: ${ends.mkString(",")}"
-      engine.filter(r => r.end < 0 || r.end >= rows.length).foreach(r => problems += s"match ends outside the stream: $r")
-      val byEnd = engine.groupBy(_.end)
-      val prepared = prepare(rows)
-      prepared.walk { (e, exp) =>
-        val got = byEnd.getOrElse(e.toLong, Seq.empty)
-        val dups = got.groupBy(identity).collect { case (r, rs) if rs.size > 1 => s"$r x${rs.size}" }
-        if (dups.nonEmpty) problems += s"@$e duplicate rows: ${dups.mkString(", ")}"
-        val extra = got.filterNot(exp.candidates.contains).distinct
-        if (extra.nonEmpty) problems += s"@$e unexpected rows ${fmt(extra)}; expected $exp"
-        val n = got.distinct.size
-        if (n < exp.minCount || n > exp.maxCount)
-          problems += s"@$e reported $n rows ${fmt(got)}; expected $exp"
-        got.nonEmpty
-      }
-      if (problems.isEmpty) None else Some(problems.mkString("\n"))
-    }
+    /** Checks an engine's output against the semantics ([[Prepared.check]]). */
+    def check(rows: IndexedSeq[Array[Any]], engine: Seq[Row]): Option[String] = prepare(rows).check(engine)
   }
 }
 
@@ -617,7 +622,7 @@ object BruteForce {
  * still a stub (`???`), the tests that need it are cancelled rather than failed.
  */
 object EngineHarness {
-  import io.sparkcer.engine.LocalEngine
+  import io.sparkcer.engine.{LocalEngine, LocalQuery}
 
   private val probeQuery = "SELECT * FROM S WHERE A ; B ORDER BY ts"
 
@@ -633,7 +638,10 @@ object EngineHarness {
   def run(text: String, columns: IndexedSeq[String], rows: IndexedSeq[Array[Any]],
       options: EngineOptions = EngineOptions()): (IndexedSeq[String], Vector[BruteForce.Row]) = {
     val q = LocalEngine.compile(text, columns, options)
-    val out = q.run(rows.iterator.map(_.clone())).map(BruteForce.Row.of).toVector
-    (q.outputVariables, out)
+    (q.outputVariables, matches(q, rows))
   }
+
+  /** A compiled query's matches over `rows`, as rows. */
+  def matches(q: LocalQuery, rows: IndexedSeq[Array[Any]]): Vector[BruteForce.Row] =
+    q.run(rows.iterator.map(_.clone())).map(BruteForce.Row.of).toVector
 }
