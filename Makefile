@@ -18,11 +18,11 @@ KAFKA_CLASSPATH := jvm/kafka-broker/target/broker-classpath.txt
 STOCKS ?= $(firstword $(wildcard ../shared/data/stocks.csv) data/stocks.csv.gz)
 QUERY ?= sql/stocks/s3.ceql
 CSV ?= $(STOCKS)
-# The line sbt's `export` prints, read from sbt's output (file $(1), else standard input): the last one
-# without a [level] prefix.
-exported_line = grep -v '^\[' $(1) | tail -n 1
+# The line an `export` of sbt prints, read from sbt's output (file $(1), else standard input): of the lines without
+# a [level] prefix, the $(2)th from the end (one line per export, in the order of the exports).
+exported_line = grep -v '^\[' $(1) | tail -n $(2) | sed -n 1p
 
-.PHONY: demo demo-stream notebooks test jvm-test python-test wheel engine-run bench bench-engine bench-stream clean
+.PHONY: demo demo-stream notebooks test test-quick jvm-test python-test wheel engine-run bench bench-engine bench-stream clean
 
 demo: $(VENV)/.installed
 	$(PYTHON) examples/demo.py
@@ -39,16 +39,26 @@ notebooks: $(VENV)/.installed
 
 test: jvm-test python-test
 
+# The edit-test loop, in a few minutes: the engine's suites that changed or failed since they last passed (sbt's
+# testQuick), and the Python tests that start no processes of their own (those not marked slow).
+test-quick: $(VENV)/.installed $(ENGINE_CLASSPATH)
+	$(SBT) engine/testQuick
+	$(PYTHON) -m pytest -q --numprocesses=2 --dist=loadfile -m "not slow" tests
+
 # The engine's and the Spark module's packages checked for new cycles, their tests, the benchmarks compiled, and the
-# jar and runner classpath the Python tests use.
+# jar, runner classpath and Kafka broker classpath the Python tests use: all in one sbt, which takes half a minute
+# to start.
 jvm-test:
-	mkdir -p target $(dir $(ENGINE_CLASSPATH))
-	$(SBT) engine/packageCycles spark/packageCycles engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" | tee target/jvm-test.log
-	$(call exported_line,target/jvm-test.log) > $(ENGINE_CLASSPATH)
+	mkdir -p target $(dir $(ENGINE_CLASSPATH)) $(dir $(KAFKA_CLASSPATH))
+	$(SBT) engine/packageCycles spark/packageCycles engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" "export kafkaBroker/runtime:fullClasspath" | tee target/jvm-test.log
+	$(call exported_line,target/jvm-test.log,2) > $(ENGINE_CLASSPATH)
+	$(call exported_line,target/jvm-test.log,1) > $(KAFKA_CLASSPATH)
 	mkdir -p $(dir $(BUNDLED_JAR)) && cp $(SPARK_JAR) $(BUNDLED_JAR)
 
+# Two processes (pytest-xdist), each module in one of them with its fixtures: the tests wait on JVMs they start (a
+# cluster, a broker, a Connect server, kernels) as much as they compute, so two keep both cores busy.
 python-test: $(VENV)/.installed $(ENGINE_CLASSPATH) $(KAFKA_CLASSPATH)
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q --numprocesses=2 --dist=loadfile tests
 
 # A wheel with the jar inside, for `pip install` on a cluster's driver or anywhere else.
 wheel: $(VENV)/.installed
@@ -64,7 +74,7 @@ $(BUNDLED_JAR): $(SPARK_JAR)
 # The folder is made first: the shell opens the redirection before sbt has created anything.
 $(ENGINE_CLASSPATH): $(SCALA_SOURCES)
 	mkdir -p $(dir $@)
-	$(SBT) engine/compile "export engine/runtime:fullClasspath" | $(call exported_line) > $@.tmp
+	$(SBT) engine/compile "export engine/runtime:fullClasspath" | $(call exported_line,,1) > $@.tmp
 	mv $@.tmp $@
 
 $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) $(shell find python/spark_cer -name '*.py')
@@ -74,7 +84,7 @@ $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) 
 
 $(KAFKA_CLASSPATH): build.sbt
 	mkdir -p $(dir $@)
-	$(SBT) "export kafkaBroker/runtime:fullClasspath" | $(call exported_line) > $@.tmp
+	$(SBT) "export kafkaBroker/runtime:fullClasspath" | $(call exported_line,,1) > $@.tmp
 	mv $@.tmp $@
 
 # make engine-run QUERY=sql/stocks/s3.ceql CSV=data/stocks.csv.gz [ARGS="--quiet"]

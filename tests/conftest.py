@@ -32,6 +32,12 @@ TRACE_EVENTS = 30_000  # the first events of the trace by time: a slice big enou
 STOCK_ORDER = "ORDER BY stock_time, id DESC"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "slow: starts processes of its own (a cluster, a broker, a Connect server, kernels, workers); "
+        "`make test-quick` leaves it out")
+
+
 @pytest.fixture(scope="session")
 def jar() -> str:
     """The spark-cer jar; the tests that need one are skipped without it."""
@@ -72,12 +78,14 @@ def stocks(spark):
 
 
 class Runner:
-    """The engine's command-line runner (`io.sparkcer.engine.runner.Main`) on a query file and a CSV file."""
+    """The engine's command-line runner (`io.sparkcer.engine.runner.Main`) on a query file and a CSV file. Its output
+    depends on nothing else, so each run is made once and its output kept for the tests that ask again."""
 
     def __init__(self, classpath: str, workdir: Path) -> None:
         self.classpath = classpath
         self.workdir = workdir
         self._count = 0
+        self._done: Dict[tuple, subprocess.CompletedProcess] = {}
 
     def _query_file(self, query: str) -> Path:
         self._count += 1
@@ -86,13 +94,16 @@ class Runner:
         return path
 
     def _run(self, query: str, csv: Path, *extra: str) -> subprocess.CompletedProcess:
-        done = subprocess.run(
-            ["java", "-cp", self.classpath, "io.sparkcer.engine.runner.Main",
-             "--query", str(self._query_file(query)), "--csv", str(csv), *extra],
-            capture_output=True, text=True, encoding="utf-8", timeout=300,
-        )
-        assert done.returncode == 0, f"runner failed ({done.returncode}): {done.stderr}"
-        return done
+        key = (query, str(csv), extra)
+        if key not in self._done:
+            done = subprocess.run(
+                ["java", "-cp", self.classpath, "io.sparkcer.engine.runner.Main",
+                 "--query", str(self._query_file(query)), "--csv", str(csv), *extra],
+                capture_output=True, text=True, encoding="utf-8", timeout=300,
+            )
+            assert done.returncode == 0, f"runner failed ({done.returncode}): {done.stderr}"
+            self._done[key] = done
+        return self._done[key]
 
     def matches(self, query: str, csv: Path, *extra: str) -> List[Dict]:
         """Every match, as the JSON objects the runner prints."""

@@ -78,7 +78,8 @@ def python(args: List[str]) -> None:
         wheels.mkdir(parents=True, exist_ok=True)
         (wheels / "spark_cer-0.1.0.dev0-py3-none-any.whl").write_bytes(b"PK stub wheel")
     elif args[:2] == ["-m", "pytest"]:
-        need(*[a for a in args[2:] if not a.startswith("-")])
+        options = args[2:]  # the paths: the arguments that are neither an option nor the marker expression of -m
+        need(*[a for i, a in enumerate(options) if not a.startswith("-") and (i == 0 or options[i - 1] != "-m")])
     elif args and not args[0].startswith("-"):
         need(args[0])
         if "--kafka" in args:  # the demo starts a broker from the exported classpath

@@ -1,5 +1,5 @@
 """
-spark-cer where users run it (issue 24): on Spark's multi-process mode, ``local-cluster[2,1,1024]`` (a master, two
+spark-cer where users run it: on Spark's multi-process mode, ``local-cluster[2,1,1024]`` (a master, two
 workers, each executor a JVM of its own), in a process of its own (tests/cluster_worker.py), with the jar shipped
 through ``spark.jars`` as a user ships it. Every evaluator path of CEQL (tECS, the lazy chain, registers, PCEA, the
 range split), the ``cer`` table function, MATCH_RECOGNIZE, ``df.cer`` and ``df.match_recognize`` must give exactly
@@ -19,6 +19,8 @@ import pytest
 import cluster_worker
 from checkout import spark_environment
 from conftest import STOCKS
+
+pytestmark = pytest.mark.slow  # a local cluster in a process of its own
 
 WORKER = Path(__file__).resolve().parent / "cluster_worker.py"
 MASTER = "local-cluster[2,1,1024]"

@@ -1,5 +1,5 @@
 """
-Spark Connect for real (issue 24): a Connect server started as a user starts one, with PySpark's own
+Spark Connect for real: a Connect server started as a user starts one, with PySpark's own
 ``spark-submit`` (``--class org.apache.spark.sql.connect.service.SparkConnectServer``), the jar in ``--jars`` and
 the extension in ``spark.sql.extensions``; then two client sessions at once (tests/connect_client.py) whose
 ``spark.sql``, ``df.cer``, ``df.match_recognize`` and ``spark_cer.validate`` give this run's classic session's rows
@@ -21,6 +21,8 @@ import connect_client
 from checkout import PYSPARK_HOME, spark_environment
 import spark_cer
 from conftest import canonical
+
+pytestmark = pytest.mark.slow  # a Spark Connect server and its clients
 
 CLIENT = Path(__file__).resolve().parent / "connect_client.py"
 START_TIMEOUT = 180  # seconds until the server listens

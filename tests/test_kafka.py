@@ -31,6 +31,8 @@ from kafka_broker import KafkaBroker
 import kafka_worker
 import streaming_worker
 
+pytestmark = pytest.mark.slow  # a Kafka broker and streaming workers
+
 WORKER = Path(kafka_worker.__file__).resolve()
 INPUT_TOPIC = "trades"
 CHUNKS = 8  # the trace reaches the topic in this many parts...

@@ -25,7 +25,8 @@ from make_stubs import CLASSPATH, RUNNER, wrapper
 # Each README command, and the call that does its work: the tool and the start of its arguments.
 COMMANDS: Dict[str, Tuple[str, List[str]]] = {
     "make demo": ("python", ["examples/demo.py"]),
-    "make test": ("python", ["-m", "pytest", "-q", "tests"]),
+    "make test": ("python", ["-m", "pytest", "-q", "--numprocesses=2", "--dist=loadfile", "tests"]),
+    "make test-quick": ("python", ["-m", "pytest", "-q", "--numprocesses=2", "--dist=loadfile", "-m", "not slow", "tests"]),
     "make engine-run QUERY=sql/stocks/s3.ceql CSV=data/stocks.csv.gz":
         ("java", ["-cp", CLASSPATH, RUNNER, "--query", "sql/stocks/s3.ceql", "--csv", "data/stocks.csv.gz"]),
     "make wheel": ("python", ["-m", "pip", "wheel"]),

@@ -1,6 +1,6 @@
 """
-MATCH_RECOGNIZE on the real jar (DESIGN §3b): the Flink MatchRecognizeITCase and Spark-fork golden cases of the
-research note (`../shared/notes/match-recognize-research.md`), ported with exact rows and Spark's types, through
+MATCH_RECOGNIZE on the real jar (SQL:2016 row pattern recognition, as Trino reads it): Flink's MatchRecognizeITCase
+and the golden cases of a Spark fork's MATCH_RECOGNIZE, ported with exact rows and Spark's types, through
 `spark.sql` and `DataFrame.match_recognize`; errors raised as `PatternError`s placed in the clause.
 
 Where Flink's expected rows differ from the standard's, the standard (as Trino evaluates it) is followed and the
@@ -272,7 +272,8 @@ def test_too_large_a_permute_is_refused_before_it_is_written_out(spark) -> None:
 
 
 def test_what_users_porting_from_trino_write(spark) -> None:
-    """Issue 23's list through DataFrame.match_recognize, the rows worked out by the standard as Trino reads it:
+    """What users porting from Trino write, through DataFrame.match_recognize, the rows worked out by the standard as
+    Trino reads it:
     CLASSIFIER() inside navigation and aggregates, PREV of a RUNNING navigation, NEXT(CLASSIFIER()) in a measure,
     FIRST with a logical offset past the current row, MATCH_NUMBER() in DEFINE, and the errors' places and counts."""
     prices = spark.createDataFrame(

@@ -1,8 +1,8 @@
 """
-Negation between events (issue 22), `φ ; NONE(R [AS v] [FILTER f]) ; ψ`, on the real jar: the issue's "no B of the
-account between A and C" through `spark.sql` on a small table, its rows worked out by hand; the contrast with
-`NOT(...)`, which reads one event that is not an R; and `spark_cer.validate` refusing a NONE where it cannot stand,
-at its place.
+Negation between events, `φ ; NONE(R [AS v] [FILTER f]) ; ψ`, on the real jar: "no B of the account between A and
+C" (the lazy chain paper's SEQ(A a, !(B b), C c), Kolchinsky et al., §4.4) through `spark.sql` on a small table, its
+rows worked out by hand; the contrast with `NOT(...)`, which reads one event that is not an R; and
+`spark_cer.validate` refusing a NONE where it cannot stand, at its place.
 """
 
 from __future__ import annotations

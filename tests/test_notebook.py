@@ -15,6 +15,8 @@ import pytest
 
 from notebooks import NOTEBOOKS, differences, executed
 
+pytestmark = pytest.mark.slow  # a kernel per notebook
+
 
 def outputs(notebook: nbformat.NotebookNode, tag: str) -> List[nbformat.NotebookNode]:
     """The outputs of the one cell with this tag (cell metadata)."""

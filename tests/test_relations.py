@@ -1,9 +1,9 @@
 """
-Conditions that relate events (DESIGN §3a) on the real jar: `var.attr` conditions, aggregates, `prev`, NOT and AND,
-through `spark.sql` (the statement and the `cer` table function), `df.cer` and `spark_cer.validate`, each compared
-with the engine's command-line runner on the same data; equalities across every event run as a partition, other
-equalities on a PCEA (the general evaluator's rows either way), which EXPLAIN says; and the errors a user sees, with
-their place.
+Conditions that relate events (n-ary conditions, as in RMA, Alevizos et al., §3) on the real jar: `var.attr` conditions,
+aggregates, `prev`, NOT and AND, through `spark.sql` (the statement and the `cer` table function), `df.cer` and
+`spark_cer.validate`, each compared with the engine's command-line runner on the same data; equalities across every
+event run as a partition, other equalities on a PCEA (the general evaluator's rows either way), which EXPLAIN says; and
+the errors a user sees, with their place.
 """
 
 from __future__ import annotations

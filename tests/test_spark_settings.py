@@ -1,5 +1,5 @@
 """
-What Spark expects of an operator (issue 24): the same rows with adaptive query execution on and off, with one
+What Spark expects of an operator: the same rows with adaptive query execution on and off, with one
 shuffle partition and with 200, on a skewed key (one key with more than half of the rows) under AQE's skew
 handling, and with the input a cached table, a bucketed one (whose scan is already hashed by the key, so that
 Spark plans no shuffle before the operator) or a Delta table (in a session of its own with Delta's extension beside
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, Iterator
@@ -20,6 +21,8 @@ import pytest
 from pyspark.sql import functions as F
 
 from conftest import canonical
+
+pytestmark = pytest.mark.slow  # every query under every setting, and a Delta session in a process of its own
 
 ORDER = "ORDER BY ts, id"
 
@@ -90,17 +93,29 @@ def rows(spark, df, query: str, conf: Dict[str, str] = {}) -> object:
         return canonical(spark.sql(query).collect())
 
 
+@pytest.fixture(scope="module")
+def skewed_rows(spark, skewed) -> Dict[str, Counter]:
+    """Each query's rows over `skewed` under this run's defaults, run once for every setting to give."""
+    return {name: rows(spark, skewed, query) for name, query in QUERIES.items()}
+
+
+@pytest.fixture(scope="module")
+def events_rows(spark, events) -> Dict[str, Counter]:
+    """Each query's rows over `events` under this run's defaults, run once for every other input to give."""
+    return {name: rows(spark, events, query) for name, query in QUERIES.items()}
+
+
 @pytest.mark.parametrize("setting", list(SETTINGS))
 @pytest.mark.parametrize("query", list(QUERIES))
-def test_the_same_rows_under_every_setting(spark, skewed, query: str, setting: str) -> None:
-    expected = rows(spark, skewed, QUERIES[query])
+def test_the_same_rows_under_every_setting(spark, skewed, skewed_rows, query: str, setting: str) -> None:
+    expected = skewed_rows[query]
     assert expected, "the query should match something"
     assert rows(spark, skewed, QUERIES[query], SETTINGS[setting]) == expected
 
 
 @pytest.mark.parametrize("query", list(QUERIES))
-def test_a_cached_table(spark, events, query: str) -> None:
-    expected = rows(spark, events, QUERIES[query])
+def test_a_cached_table(spark, events, events_rows, query: str) -> None:
+    expected = events_rows[query]
     cached = events.select("*").cache()
     try:
         cached.count()
@@ -119,8 +134,8 @@ def bucketed(spark, events, tmp_path_factory):
 
 
 @pytest.mark.parametrize("query", list(QUERIES))
-def test_a_bucketed_table(spark, events, bucketed, query: str) -> None:
-    expected = rows(spark, events, QUERIES[query])
+def test_a_bucketed_table(spark, bucketed, events_rows, query: str) -> None:
+    expected = events_rows[query]
     with settings(spark, {"spark.sql.sources.bucketing.autoBucketedScan.enabled": "false"}):
         assert rows(spark, bucketed, QUERIES[query]) == expected
         plan = spark.sql(QUERIES[query])._jdf.queryExecution().executedPlan().toString()
@@ -146,7 +161,7 @@ def over_delta(jar, events_csv, tmp_path_factory):
 
 
 @pytest.mark.parametrize("query", list(QUERIES))
-def test_a_delta_table(spark, events, over_delta, query: str) -> None:
-    expected = sorted(rows(spark, events, QUERIES[query]).elements())
+def test_a_delta_table(over_delta, events_rows, query: str) -> None:
+    expected = sorted(events_rows[query].elements())
     assert over_delta[query]["view"] == expected
     assert over_delta[query]["path"] == expected

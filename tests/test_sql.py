@@ -153,7 +153,8 @@ def test_stock_query_rows(spark, stocks, runner, name: str) -> None:
 
 
 def test_next_strategy_with_partition_by(spark, stocks, runner) -> None:
-    """NEXT chooses among every match of the formula before WITHIN drops the long ones (DESIGN §3), per key."""
+    """NEXT chooses among every match of the formula before WITHIN drops the long ones (Foundations of CEP, Bucchi et
+    al., VLDB 2018, §4, then CORE's WITHIN, §2.2), per key."""
     text = (REPO / "sql" / "stocks" / "rising_last.ceql").read_text().replace("SELECT LAST", "SELECT NEXT")
     query = text + STOCK_ORDER + "\n"
     assert spark.sql(query).count() == runner.count(query, STOCKS)
@@ -270,7 +271,7 @@ def test_empty_input(spark, events) -> None:
 
 
 def test_unknown_type_matches_nothing(spark, events) -> None:
-    """DESIGN §3 names no error for an event type that never occurs: the pattern simply never matches."""
+    """An event type that never occurs is no error (a stream need not hold every type): the pattern never matches."""
     assert spark.sql("SELECT * FROM events PATTERN SELL AS s ; HOLD AS h ORDER BY ts, id").collect() == []
 
 

@@ -37,6 +37,8 @@ from conftest import STOCK_COLUMNS, STOCK_SCHEMA, batch_files, kill_group, multi
 import streaming_worker
 from streaming_worker import FLUSH_ID, FLUSH_MS, stock_batch, stock_stream
 
+pytestmark = pytest.mark.slow  # streams of the trace, and workers on a local cluster killed and restarted
+
 WORKER = Path(streaming_worker.__file__).resolve()
 assert streaming_worker.SCHEMA == STOCK_SCHEMA
 

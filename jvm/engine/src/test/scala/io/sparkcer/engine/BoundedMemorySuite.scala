@@ -33,7 +33,7 @@ class BoundedMemorySuite extends AnyFunSuite {
       "event window" -> "SELECT * FROM S WHERE A AS a ; (B OR D) AS b ; C AS c ORDER BY ts WITHIN 25 EVENTS",
       "MAX strategy" -> "SELECT MAX * FROM S WHERE A AS a ; B+ AS b ; C AS c WITHIN 40 [ts]",
       "LAST strategy" -> "SELECT LAST * FROM S WHERE A AS a ; B+ AS b ; C AS c WITHIN 40 [ts]",
-      // Conditions relating events (DESIGN §3a): registers, lists, accumulators, prev, AND, and the lazy chain.
+      // Conditions relating events (RMA's n-ary conditions): registers, lists, accumulators, prev, AND, the lazy chain.
       "registers" -> "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v <> c.v ORDER BY ts WITHIN 25 EVENTS",
       "prev" -> "SELECT * FROM S WHERE (B AS b)+ FILTER b.v > prev(b.v) WITHIN 12 [ts]",
       "AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER c.v > a.v WITHIN 20 [ts]",

@@ -17,7 +17,7 @@ import io.sparkcer.engine.syntax.{PatternException, Position}
  * Property tests: on thousands of random queries (all CEQL operators and clauses) over random streams of 0-9
  * events, the engine's output conforms to the brute-force oracle ([[BruteForce.Oracle.check]]).
  *
- * The conditions relating events of DESIGN §3a (NOT in filters, `a.x < b.x`, aggregates, prev) and AND have
+ * The conditions relating events (NOT in filters, `a.x < b.x`, aggregates, prev) and AND have
  * properties of their own, and fixed cases with their output worked out by hand.
  *
  * Every case has its own seed. Reproduce a reported failure with
@@ -31,7 +31,8 @@ object EngineVsBruteForceSuite {
       options: EngineOptions)
 
   sealed trait Outcome
-  case object Passed extends Outcome
+  /** A case that conforms: the oracle's expectations and the compiled query, for the property's counts. */
+  final case class Passed(expectations: Vector[BruteForce.Expectation], compiled: CompiledPattern) extends Outcome
   case object Skipped extends Outcome
   final case class Failed(problem: String, engineRows: Seq[BruteForce.Row]) extends Outcome
 
@@ -62,29 +63,31 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
 
   /**
    * Runs the engine on a case and checks it against the oracle, and the path the query compiled to with `path`, which
-   * says what is wrong with it, if anything.
+   * says what is wrong with it, if anything. The oracle's valuations and the query are computed once, for the check and
+   * for the property's counts.
    */
   private def evaluate(q: Query, text: String, rows: IndexedSeq[Array[Any]], columns: IndexedSeq[String],
       options: EngineOptions, path: CompiledPattern => Option[String]): Outcome = {
     val oracle = new BruteForce.Oracle(q, columns, options)
-    val tooLarge = try { oracle.prepare(rows); false } catch { case _: BruteForce.TooLarge => true }
-    if (tooLarge) Skipped
-    else {
-      val ran: Either[String, (IndexedSeq[String], Vector[BruteForce.Row])] =
-        try Right(EngineHarness.run(text, columns, rows, options))
-        catch {
+    val prepared = try Some(oracle.prepare(rows)) catch { case _: BruteForce.TooLarge => None }
+    prepared.fold[Outcome](Skipped) { prepared =>
+      val ran: Either[String, (LocalQuery, Vector[BruteForce.Row])] =
+        try {
+          val compiled = LocalEngine.compile(text, columns, options)
+          Right((compiled, EngineHarness.matches(compiled, rows)))
+        } catch {
           case e: PatternException => Left(s"the engine rejected a valid query: ${e.getMessage}")
           case e: StackOverflowError => Left(s"the engine crashed: $e")
           case e: Exception => Left(s"the engine crashed: $e\n    ${e.getStackTrace.take(8).mkString("\n    ")}")
         }
       ran match {
         case Left(problem) => Failed(problem, Nil)
-        case Right((vars, got)) =>
-          val expectedVars = BruteForce.outputVariables(q)
+        case Right((compiled, got)) =>
+          val (vars, expectedVars) = (compiled.outputVariables, BruteForce.outputVariables(q))
           if (vars != expectedVars)
             Failed(s"output variables ${vars.mkString("[", ", ", "]")}, expected ${expectedVars.mkString("[", ", ", "]")}", got)
-          else oracle.check(rows, got).orElse(path(LocalEngine.compile(text, columns, options).pattern))
-            .fold[Outcome](Passed)(problem => Failed(problem, got))
+          else prepared.check(got).orElse(path(compiled.pattern))
+            .fold[Outcome](Passed(prepared.expectations, compiled.pattern))(problem => Failed(problem, got))
       }
     }
   }
@@ -131,12 +134,11 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       while (it.hasNext && failures.size < 5) {
         val c = makeCase(it.next(), features, maxLength, minLength, adjust)
         evaluate(c.query, c.text, c.rows, c.columns, c.options, path) match {
-          case Passed =>
+          case Passed(exps, compiled) =>
             passed += 1
-            val exps = new BruteForce.Oracle(c.query, c.columns, c.options).expectations(c.rows)
             val matched = exps.exists(_.maxCount > 0)
             if (matched) withMatches += 1
-            if (least.exists(_._2(LocalEngine.compile(c.text, c.columns, c.options).pattern))) ofKind += 1
+            if (least.exists(_._2(compiled))) ofKind += 1
             Generators.constructs(c.query).foreach { k =>
               val (n, m) = constructs.getOrElse(k, (0, 0))
               constructs(k) = (n + 1, m + (if (matched) 1 else 0))
@@ -176,7 +178,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
 
   property("everything: CONSUME BY, LIMIT, projections, windows, partitions, strategies", 1500, Features())
 
-  // Conditions relating events (DESIGN §3a): NOT in filters, var.attr over two events, aggregates, prev.
+  // Conditions relating events: NOT in filters, var.attr over two events, aggregates, prev.
   property("NOT in filters (NOT x[p], De Morgan over AND/OR), with strategies", 1000,
     Features(filterNot = true, windows = false, partitions = false, consumption = false, limits = false))
 
@@ -203,7 +205,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(equalities = true, conjunction = true, sharedVariables = true, strategies = false, consumption = false,
       limits = false), maxLength = 10, minLength = 4)
 
-  // Order comparisons over repeating variables, selected or not (issue 22): the registers keep the hardest event,
+  // Order comparisons over repeating variables, selected or not: the registers keep the hardest event,
   // and the takes of unselected events that a skip dominates are removed; a wrong rewrite loses or repeats rows.
   property("order comparisons over repeating variables, selected or not; ALL, windows, projections", 1000,
     Features(filterNot = true, orderComparisons = true, strategies = false, partitions = false, consumption = false,
@@ -212,9 +214,10 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   property("order comparisons over repeating variables with strategies, partitions, CONSUME BY, LIMIT", 600,
     Features(filterNot = true, orderComparisons = true), maxLength = 10, minLength = 4)
 
-  // NONE(...) between the operands of `;` (issue 22): testing its event alone, it is part of the automaton, so every
-  // evaluator and clause takes it; relating its event to the events around it, the lazy chain judges it, and so do the
-  // registers where it names only events before it (the properties after these).
+  // NONE(...) between the operands of `;` (the lazy chain's negation, Kolchinsky et al., §4.4): testing its event
+  // alone, it is part of the automaton, so every evaluator and clause takes it; relating its event to the events around
+  // it, the lazy chain judges it, and so do the registers where it names only events before it (the properties after
+  // these).
   property("NONE(...) testing its event alone, wherever ; stands (inside + and OR), with every clause", 1000,
     Features(exclusions = true), maxLength = 12)
 
@@ -252,14 +255,14 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       s"not judged on registers: ${pattern.describe}")
   }
 
-  // Kleene iteration with aggregates on the lazy chain (issue 22): every subset of the iterated atom's events between
-  // its neighbours', judged on aggregates, each event and prev (selected: the chain leaves an unselected one to the
-  // registers).
+  // Kleene iteration with aggregates on the lazy chain (Kolchinsky et al., §4.5.1): every subset of the iterated atom's
+  // events between its neighbours', judged on aggregates, each event and prev (selected: the chain leaves an unselected
+  // one to the registers).
   property("Kleene iteration with aggregates on the lazy chain: one iterated atom in a sequence, streams of dozens of events",
     300, Features(iteratedChains = true, strategies = false, consumption = false, limits = false, projections = false),
     maxLength = 28, minLength = 14, adjust = _.copy(chainsByCost = false), path = onLazyChain)
 
-  // An aggregate over an iteration no selected variable binds, between two events (issue 22): every subset of its
+  // An aggregate over an iteration no selected variable binds, between two events: every subset of its
   // events was a run, each with the same row. Where one event stands for a subset (min, max, first, last, or avg
   // alone in an order comparison), the iteration is read as one event; the oracle still reads every subset.
   property("aggregates over an unselected iteration read over one event: one iterated atom in a sequence, dozens of events",
@@ -280,7 +283,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
   private def onLazyChain(pattern: CompiledPattern): Option[String] =
     Option.when(pattern.chain.isEmpty)(s"not on the lazy chain: ${pattern.describe}")
 
-  // Events no selected variable binds, inside a sequence on the lazy chain (issue 22): searched for as witnesses, one
+  // Events no selected variable binds, inside a sequence on the lazy chain: searched for as witnesses, one
   // per row, and the rows not de-duplicated after, so that a row found twice fails the oracle's check.
   property("unselected events inside a chain, found as witnesses: conditions between two, OR, NONE, dozens of events",
     600, Features(relatedChains = true, someUnselected = true, strategies = false, consumption = false, limits = false),
@@ -299,7 +302,8 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     Features(filterNot = true, orderComparisons = true, ranked = true), maxLength = 10, minLength = 4)
 
   // Minimal cases found by the properties above, pinned with their expected output (checked by hand against
-  // DESIGN §3: MAX keeps V unless another valuation with the same last event marks a strict superset of D(V)).
+  // MAX as Foundations of CEP (Bucchi et al., VLDB 2018), §4 defines it: V is kept unless another valuation with the
+  // same last event marks a strict superset of D(V)).
   private val regressions: Seq[(String, Query, String, Seq[BruteForce.Row])] = {
     import io.sparkcer.engine.oracle.Dsl._
     def r(start: Long, end: Long, bindings: Vector[Long]*) = BruteForce.Row(Vector.empty, start, end, bindings.toVector)
@@ -334,7 +338,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
     }
   }
 
-  // Fixed cases for the constructs of DESIGN §3a, each with its output worked out by hand (checked against the
+  // Fixed cases for the constructs relating events, each with its output worked out by hand (checked against the
   // oracle, then the engine checked against the oracle). Rows: r(start, end, events of each output variable...).
   private val fixed: Seq[Fixed] = {
     import io.sparkcer.engine.oracle.Dsl._
@@ -376,7 +380,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       Fixed("NOT a.x < b.x: every combination has a.x >= b.x",
         query(aPlusB.filter(fnot(rel(attr("a", "x") < attr("b", "x")))), within = Some(events(5))),
         stream(("A", 1, 0), ("A", 3, 0), ("A", 0, 0), ("B", 2, 0)), Seq(r(1, 3, v(1), v(3)))),
-      // --- the hardest event of a repeating variable stands for all of its events (issue 22).
+      // --- the hardest event of a repeating variable stands for all of its events.
       Fixed("a.y <= b.x: a NULL among a's events fails every b",
         query(aPlusB.filter(rel(attr("a", "y") <= attr("b", "x"))), within = Some(events(5))),
         stream(("A", 0, 1), ("A", 0, null), ("A", 0, 3), ("B", 2, 0)), Seq(r(0, 3, v(0), v(3)))),
@@ -503,7 +507,7 @@ class EngineVsBruteForceSuite extends AnyFunSuite {
       Fixed("SELECT STRICT A AND B: the match is a contiguous block",
         query(atom("A").as("a") and atom("B").as("b"), strategy = Strategy.Strict),
         stream(("B", 0, 0), ("C", 0, 0), ("A", 0, 0), ("B", 0, 0)), Seq(r(2, 3, v(2), v(3)))),
-      // Issue 21: a variable of one alternative binds at most one event, so relating it needs no window (it was
+      // A variable of one alternative binds at most one event, so relating it needs no window (it was
       // refused as repeating under +); in the other alternative it binds none, and the condition holds vacuously.
       Fixed("(A ; B) OR (C ; B) FILTER b.x > a.x, without a window",
         query(((atom("A").as("a") seq atom("B").as("b")) or (atom("C").as("c") seq atom("B").as("b")))

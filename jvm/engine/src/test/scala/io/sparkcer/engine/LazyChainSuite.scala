@@ -173,7 +173,7 @@ class LazyChainSuite extends AnyFunSuite {
     assert(plan("SELECT * FROM S WHERE A AS a : B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
   }
 
-  test("issue 22's example: no B of the account between A and C (the paper's SEQ(A a, !(B b), C c))") {
+  test("no B of the account between A and C (the paper's SEQ(A a, !(B b), C c), §4.4)") {
     // x is the account: A@0 and C@3 have B@2 of theirs between; A@1 and C@4 only B@2 of another; A@1 and C@7 have
     // B@5 of theirs between; A@6 and C@7 nothing.
     val accounts = Seq("A" -> 1, "A" -> 2, "B" -> 1, "C" -> 1, "C" -> 2, "B" -> 2, "A" -> 2, "C" -> 2)

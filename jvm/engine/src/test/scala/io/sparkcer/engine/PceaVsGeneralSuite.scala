@@ -15,7 +15,8 @@ import io.sparkcer.engine.eval.MatchSink
 import io.sparkcer.engine.syntax.PatternException
 
 /**
- * Property tests of the PCEA path (issue 12): random patterns related by equalities ([[Generators.FormulaGen.equational]])
+ * Property tests of the PCEA path (Pinto and Riveros, "Complex event recognition meets hierarchical conjunctive
+ * queries", §4 and §5): random patterns related by equalities ([[Generators.FormulaGen.equational]])
  * over random streams. On each, the engine (which takes the PCEA where the compiler can build one) conforms to the
  * brute-force oracle, and where the outcome is deterministic it gives the rows the general evaluator (registers or the
  * lazy chain, PCEA turned off) gives. A share of the cases must take the PCEA, so the property is not vacuous.
@@ -31,37 +32,39 @@ class PceaVsGeneralSuite extends AnyFunSuite {
   private val columns = Generators.Columns
   private val options = EngineOptions(timeColumn = Some("ts"))
 
-  /** Whether the engine takes the PCEA for the query, and the problem with its output, if any (None: skip). */
-  private def check(q: Query, rows: IndexedSeq[Array[Any]]): Option[(Boolean, Option[String])] = {
-    val text = Printer.query(q)
-    val oracle = new BruteForce.Oracle(q, columns, options)
-    val tooLarge = try { oracle.prepare(rows); false } catch { case _: BruteForce.TooLarge => true }
-    if (tooLarge) None
-    else {
-      val viaPcea = LocalEngine.compile(text, columns, options).pattern.pcea.isDefined
-      val (_, got) = EngineHarness.run(text, columns, rows, options)
-      val problem = oracle.check(rows, got).orElse {
-        val deterministic = q.strategy == Strategy.All && q.limit.isEmpty
-        val general =
-          try Some(EngineHarness.run(text, columns, rows, options.copy(equalityPcea = false))._2)
-          catch { case e: PatternException if e.problem.contains("Def. 3.2") => None } // registers would need a window
-        general.filter(g => deterministic && g.sortBy(_.toString) != got.sortBy(_.toString))
-          .map(g => s"the general evaluator gives other rows:\n    ${g.mkString("\n    ")}")
+  private def compile(q: Query): LocalQuery = LocalEngine.compile(Printer.query(q), columns, options)
+
+  /**
+   * Whether the engine takes the PCEA for the query, and the problem with its output, if any (None: skip). The query
+   * is compiled (`compiled`, once) only where the oracle can check it.
+   */
+  private def check(q: Query, rows: IndexedSeq[Array[Any]], compiled: => LocalQuery): Option[(Boolean, Option[String])] =
+    (try Some(new BruteForce.Oracle(q, columns, options).prepare(rows)) catch { case _: BruteForce.TooLarge => None })
+      .map { prepared =>
+        val query = compiled
+        val got = EngineHarness.matches(query, rows)
+        val problem = prepared.check(got).orElse {
+          val deterministic = q.strategy == Strategy.All && q.limit.isEmpty
+          val general =
+            try Some(EngineHarness.run(Printer.query(q), columns, rows, options.copy(equalityPcea = false))._2)
+            catch { case e: PatternException if e.problem.contains("Def. 3.2") => None } // registers would need a window
+          general.filter(g => deterministic && g.sortBy(_.toString) != got.sortBy(_.toString))
+            .map(g => s"the general evaluator gives other rows:\n    ${g.mkString("\n    ")}")
+        }
+        (query.pattern.pcea.isDefined, problem)
       }
-      Some((viaPcea, problem))
-    }
-  }
+
+  private def check(q: Query, rows: IndexedSeq[Array[Any]]): Option[(Boolean, Option[String])] = check(q, rows, compile(q))
 
   /** Whether the query runs on a PCEA whose operands of AND can read one event ([[io.sparkcer.engine.pcea.SharedEvents]]). */
-  private def sharesEvents(q: Query): Boolean =
-    LocalEngine.compile(Printer.query(q), columns, options).pattern.pcea.exists(!_.shared.isEmpty)
+  private def sharesEvents(compiled: LocalQuery): Boolean = compiled.pattern.pcea.exists(!_.shared.isEmpty)
 
   /**
    * How the query's PCEA keeps the latest runs of unselected atoms: whether it does, per incoming key (in a treap),
    * with no row de-duplicated.
    */
-  private def latestRuns(q: Query): (Boolean, Boolean, Boolean) =
-    LocalEngine.compile(Printer.query(q), columns, options).pattern.pcea.filter(_.latestOnly.nonEmpty)
+  private def latestRuns(compiled: LocalQuery): (Boolean, Boolean, Boolean) =
+    compiled.pattern.pcea.filter(_.latestOnly.nonEmpty)
       .fold((false, false, false))(p => (true, p.latestOnly.values.exists(!_), p.rowsTellRunsApart))
 
   /**
@@ -83,10 +86,11 @@ class PceaVsGeneralSuite extends AnyFunSuite {
       val q = Generators.query(rnd, features)
       // Longer streams where unselected atoms may take several events between two selected ones.
       val rows = Generators.stream(rnd, if (unselected) 8 + rnd.nextInt(9) else 4 + rnd.nextInt(7))
-      if (!selfJoins || sharesEvents(q)) check(q, rows).foreach { case (pcea, problem) =>
+      lazy val compiled = compile(q)
+      if (!selfJoins || sharesEvents(compiled)) check(q, rows, compiled).foreach { case (pcea, problem) =>
         checked += 1
         if (pcea) { viaPcea += 1; if (Generators.containsAnd(q.pattern)) conjunctions += 1 }
-        if (unselected) latestRuns(q) match {
+        if (unselected) latestRuns(compiled) match {
           case (true, byGroup, rowsApart) =>
             merged += 1
             if (byGroup) grouped += 1
@@ -121,14 +125,14 @@ class PceaVsGeneralSuite extends AnyFunSuite {
   property("equalities with windows, partitions, ANY, CONSUME BY, LIMIT and projections", 1000,
     Features(equalities = true, conjunction = true), minPcea = 0.2)
 
-  // Issue 22: runs that differ only in an unselected atom's event, of which the PCEA keeps the latest per key (in a
+  // Runs that differ only in an unselected atom's event, of which the PCEA keeps the latest per key (in a
   // chain: without AND).
   property("equalities with some variables not selected: PCEA, the oracle and the general evaluator agree, no row " +
     "repeated where the latest run of an unselected atom is kept alone", 1500,
     Features(equalities = true, conjunction = false, strategies = false, consumption = false, limits = false,
       partitions = false, someUnselected = true), minPcea = 0.3, unselected = true, minMerged = 160)
 
-  // Issue 22: the operands of AND may read one event (two atoms of one type); the PCEA keeps them apart in its joins.
+  // The operands of AND may read one event (two atoms of one type); the PCEA keeps them apart in its joins.
   property("self-joins: conjunctions whose operands can read one event; PCEA, the oracle and the general evaluator agree",
     12000, Features(equalities = true, conjunction = true, strategies = false, consumption = false, limits = false),
     minPcea = 1.0, selfJoins = true)

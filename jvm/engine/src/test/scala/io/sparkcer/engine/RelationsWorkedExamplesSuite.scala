@@ -156,7 +156,7 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     assert(out.map(m => m.bindings.map(_.map(_.seq))) == Vector(Vector(Vector(0L), Vector(3L))))
   }
 
-  // AND (DESIGN §3a): both operands match, on disjoint events, in any order and interleaved.
+  // AND: both operands match, on disjoint events, in any order and interleaved.
   private val andRows = IndexedSeq(("B", 1, 5), ("A", 1, 7), ("C", 1, 1), ("A", 2, 9), ("B", 2, 1)).zipWithIndex.map {
     case ((t, id, v), i) => Array[Any](t, L(id), L(v), L(i))
   }

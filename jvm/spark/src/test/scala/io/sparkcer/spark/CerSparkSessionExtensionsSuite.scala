@@ -1,17 +1,14 @@
 package io.sparkcer.spark
 
 import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.spark.ceql.ResolveCer
 
-class CerSparkSessionExtensionsSuite extends AnyFunSuite with BeforeAndAfterAll {
+class CerSparkSessionExtensionsSuite extends AnyFunSuite {
 
   // Named in spark.sql.extensions and, on the test classpath, found as a service too: Spark applies it twice.
   private lazy val spark: SparkSession = LocalSpark.session()
-
-  override def afterAll(): Unit = spark.stop()
 
   test("the extension is injected once, though Spark finds it both in spark.sql.extensions and as a service") {
     val state = spark.sessionState

@@ -4,7 +4,6 @@ import java.sql.Timestamp
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.streaming.MemoryStream
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -12,11 +11,9 @@ import org.scalatest.funsuite.AnyFunSuite
  * (-0.0 is 0.0, NaN is NaN) in every CEQL and MATCH_RECOGNIZE form, on tables and streams; and rows that tie on ORDER
  * BY are read in an order that does not depend on how the input is partitioned ([[TotalOrder]]).
  */
-class KeysAndOrderSuite extends AnyFunSuite with BeforeAndAfterAll {
+class KeysAndOrderSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.streamingSession()
-
-  override def afterAll(): Unit = spark.stop()
 
   /** An A and then a B whose keys `d` are `first` and `second`, and a C with the key of the A. */
   private def pair(first: String, second: String): DataFrame = spark.sql(

@@ -2,15 +2,26 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.SparkSession
 
-/** The local session the Spark suites run on: two cores, spark-cer's extension, no UI, times in UTC. */
+/**
+ * The local sessions the Spark suites run on: two cores, spark-cer's extension, no UI, times in UTC. Every suite of
+ * the test JVM shares one SparkContext (starting one takes seconds, a session on it nothing) and gets a session of
+ * its own on it, with its own confs, temporary views and functions; the context ends with the JVM.
+ */
 object LocalSpark {
+  private lazy val context: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .config("spark.sql.extensions", classOf[CerSparkSessionExtensions].getName)
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.session.timeZone", "UTC")
+    .getOrCreate()
+
+  /** A new session with these SQL confs; active from here on, as `getOrCreate()` makes the session it returns. */
   def session(confs: (String, String)*): SparkSession = {
-    val builder = SparkSession.builder()
-      .master("local[2]")
-      .config("spark.sql.extensions", classOf[CerSparkSessionExtensions].getName)
-      .config("spark.ui.enabled", "false")
-      .config("spark.sql.session.timeZone", "UTC")
-    confs.foldLeft(builder) { case (b, (key, value)) => b.config(key, value) }.getOrCreate()
+    val session = context.newSession()
+    confs.foreach { case (key, value) => session.conf.set(key, value) }
+    SparkSession.setActiveSession(session)
+    SparkSession.setDefaultSession(session)
+    session
   }
 
   /** The session the streaming suites run on: `transformWithState` needs the RocksDB state store. */

@@ -105,7 +105,7 @@ class AnalyzerSuite extends AnyFunSuite {
       .pattern.analyzed.outputs.head.attributes == IndexedSeq(3, 2))
   }
 
-  // ---- NONE(...) (issue 22) ----------------------------------------------------------------------------------
+  // ---- NONE(...) -------------------------------------------------------------------------------------------
 
   private def at(e: PatternException): (Int, Int, Int) = (e.pos.line, e.pos.column, e.length)
 

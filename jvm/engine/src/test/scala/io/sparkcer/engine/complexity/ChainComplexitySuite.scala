@@ -172,14 +172,15 @@ class ChainComplexitySuite extends AnyFunSuite {
   }
 
   /**
-   * Kleene iteration with aggregates (issue 22): the registers keep a run per value of what the aggregates read
-   * (here, per A, count and maximum of the B after it), 170 times the lazy chain's work at 10T and past their bound on
-   * nodes at 100T; the lazy chain enumerates at each C the subsets of the B between each A it admits and the C, each
-   * from its parent with one event more ([[io.sparkcer.engine.chain.Subsets]]), and count(b) <= 2 stops them at two
-   * events. The chosen path stays within the bound of the cheaper one where both run, and runs where the registers
-   * alone cannot; the lazy chain's work stays linear in the events read plus the rows output (with their events).
+   * Kleene iteration with aggregates (Kolchinsky et al., §4.5.1): the registers keep a run per value of what the
+   * aggregates read (here, per A, count and maximum of the B after it), 170 times the lazy chain's work at 10T and past
+   * their bound on nodes at 100T; the lazy chain enumerates at each C the subsets of the B between each A it admits and
+   * the C, each from its parent with one event more ([[io.sparkcer.engine.chain.Subsets]]), and count(b) <= 2 stops
+   * them at two events. The chosen path stays within the bound of the cheaper one where both run, and runs where the
+   * registers alone cannot; the lazy chain's work stays linear in the events read plus the rows output (with their
+   * events).
    */
-  // Events no selected variable binds, between the first and the last (issue 22): the registers keep a run per b that
+  // Events no selected variable binds, between the first and the last: the registers keep a run per b that
   // could still matter, each with the row (a, c), where no one b is the easiest for every c (two comparisons, a key
   // and a comparison, a range, two such events in a row, an OR of conditions on b): 795,320 rows dropped at a window
   // of 1,000 over 3,000 events for the first, 16,644,569 for two in a row. The lazy chain finds one b per row

@@ -13,7 +13,7 @@ import io.sparkcer.engine.pcea.PceaPartitionRun
  * valuation enumerated to be dropped. Windows grow 10x and 100x over a base T.
  *
  * The conjunctions are self-joins: their operands can read the same event (two atoms of one type), which a run tree
- * may do in two subtrees and CEQL's AND may not. Issue 22: before, such valuations were enumerated, then dropped, and
+ * may do in two subtrees and CEQL's AND may not. Such valuations were once enumerated, then dropped, and
  * a conjunction that could only pair runs of one event enumerated them all and output nothing.
  */
 class PceaComplexitySuite extends AnyFunSuite {
@@ -140,7 +140,7 @@ class PceaComplexitySuite extends AnyFunSuite {
   test("a union copies a logarithmic path even after runs that start at the event alternate with older ones") {
     // The b runs all go under one key (b.k = 0). A b after a fresh order (v = 1) starts latest of all and becomes
     // the root; one after the stale order (v = 2) starts earlier and goes down. Rounds of one of each, then a burst
-    // of stale ones: a union steered by per-node direction bits (main's, before issue 22) had turned every old root's
+    // of stale ones: a union steered by per-node direction bits (as the index once was) had turned every old root's
     // bit towards the ones below it, and the burst's first run went down all of them, as many as the rounds.
     unionsOverWindows(base = 20, n = 20000, w => rounds(20000, w / 4))
   }

@@ -12,7 +12,7 @@ import io.sparkcer.engine.expr.{ArithmeticOp, ComparisonOp, Expr}
 import io.sparkcer.engine.syntax.Position
 
 /**
- * The register path (RMA) within the papers' bounds (issue 22), checked by counting work
+ * The register path (RMA) within the papers' bounds, checked by counting work
  * ([[io.sparkcer.engine.eval.Work]]), never by timing. `SELECT c ... (A AS a)+ ; C AS c FILTER a.v <= c.v + 10` kept a
  * list of a's events per run, so runs split per subset of the a's in the window (update work doubling every four
  * events of window) and repeated the row of their first a, each repetition enumerated and dropped. Now a register

@@ -14,12 +14,12 @@ import io.sparkcer.engine.syntax.{Name, Position}
  * plus `:`, `:+`, CORE's negated atom and `NONE(...)` between the operands of `;`), written to be obviously correct rather than fast. It is meant for
  * tiny streams (at most a dozen events per substream): every valuation of every sub-formula is materialized.
  *
- * DESIGN §3a on top: FILTER's NOT (pushed to the leaves, [[Oracle.satisfies]]), conditions relating events over
- * `var.attr`, aggregates and prev ([[Oracle.relationHolds]], [[Oracle.aggregate]]), and `cel AND cel` (a valuation
- * of each side over disjoint events), all read off the query's AST and evaluated by the oracle's own rules
- * ([[Predicates]]), never the engine's.
+ * Conditions relating events on top (CEQL's filters extended to n-ary ones, as in RMA, Alevizos et al., §3): FILTER's
+ * NOT (pushed to the leaves, [[Oracle.satisfies]]), conditions relating events over `var.attr`, aggregates and prev
+ * ([[Oracle.relationHolds]], [[Oracle.aggregate]]), and `cel AND cel` (a valuation of each side over disjoint events),
+ * all read off the query's AST and evaluated by the oracle's own rules ([[Predicates]]), never the engine's.
  *
- * Pipeline, per event that completes valuations (DESIGN §3):
+ * Pipeline, per event that completes valuations (CEQL's clauses, CORE (Bucchi et al., VLDB 2022), §2.2):
  *   PARTITION BY -> CEL valuations -> CONSUME BY barrier (start must follow the last consuming event)
  *   -> selection strategy (among the valuations with that end) -> WITHIN -> projection (DISTINCT) -> LIMIT.
  *
@@ -227,7 +227,8 @@ object BruteForce {
   // The query as a whole.
   // ------------------------------------------------------------------------------------------------------
 
-  /** The output variables a query reports, in order (DESIGN §4). */
+  /** The output variables a query reports, in order: those of the SELECT list, or with `*` every AS variable by its
+   * first appearance (the event types where there is none). */
   def outputVariables(q: Query): Vector[String] = q.selection match {
     case Selection.Nothing => Vector.empty
     case Selection.Variables(items) => items.map(_.variable.value).toVector
@@ -259,7 +260,8 @@ object BruteForce {
     private val predicates = mutable.HashMap.empty[String, Expr]
     private def valueIn(row: Array[Any], column: String): Any = index.get(column).map(i => normalize(row(i))).orNull
 
-    /** A row's type: its type column, or the stream's name when the stream has no such column (DESIGN §3). */
+    /** A row's type: its type column, or the stream's name when the stream has no such column (as in CORE's
+     * `FROM S`, where S is an event type). */
     private def typeOf(row: Array[Any]): Any =
       if (index.contains(options.typeColumn)) valueIn(row, options.typeColumn)
       else if (query.streams.size == 1) query.streams.head.value
@@ -324,7 +326,7 @@ object BruteForce {
         case Cel.Filtered(body, f, _) => go(body).filter(v => satisfies(f, v, sub))
         case Cel.Or(a, b, _) => go(a) ++ go(b)
         case Cel.And(a, b, _) =>
-          // DESIGN §3a: a valuation of each side over disjoint events, in any order; it spans both.
+          // AND: a valuation of each side over disjoint events, in any order; it spans both.
           val (left, right) = (go(a), go(b))
           val out = mutable.HashSet.empty[Val]
           for (v1 <- left; v2 <- right if (v1.data & v2.data) == 0L) {
@@ -354,7 +356,7 @@ object BruteForce {
 
     /**
      * Whether valuation `v` satisfies the filter `f` (or, `negated`, the filter `NOT f`). The connectives are the
-     * formula's (DESIGN §3a): AND both, OR either; NOT is pushed down to the leaves by De Morgan, where it negates the
+     * formula's: AND both, OR either; NOT is pushed down to the leaves by De Morgan, where it negates the
      * leaf's predicate (so a negated leaf is still vacuously true when its variables bind nothing).
      */
     def satisfies(f: Filter, v: Val, sub: IndexedSeq[Array[Any]], negated: Boolean = false): Boolean = f match {
@@ -390,7 +392,7 @@ object BruteForce {
       Predicates.eval(parsed(argument), noColumn(argument), attributesOf(s.variable.value, sub, i))
     }
 
-    /** An aggregate over the events at `positions` (stream order), by the rules of DESIGN §3a (NULLs skipped). */
+    /** An aggregate over the events at `positions` (stream order), by SQL's rules (NULLs skipped). */
     def aggregate(s: Slot, positions: Vector[Int], sub: IndexedSeq[Array[Any]]): Any = {
       lazy val args = positions.map(argumentAt(s, sub, _))
       lazy val present = args.filter(_ != null)
@@ -420,7 +422,7 @@ object BruteForce {
     }
 
     /**
-     * A condition relating events (DESIGN §3a).
+     * A condition relating events (an n-ary condition, as in RMA, Alevizos et al., §3).
      *  - Without prev: its aggregates are computed once over the events of their variables; the predicate must hold
      *    for every combination of one event per variable it names outside aggregates (vacuously true when one of
      *    them binds no event; evaluated once when it names none).
@@ -567,17 +569,41 @@ object BruteForce {
           exp
         }.toVector
       }
+
+      /**
+       * The expectations per event, assuming the engine reports whenever it must (exact for every query whose
+       * outcome is deterministic; the only ambiguity about *whether* to report is a NEXT/LAST tie straddling
+       * the window, where this assumes no report).
+       */
+      def expectations: Vector[Expectation] = walk((_, exp) => exp.minCount > 0)
+
+      /** Checks an engine's output against the semantics; None when it conforms, else an explanation. */
+      def check(engine: Seq[Row]): Option[String] = {
+        val problems = mutable.ArrayBuffer.empty[String]
+        val ends = engine.map(_.end)
+        if (ends != ends.sorted) problems += s"matches are not reported in order of their last event: ${ends.mkString(",")}"
+        engine.filter(r => r.end < 0 || r.end >= rows.length).foreach(r => problems += s"match ends outside the stream: $r")
+        val byEnd = engine.groupBy(_.end)
+        walk { (e, exp) =>
+          val got = byEnd.getOrElse(e.toLong, Seq.empty)
+          val dups = got.groupBy(identity).collect { case (r, rs) if rs.size > 1 => s"$r x${rs.size}" }
+          if (dups.nonEmpty) problems += s"@$e duplicate rows: ${dups.mkString(", ")}"
+          val extra = got.filterNot(exp.candidates.contains).distinct
+          if (extra.nonEmpty) problems += s"@$e unexpected rows ${fmt(extra)}; expected $exp"
+          val n = got.distinct.size
+          if (n < exp.minCount || n > exp.maxCount)
+            problems += s"@$e reported $n rows ${fmt(got)}; expected $exp"
+          got.nonEmpty
+        }
+        if (problems.isEmpty) None else Some(problems.mkString("\n"))
+      }
     }
 
+    /** Every valuation of the query over `rows`, which [[Prepared.check]] and [[Prepared.expectations]] then read. */
     def prepare(rows: IndexedSeq[Array[Any]]): Prepared = new Prepared(rows)
 
-    /**
-     * The expectations per event, assuming the engine reports whenever it must (exact for every query whose
-     * outcome is deterministic; the only ambiguity about *whether* to report is a NEXT/LAST tie straddling
-     * the window, where this assumes no report).
-     */
-    def expectations(rows: IndexedSeq[Array[Any]]): Vector[Expectation] =
-      prepare(rows).walk((_, exp) => exp.minCount > 0)
+    /** The expectations per event ([[Prepared.expectations]]). */
+    def expectations(rows: IndexedSeq[Array[Any]]): Vector[Expectation] = prepare(rows).expectations
 
     /** The exact output of a deterministic query (ALL/MAX/STRICT, or any query without ties or LIMIT choices). */
     def run(rows: IndexedSeq[Array[Any]]): Vector[Row] = {
@@ -586,27 +612,8 @@ object BruteForce {
       exps.flatMap(_.candidates.toVector.sortBy(_.toString))
     }
 
-    /** Checks an engine's output against the semantics; None when it conforms, else an explanation. */
-    def check(rows: IndexedSeq[Array[Any]], engine: Seq[Row]): Option[String] = {
-      val problems = mutable.ArrayBuffer.empty[String]
-      val ends = engine.map(_.end)
-      if (ends != ends.sorted) problems += s"matches are not reported in order of their last event: ${ends.mkString(",")}"
-      engine.filter(r => r.end < 0 || r.end >= rows.length).foreach(r => problems += s"match ends outside the stream: $r")
-      val byEnd = engine.groupBy(_.end)
-      val prepared = prepare(rows)
-      prepared.walk { (e, exp) =>
-        val got = byEnd.getOrElse(e.toLong, Seq.empty)
-        val dups = got.groupBy(identity).collect { case (r, rs) if rs.size > 1 => s"$r x${rs.size}" }
-        if (dups.nonEmpty) problems += s"@$e duplicate rows: ${dups.mkString(", ")}"
-        val extra = got.filterNot(exp.candidates.contains).distinct
-        if (extra.nonEmpty) problems += s"@$e unexpected rows ${fmt(extra)}; expected $exp"
-        val n = got.distinct.size
-        if (n < exp.minCount || n > exp.maxCount)
-          problems += s"@$e reported $n rows ${fmt(got)}; expected $exp"
-        got.nonEmpty
-      }
-      if (problems.isEmpty) None else Some(problems.mkString("\n"))
-    }
+    /** Checks an engine's output against the semantics ([[Prepared.check]]). */
+    def check(rows: IndexedSeq[Array[Any]], engine: Seq[Row]): Option[String] = prepare(rows).check(engine)
   }
 }
 
@@ -615,7 +622,7 @@ object BruteForce {
  * still a stub (`???`), the tests that need it are cancelled rather than failed.
  */
 object EngineHarness {
-  import io.sparkcer.engine.LocalEngine
+  import io.sparkcer.engine.{LocalEngine, LocalQuery}
 
   private val probeQuery = "SELECT * FROM S WHERE A ; B ORDER BY ts"
 
@@ -631,7 +638,10 @@ object EngineHarness {
   def run(text: String, columns: IndexedSeq[String], rows: IndexedSeq[Array[Any]],
       options: EngineOptions = EngineOptions()): (IndexedSeq[String], Vector[BruteForce.Row]) = {
     val q = LocalEngine.compile(text, columns, options)
-    val out = q.run(rows.iterator.map(_.clone())).map(BruteForce.Row.of).toVector
-    (q.outputVariables, out)
+    (q.outputVariables, matches(q, rows))
   }
+
+  /** A compiled query's matches over `rows`, as rows. */
+  def matches(q: LocalQuery, rows: IndexedSeq[Array[Any]]): Vector[BruteForce.Row] =
+    q.run(rows.iterator.map(_.clone())).map(BruteForce.Row.of).toVector
 }

@@ -24,7 +24,7 @@ object Dsl {
     /** `c : o` */
     def next(o: Cel): Cel = Cel.Sequence(c, o, contiguous = true, P)
     def or(o: Cel): Cel = Cel.Or(c, o, P)
-    /** `c AND o`: conjunction (DESIGN §3a). */
+    /** `c AND o`: conjunction, both on disjoint events, in any order. */
     def and(o: Cel): Cel = Cel.And(c, o, P)
     /** `c+` */
     def plus: Cel = Cel.Iteration(c, contiguous = false, P)
@@ -278,7 +278,7 @@ object Generators {
       someUnselected: Boolean = false,
       /** NOT in filters: `NOT x[p]`, `NOT (f OR g)`. */
       filterNot: Boolean = false,
-      /** Conditions relating events (DESIGN §3a): `a.x < b.x`, aggregates, prev. */
+      /** Conditions relating events: `a.x < b.x`, aggregates, prev. */
       relations: Boolean = false,
       /** `cel AND cel`. */
       conjunction: Boolean = false,
@@ -288,7 +288,7 @@ object Generators {
       sharedVariables: Boolean = false,
       /**
        * Order comparisons between a repeating variable and other events (`(A AS a)+ ; C AS c FILTER a.x <= c.x + 1`),
-       * the shapes whose registers keep the hardest event and whose unselected takes a skip dominates (issue 22).
+       * the shapes whose registers keep the hardest event and whose unselected takes a skip dominates.
        */
       orderComparisons: Boolean = false,
       /** `A ; NONE(B FILTER B[x > 1]) ; C` between operands of `;` anywhere: NONEs that test their event alone. */
@@ -442,8 +442,8 @@ object Generators {
   }
 
   /**
-   * How many events `variable` binds in a valuation of `c`: Some(n) when always n, None when it varies (DESIGN §3a:
-   * a variable "binds several events" when the count may exceed one).
+   * How many events `variable` binds in a valuation of `c`: Some(n) when always n, None when it varies (a variable
+   * "binds several events", and a condition on it holds for every combination of them, when the count may exceed one).
    */
   def multiplicity(c: Cel, variable: String): Option[Int] = {
     def plus(a: Option[Int], b: Option[Int]) = for (x <- a; y <- b) yield x + y
@@ -477,7 +477,7 @@ object Generators {
     case Cel.Iteration(b, _, _) => scopedConditions(b)
   }
 
-  /** The constructs of DESIGN §3a a query uses (for the properties' coverage report). */
+  /** The constructs relating events a query uses (for the properties' coverage report). */
   def constructs(q: Query): Set[String] = {
     def filters(c: Cel): Seq[Filter] = c match {
       case Cel.Filtered(b, f, _) => f +: filters(b)
@@ -696,7 +696,7 @@ object Generators {
     }
 
     /**
-     * A condition relating events of `body` (DESIGN §3a): two events (`a.x < b.x`), aggregates over a variable that
+     * A condition relating events of `body`: two events (`a.x < b.x`), aggregates over a variable that
      * may bind several events (`sum(b.x) > 4`), or prev (`b.x > prev(b.x)`). The analysis rules that depend on the
      * rest of the query (a window, the strategy) are met by [[query]].
      */
@@ -810,7 +810,7 @@ object Generators {
     }
 
     /**
-     * A pattern shaped for order comparisons over a repeating variable r (issue 22): r's iteration (`(A AS r)+`,
+     * A pattern shaped for order comparisons over a repeating variable r: r's iteration (`(A AS r)+`,
      * `(A AS r):+`, or r forced by another event, `(A AS r ; B)+`) in sequence with events bound to other variables,
      * before, after or around it (so that r's first event is the match's first, or not), sometimes a second
      * repeating variable; filtered by one or two conditions that compare a side reading r alone with one reading

@@ -5,7 +5,8 @@ import scala.collection.mutable
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * Algorithm 1 of the PCEA paper on its worked examples (digest B6), verbatim: P0 and P_Q0 (the Thm 4.1 automaton
+ * Algorithm 1 of the PCEA paper (Pinto and Riveros, "Complex event recognition meets hierarchical conjunctive
+ * queries", §5) on its worked examples (Examples 3.1 and 3.3, Figure 2), verbatim: P0 and P_Q0 (the Thm 4.1 automaton
  * of Q0(x,y) ← T(x), S(x,y), R(x,y), with the erratum of Fig. 2 applied: S joins R on x and y) over S0, with and
  * without windows; the φ4 bridge over the stream of paper 001's Figure 1; and the index's memory under a window.
  */
@@ -63,7 +64,7 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
     for (w <- 0 to 3) assert(run(p0, p0Reader, s0, Some(w.toLong)).isEmpty, s"window $w")
   }
 
-  test("Algorithm 1's trace of P0 over S0 (digest B6): the index H after each event, and the node output at 5") {
+  test("Algorithm 1's trace of P0 over S0 (§5): the index H after each event, and the node output at 5") {
     val evaluation = new PceaRun(p0, p0Reader)
     val (eR, q0, q1) = (2, 0, 1) // the join transition, and its child slots for q0 (T) and q1 (S)
     def entry(slot: Int, key: Int*): Long = evaluation.indexed(eR, slot, key.toList)

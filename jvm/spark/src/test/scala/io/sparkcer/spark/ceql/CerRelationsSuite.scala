@@ -15,11 +15,11 @@ import io.sparkcer.spark.common.{CerConf, CerErrors}
 import io.sparkcer.spark.{PatternValidation, LocalSpark}
 
 /**
- * Conditions relating events (DESIGN §3a) evaluated by Spark's expressions and aggregate functions: each query's
- * matches, through the PATTERN statement, the `cer` table function and a DataFrame (as `df.cer` runs it), equal the
- * engine's own on the same rows ([[LocalEngine]], with the engine's interpreter); errors are placed in the query,
- * in the analysis and in validation alike; on a stream, the matches are the table's whatever the micro-batches and
- * across a restart.
+ * Conditions relating events (n-ary conditions, as in RMA, Alevizos et al., §3) evaluated by Spark's expressions and
+ * aggregate functions: each query's matches, through the PATTERN statement, the `cer` table function and a DataFrame
+ * (as `df.cer` runs it), equal the engine's own on the same rows ([[LocalEngine]], with the engine's interpreter);
+ * errors are placed in the query, in the analysis and in validation alike; on a stream, the matches are the table's
+ * whatever the micro-batches and across a restart.
  */
 class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
 
@@ -49,13 +49,11 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     stocks.toDF(columns: _*).repartition(2).createOrReplaceTempView("stocks")
   }
 
-  override def afterAll(): Unit = spark.stop()
-
   /** A match as a line: the key, the bounds, then the ids of each variable's events. */
   private def line(keys: Seq[Any], start: Any, end: Any, ids: Seq[Seq[Any]]): String =
     (keys ++ Seq(start, end) ++ ids.map(_.mkString("[", ",", "]"))).mkString("|")
 
-  /** The output rows of DESIGN §4 as lines: the key and bound columns, then the variables' structs or arrays. */
+  /** The output rows as lines: the key and bound columns, then the variables' structs or arrays. */
   private def lines(df: DataFrame): Seq[String] = df.collect().toSeq.map { row =>
     val (variables, scalars) = row.schema.fields.indices.partition(i => row.schema(i).dataType match {
       case _: StructType | _: ArrayType => true

@@ -27,11 +27,9 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     ).toDF("event_type", "name", "price", "ts").repartition(2).createOrReplaceTempView("stocks")
   }
 
-  override def afterAll(): Unit = spark.stop()
-
   private def sql(text: String) = spark.sql(text)
 
-  test("SELECT ... PATTERN: one row per match, DESIGN §4 schema") {
+  test("SELECT ... PATTERN: one row per match, the keys, the match's bounds, then each variable") {
     val df = sql("SELECT * FROM stocks PATTERN SELL AS a ; BUY AS b FILTER a[price > 100] " +
       "PARTITION BY name ORDER BY ts WITHIN 10 [ts]")
     assert(df.columns.toSeq == Seq("name", "match_start", "match_end", "a", "b"))

@@ -5,7 +5,6 @@ import java.sql.Timestamp
 import org.apache.spark.sql.{AnalysisException, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.streaming.MemoryStream
 import org.apache.spark.sql.streaming.StreamingQuery
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.spark.{LocalSpark, RandomTicks}
@@ -16,11 +15,9 @@ import io.sparkcer.spark.stream.EventTimeProcessor
  * whatever the cut, late rows are dropped and counted, and the errors say what to write. The pytest suite covers
  * file sources, restarts from a checkpoint and the state size.
  */
-class CerStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
+class CerStreamingSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.streamingSession()
-
-  override def afterAll(): Unit = spark.stop()
 
   private type Event = (String, String, Long, Timestamp)
 

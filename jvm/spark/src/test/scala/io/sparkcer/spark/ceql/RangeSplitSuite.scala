@@ -34,8 +34,6 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
     rows.toDF("event_type", "id", "x", "t", "ts").repartition(3).createOrReplaceTempView("events")
   }
 
-  override def afterAll(): Unit = spark.stop()
-
   private val queries = Seq(
     "SELECT * FROM events PATTERN A AS a ; B AS b ; C AS c FILTER a[x > 50] ORDER BY t, id WITHIN 6 [t]",
     "SELECT * FROM events PATTERN A AS a ; B+ AS b ; C AS c ORDER BY ts, id WITHIN 5 SECONDS",

@@ -1,17 +1,14 @@
 package io.sparkcer.spark.common
 
 import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.spark.LocalSpark
 
 /** spark-cer's confs are Spark confs: typed, documented, with their defaults, checked when set. */
-class CerConfSuite extends AnyFunSuite with BeforeAndAfterAll {
+class CerConfSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.session()
-
-  override def afterAll(): Unit = spark.stop()
 
   private val keys = Seq("spark.cer.eventTypeColumn", "spark.cer.timeColumn", "spark.cer.rangeSplit.enabled",
     "spark.cer.rangeSplit.windowsPerRange", "spark.cer.rangeSplit.partitions", "spark.cer.maxMatchesPerEvent",

@@ -7,7 +7,6 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.{AnalysisException, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.streaming.MemoryStream
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.spark.common.CerConf
@@ -18,11 +17,9 @@ import io.sparkcer.spark.{LocalSpark, RandomTicks}
  * whatever the micro-batch cuts, and across a restart from the checkpoint; MATCH_ROWTIME; late rows dropped; the
  * errors say what to write.
  */
-class MatchRecognizeStreamingSuite extends AnyFunSuite with BeforeAndAfterAll {
+class MatchRecognizeStreamingSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.streamingSession()
-
-  override def afterAll(): Unit = spark.stop()
 
   private type Tick = (String, Long, Int, Timestamp)
 

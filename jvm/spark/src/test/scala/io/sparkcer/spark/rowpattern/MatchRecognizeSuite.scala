@@ -38,8 +38,6 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       .toDF("id", "name", "price").createOrReplaceTempView("nulls")
   }
 
-  override def afterAll(): Unit = spark.stop()
-
   private def sql(text: String) = spark.sql(text)
 
   test("Trino's V-shape: ONE ROW PER MATCH, SUBSET, PREV, navigation through a variable") {

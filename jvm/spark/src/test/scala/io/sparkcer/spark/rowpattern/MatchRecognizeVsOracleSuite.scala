@@ -3,7 +3,6 @@ package io.sparkcer.spark.rowpattern
 import scala.util.Random
 
 import org.apache.spark.sql.{Row, SparkSession}
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.engine.oracle.{RandomRowPatternCase, RowPatternOracle}
@@ -19,11 +18,9 @@ import io.sparkcer.spark.LocalSpark
  * number, first and last order values and length, ALL ROWS PER MATCH WITH UNMATCHED ROWS with each row's match and
  * label; a skip the standard forbids must fail the query.
  */
-class MatchRecognizeVsOracleSuite extends AnyFunSuite with BeforeAndAfterAll {
+class MatchRecognizeVsOracleSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.session("spark.sql.shuffle.partitions" -> "2")
-
-  override def afterAll(): Unit = spark.stop()
 
   /**
    * A partition's rows in the order Spark reads them: by time, and rows at the same time (a window's times may tie)

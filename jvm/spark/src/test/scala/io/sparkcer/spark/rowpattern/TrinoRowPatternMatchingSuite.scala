@@ -3,7 +3,6 @@ package io.sparkcer.spark.rowpattern
 import java.sql.Date
 
 import org.apache.spark.sql.{Row, SparkSession}
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.spark.LocalSpark
@@ -17,11 +16,9 @@ import io.sparkcer.spark.LocalSpark
  * Trino's tests compare them, unless the query orders them. The last tests keep DEFINE and MEASURES open to Spark's
  * own expressions around the row pattern functions (CASE, COALESCE, strings, dates and timestamps, arithmetic).
  */
-class TrinoRowPatternMatchingSuite extends AnyFunSuite with BeforeAndAfterAll {
+class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.session("spark.sql.shuffle.partitions" -> "3")
-
-  override def afterAll(): Unit = spark.stop()
 
   private def rows(query: String): Seq[Row] = spark.sql(query).collect().toSeq
 

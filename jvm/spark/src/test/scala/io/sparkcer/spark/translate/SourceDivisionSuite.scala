@@ -5,7 +5,6 @@ import java.math.{BigDecimal => JavaBigDecimal}
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
 import org.apache.spark.sql.types._
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.spark.LocalSpark
@@ -16,11 +15,9 @@ import io.sparkcer.spark.LocalSpark
  * division by zero and overflow failing whatever spark.sql.ansi.enabled says; arguments refused; the functions inside
  * a MATCH_RECOGNIZE clause.
  */
-class SourceDivisionSuite extends AnyFunSuite with BeforeAndAfterAll {
+class SourceDivisionSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.session()
-
-  override def afterAll(): Unit = spark.stop()
 
   /**
    * The value of `expression` and its type: folded into a constant by the optimizer, and computed in a task on a

@@ -5,7 +5,6 @@ import java.time.Duration
 
 import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
 import org.apache.spark.sql.types._
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparkcer.spark.LocalSpark
@@ -15,11 +14,9 @@ import io.sparkcer.spark.LocalSpark
  * `-` gives an interval), a string against a date is read as a date, Snowflake refuses a TIMESTAMP, and everything
  * else is Spark's own `-`, coerced as Spark coerces it; inside a MATCH_RECOGNIZE clause too.
  */
-class SourceSubtractionSuite extends AnyFunSuite with BeforeAndAfterAll {
+class SourceSubtractionSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.session()
-
-  override def afterAll(): Unit = spark.stop()
 
   private def value(expression: String): (Any, DataType) = {
     val df = spark.sql(s"SELECT $expression AS v")
