@@ -14,8 +14,8 @@ import io.sparkcer.spark.common.{CerConf, CerErrors, ExpressionResolver, SparkPr
 /**
  * Analyzes one CEQL query over its (single, resolved) input: the engine's analysis over the input's column
  * names, the automaton, then each guard as a Catalyst boolean expression resolved by Spark's analyzer against
- * the input, each condition relating events likewise ([[ConditionAnalysis]]), and the output attributes of
- * DESIGN §4.
+ * the input, each condition relating events likewise ([[ConditionAnalysis]]), and the output attributes: the
+ * PARTITION BY columns, `match_start`, `match_end`, then one column per selected variable.
  */
 final class CerAnalysis(session: SparkSession, request: CerRequest, input: LogicalPlan) {
   private val conf = session.sessionState.conf
@@ -85,7 +85,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val tasks = CerConf.rangeSplitPartitions(conf, session.sparkContext.defaultParallelism)
     val (child, split) = RangeSplit(conf, tasks, pattern.compiled, order, relevant, input).getOrElse((relevant, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
-    // Keys derived from equalities partition the evaluation but are not output columns (DESIGN §4).
+    // Keys derived from equalities partition the evaluation but are not output columns: the query did not name them.
     val keyOutput = analyzed.partitionKeys.take(analyzed.declaredKeys).zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()
     }
@@ -99,7 +99,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
   }
 
   /**
-   * The output's columns (DESIGN §4) are the PARTITION BY columns, match_start, match_end and the selected variables:
+   * The output's columns are the PARTITION BY columns, match_start, match_end and the selected variables:
    * two of one name would be two columns that no later reference could tell apart.
    */
   private def checkOutputNames(bounds: Seq[String], variables: Seq[String]): Unit = {

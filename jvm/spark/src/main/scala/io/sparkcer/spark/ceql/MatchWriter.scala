@@ -9,7 +9,7 @@ import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String, VariantVal}
 import io.sparkcer.engine.eval.MatchOf
 
 /**
- * Writes a match as an output row (DESIGN §4): the partition key, the order column at the first and last
+ * Writes a match as an output row: the partition key, the order column at the first and last
  * event, then per variable a struct of its event's columns or an array of them.
  *
  * The output projection reads the match through views: the key and the order values where they are in the key
