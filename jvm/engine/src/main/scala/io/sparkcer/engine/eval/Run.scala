@@ -3,11 +3,17 @@ package io.sparkcer.engine.eval
 import java.io.{DataInput, DataOutput}
 
 /**
- * The evaluation state of one partition: its partial matches, updated event by event
- * ([[io.sparkcer.engine.tecs.CeaRun]]: CORE's Algorithm 1; [[io.sparkcer.engine.priority.PriorityRun]]: NEXT and
- * LAST; [[io.sparkcer.engine.rma.RegisterRun]]: with registers; [[io.sparkcer.engine.rma.RankedRegisterRun]]: NEXT
- * and LAST with registers; [[io.sparkcer.engine.chain.ChainRun]]: the lazy chain, which keeps events rather than
- * partial matches).
+ * The evaluation state of one partition: its partial matches, updated event by event. One implementation per way of
+ * evaluating ([[io.sparkcer.engine.plan.Evaluation]]):
+ *  - [[io.sparkcer.engine.tecs.CeaRun]]: CORE's Algorithm 1 on the subset automaton, or on CEL's for MAX;
+ *  - [[io.sparkcer.engine.priority.PriorityRun]]: NEXT and LAST, the NFA's runs in priority order (CEL);
+ *  - [[io.sparkcer.engine.rma.RegisterRun]]: conditions relating events, with registers (RMA);
+ *  - [[io.sparkcer.engine.rma.RankedRegisterRun]]: NEXT and LAST with registers;
+ *  - [[io.sparkcer.engine.rma.MaximalRegisterRun]]: MAX with registers;
+ *  - [[io.sparkcer.engine.chain.ChainRun]]: the lazy chain, which keeps events rather than partial matches (for an
+ *    OR of chains, one per alternative: [[io.sparkcer.engine.chain.Chains.newRun]]);
+ *  - [[io.sparkcer.engine.chain.AdaptiveChainRun]]: the race between the lazy chain and the registers;
+ *  - [[io.sparkcer.engine.pcea.PceaPartitionRun]]: equalities keyed by a PCEA.
  */
 trait Run {
   /** Live nodes of its tECS (a metric; 0 for a run that keeps none). */

@@ -8,8 +8,9 @@ import io.sparkcer.engine.eval.{EventCodec, MatchOf, Work}
 /**
  * Runs a compiled pattern over events of type E, as its callers see it (Spark's batch and streaming operators, the
  * engine's own `LocalQuery`): events in, in stream order, and matches out, each once its last event is read; and
- * the state a live stream keeps between micro-batches. [[CompiledPattern.newEvaluator]] chooses the
- * implementation, so that a new evaluator is added there and no caller changes.
+ * the state a live stream keeps between micro-batches. Its one implementation, [[PatternEvaluator]], runs on each
+ * partition the evaluation that [[Planner]] chose ([[Evaluation]]), so that a new way of evaluating is a case of
+ * [[Evaluation]] and its run, and no caller changes.
  */
 trait Evaluator[E] {
   /** Counters of what has been read so far. */

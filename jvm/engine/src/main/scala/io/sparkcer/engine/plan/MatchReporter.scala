@@ -49,8 +49,8 @@ final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventRe
   }
 
   /** Whether this row may repeat one before it: on a raced chain, where the path leading now repeats rows. */
-  private def deduplicating: Boolean = pattern.deduplicate && (partition.run match {
-    case raced: AdaptiveChainRun => pattern.deduplicates(raced.leading)
+  private def deduplicating: Boolean = pattern.deduplicate && ((pattern.evaluation, partition.run) match {
+    case (race: Evaluation.Race, raced: AdaptiveChainRun) => race.deduplicates(raced.leading)
     case _ => true
   })
 

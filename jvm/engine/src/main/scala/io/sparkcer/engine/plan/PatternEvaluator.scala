@@ -2,8 +2,8 @@ package io.sparkcer.engine.plan
 
 import java.io.{DataInput, DataOutput}
 
-import io.sparkcer.engine.automaton.{DeterministicCea, MaxCea, SubsetCea, SymbolTable}
-import io.sparkcer.engine.ceql.{Consumption, Strategy}
+import io.sparkcer.engine.automaton.{MaxCea, SubsetCea, SymbolTable}
+import io.sparkcer.engine.ceql.Consumption
 import io.sparkcer.engine.chain.{AdaptiveChainRun, ChainPath}
 import io.sparkcer.engine.eval.{EventCodec, EventReader, EventRing, MatchBound, MatchOf, Partition, Partitions, Run, SavedState,
   SlidingWindow, TooManyMatchesException, Watermark}
@@ -13,10 +13,11 @@ import io.sparkcer.engine.rma.{MaximalRegisterRun, RankedRegisterRun, RegisterMa
 import io.sparkcer.engine.tecs.{CeaRun, Enumerator, Tecs}
 
 /**
- * CORE's evaluation on tECS, for events given in stream order: each event is classified once against every guard,
- * routed to its partition, placed in the window, read by the partition's run ([[CeaRun]], CORE's Algorithm 1; or
- * [[PriorityRun]] for NEXT and LAST, [[RankedRegisterRun]] for them with conditions, [[MaximalRegisterRun]] for MAX
- * with conditions), and the matches it completes are reported; then CONSUME BY applies.
+ * The evaluation of a compiled pattern, for events given in stream order: each event is classified once against every
+ * guard, routed to its partition, placed in the window, read by the partition's run (the one its [[Evaluation]] names:
+ * [[CeaRun]], CORE's Algorithm 1; [[PriorityRun]], [[RegisterRun]], [[RankedRegisterRun]], [[MaximalRegisterRun]],
+ * the lazy chain's, their race [[AdaptiveChainRun]], or [[PceaPartitionRun]]), and the matches it completes are
+ * reported; then CONSUME BY applies.
  *
  * @param grouped the events arrive one partition after another (Spark sorts by the PARTITION BY keys): a new key
  *                means the previous partition is finished, so only one partition is ever held.
@@ -30,50 +31,44 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
   private val words = new Array[Long](pattern.nfa.symbolWords)
   private val ignoresUnguarded = pattern.ignoresUnguardedEvents
 
-  // Shared by the runs of every partition: the enumerator, and the deterministic automaton built as the stream asks.
   private val enumerator = new Enumerator(metrics.work)
-  private lazy val cea: DeterministicCea = pattern.strategy match {
-    case Strategy.Max => new MaxCea(pattern.nfa)
-    case _ => new SubsetCea(pattern.nfa)
-  }
-
-  // NEXT and LAST: the priority orders and their steps, built as the stream asks, shared likewise.
-  private lazy val orders = new PriorityOrders(pattern.nfa, lastFirst = pattern.strategy == Strategy.Last)
-
-  // Conditions relating events: the CEA runs with registers (RMA), shared by the runs of every partition.
-  private lazy val registers =
-    pattern.registers.map(new RegisterMachine[E](new SubsetCea(pattern.nfa), _, reader, bound, metrics.work))
 
   /**
-   * A run with no partial match over a partition's events: equalities a PCEA keys run on it, a chain with conditions
-   * keeps events for a lazy search or runs with registers, whichever costs less on the partition, another pattern
-   * with conditions runs with registers (ranked under NEXT and LAST, by inclusion under MAX), NEXT and LAST keep a
-   * priority order on the NFA, the others run the CEA.
+   * The runs of `evaluation`, one with no partial match over each partition's events, sharing what is built for the
+   * pattern: the enumerator, the deterministic automaton (itself built as the stream asks), the priority orders of
+   * NEXT and LAST and their steps, the CEA with registers (RMA).
    */
-  private def newRun(events: EventRing[E]): Run = pattern.strategy match {
-    case _ if pattern.pcea.isDefined => new PceaPartitionRun(pattern.pcea.get, reader, events, metrics.work)
-    case _ if pattern.chain.isDefined && pattern.registers.isDefined =>
-      val onPath: ChainPath => Run = {
-        case ChainPath.Lazy => lazyChain(events)
-        case ChainPath.Registers => withRegisters(events)
+  private def runs(evaluation: Evaluation): EventRing[E] => Run = evaluation match {
+    case Evaluation.Core(nfa) =>
+      val cea = new SubsetCea(nfa)
+      _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
+    case Evaluation.Maximal(nfa) =>
+      val cea = new MaxCea(nfa)
+      _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
+    case Evaluation.Priority(nfa, lastFirst) =>
+      val orders = new PriorityOrders(nfa, lastFirst)
+      _ => new PriorityRun(orders, nfa.stateCount, enumerator, bound.nodes, metrics.work)
+    case Evaluation.Registers(nfa, program, kind, _, _) =>
+      val machine = new RegisterMachine[E](new SubsetCea(nfa), program, reader, bound, metrics.work)
+      kind match {
+        case Evaluation.Registers.AllRuns => new RegisterRun(machine, _, enumerator, metrics.work)
+        case Evaluation.Registers.Ranked(lastFirst) =>
+          new RankedRegisterRun(machine, lastFirst, _, enumerator, metrics.work)
+        case Evaluation.Registers.Maximal => new MaximalRegisterRun(machine, _, enumerator, metrics.work)
       }
-      new AdaptiveChainRun(onPath, ChainPath.Lazy, metrics.work, metrics.chainDecisions)
-    case _ if pattern.chain.isDefined => lazyChain(events)
-    case _ if pattern.registers.isDefined && pattern.ranked =>
-      new RankedRegisterRun(registers.get, pattern.strategy == Strategy.Last, events, enumerator, metrics.work)
-    case Strategy.Max if pattern.registers.isDefined =>
-      new MaximalRegisterRun(registers.get, events, enumerator, metrics.work)
-    case _ if pattern.registers.isDefined => withRegisters(events)
-    case Strategy.Next | Strategy.Last => new PriorityRun(orders, pattern.nfa.stateCount, enumerator, bound.nodes, metrics.work)
-    case _ => new CeaRun(cea, enumerator, bound.nodes, metrics.work)
+    case Evaluation.LazyChain(_, chains, _, _) => chains.newRun(reader, _, metrics.work, bound)
+    case Evaluation.Race(lazyChain, onRegisters) =>
+      val (lazily, withRegisters) = (runs(lazyChain), runs(onRegisters))
+      events => new AdaptiveChainRun({
+        case ChainPath.Lazy => lazily(events)
+        case ChainPath.Registers => withRegisters(events)
+      }, ChainPath.Lazy, metrics.work, metrics.chainDecisions)
+    case Evaluation.Pcea(_, plan) => new PceaPartitionRun(plan, reader, _, metrics.work)
   }
 
-  private def lazyChain(events: EventRing[E]): Run = pattern.chain.get.newRun(reader, events, metrics.work, bound)
-  private def withRegisters(events: EventRing[E]): Run = new RegisterRun(registers.get, events, enumerator, metrics.work)
-
   private val window = new SlidingWindow(pattern.analyzed.window, reader.windowUnitsPerMilli)
-  private val partitions = new Partitions[E](reader, pattern.analyzed.partitionKeys.nonEmpty, grouped, newRun,
-    evictsIdle = window.onColumn && pattern.forgetsIdlePartitions)
+  private val partitions = new Partitions[E](reader, pattern.analyzed.partitionKeys.nonEmpty, grouped,
+    runs(pattern.evaluation), evictsIdle = window.onColumn && pattern.forgetsIdlePartitions)
   private val watermark = new Watermark(partitions, window, pattern.forgetsIdlePartitions)
   private val reporter = new MatchReporter(pattern, reader, bound, metrics)
 

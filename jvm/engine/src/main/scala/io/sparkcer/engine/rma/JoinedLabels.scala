@@ -15,7 +15,7 @@ import io.sparkcer.engine.automaton.{Nfa, Transition}
  * changed by another, read by another's checks, or live where another's transitions lead: so each state of a joined
  * run finds the registers it reads as its own label left them. The joined label does what each of them does, and
  * drops what all of them drop. Only where the runs could repeat a row: two of the labels both end a match or both
- * come before its end (as [[io.sparkcer.engine.plan.CompiledPattern]]'s test of rows reads them), or they are takes
+ * come before its end (as [[io.sparkcer.engine.plan.Planner]]'s test of rows reads them), or they are takes
  * or challenges of [[ExistentialTakes]].
  */
 object JoinedLabels {

@@ -85,7 +85,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val tasks = CerConf.rangeSplitPartitions(conf, session.sparkContext.defaultParallelism)
     val (child, split) = RangeSplit(conf, tasks, pattern.compiled, order, relevant, input).getOrElse((relevant, Nil))
     val events = analyzed.outputs.map(o => if (o.attributes.isEmpty) eventColumns else o.attributes.map(columns))
-    // Keys derived from equalities partition the evaluation but are not output columns: the query did not write them.
+    // Keys derived from equalities partition the evaluation but are not output columns: the query did not name them.
     val keyOutput = analyzed.partitionKeys.take(analyzed.declaredKeys).zip(keys).map { case (group, key) =>
       AttributeReference(columns(group.head).name, key.dataType, nullable = false)()
     }

@@ -11,8 +11,8 @@ import org.apache.spark.unsafe.types.UTF8String
 import io.sparkcer.engine.eval.Aggregation
 
 /**
- * A condition relating events as the CER operators carry it ([[CerOperator.conditions]]), so that
- * Catalyst sees its expressions and keeps the columns it reads.
+ * A condition relating events (an n-ary formula, the RMA paper's §3) as the CER operators carry it
+ * ([[CerOperator.conditions]]), so that Catalyst sees its expressions and keeps the columns it reads.
  *
  * @param predicate the condition: a boolean expression over `inputs`
  * @param slots     per slot of the condition, over the struct of the slot's variable: Spark's aggregate function

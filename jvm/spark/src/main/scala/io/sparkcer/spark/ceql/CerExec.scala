@@ -9,7 +9,6 @@ import org.apache.spark.sql.cer.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import io.sparkcer.engine.chain.ChainPath
 import io.sparkcer.spark.common.CerConf
 
 /**
@@ -35,22 +34,9 @@ case class CerExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of matches"),
     "numLeftOut" -> SQLMetrics.createMetric(sparkContext, "number of rows left out (NULL keys)"),
     "peakActiveStates" -> SQLMetrics.createAverageMetric(sparkContext, "peak active states per task"),
-    "peakLiveNodes" -> SQLMetrics.createAverageMetric(sparkContext, "peak tECS nodes per task"),
-    // The engine's Work: what the papers bound, per event and per match, by kind.
-    "transitions" -> SQLMetrics.createMetric(sparkContext, "run transitions"),
-    "conditionChecks" -> SQLMetrics.createMetric(sparkContext, "conditions checked"),
-    "indexProbes" -> SQLMetrics.createMetric(sparkContext, "index probes"),
-    "unionNodes" -> SQLMetrics.createMetric(sparkContext, "union nodes made"),
-    "bufferVisits" -> SQLMetrics.createMetric(sparkContext, "buffered events visited"),
-    "enumerationSteps" -> SQLMetrics.createMetric(sparkContext, "enumeration steps"),
-    "droppedMatches" -> SQLMetrics.createMetric(sparkContext, "complex events enumerated and dropped"),
-    // Where a chain may run lazily or with registers: the races each path won on the partitions (ChainCost), and what
-    // the cost model measured to choose (each path's work over the events the races spanned): its estimate.
-    "lazyChainWins" -> SQLMetrics.createMetric(sparkContext, "chain races won by the lazy chain"),
-    "registerWins" -> SQLMetrics.createMetric(sparkContext, "chain races won by registers"),
-    "raceEvents" -> SQLMetrics.createMetric(sparkContext, "chain races: events read by both paths"),
-    "lazyChainRaceWork" -> SQLMetrics.createMetric(sparkContext, "chain races: the lazy chain's work"),
-    "registerRaceWork" -> SQLMetrics.createMetric(sparkContext, "chain races: the registers' work"))
+    "peakLiveNodes" -> SQLMetrics.createAverageMetric(sparkContext, "peak tECS nodes per task")) ++
+    // The engine's work, what the papers bound, and the counters of the pattern's evaluation.
+    pattern.evaluation.metrics.map(m => m.name -> SQLMetrics.createMetric(sparkContext, m.description))
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
@@ -97,18 +83,7 @@ case class CerExec(
         numLeftOut += m.droppedNullKey + leftOut
         peakActiveStates.set(m.peakActiveStates.toDouble)
         peakLiveNodes.set(m.peakLiveNodes.toDouble)
-        longMetric("transitions") += m.work.transitions
-        longMetric("conditionChecks") += m.work.conditionChecks
-        longMetric("indexProbes") += m.work.indexProbes
-        longMetric("unionNodes") += m.work.unionNodes
-        longMetric("bufferVisits") += m.work.bufferVisits
-        longMetric("enumerationSteps") += m.work.enumerationSteps
-        longMetric("droppedMatches") += m.work.dropped
-        longMetric("lazyChainWins") += m.chainDecisions.won(ChainPath.Lazy.index)
-        longMetric("registerWins") += m.chainDecisions.won(ChainPath.Registers.index)
-        longMetric("raceEvents") += m.chainDecisions.events
-        longMetric("lazyChainRaceWork") += m.chainDecisions.work(ChainPath.Lazy.index)
-        longMetric("registerRaceWork") += m.chainDecisions.work(ChainPath.Registers.index)
+        for (counter <- pattern.evaluation.metrics) longMetric(counter.name) += counter.of(m)
       }
       opened.matches(task.inRanges(opened.evaluator, ordered))
     }

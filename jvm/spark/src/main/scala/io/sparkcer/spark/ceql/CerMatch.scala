@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expre
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, SupportsNonDeterministicExpression, UnaryNode}
 
 /**
- * The matches of a CEQL pattern over its input, one row per match ([[MatchWriter]] lays it out); its fields are [[CerOperator]]'s.
+ * The matches of a CEQL pattern over its input, one row per match; its fields are [[CerOperator]]'s.
  */
 final case class CerMatch(
     pattern: CerPattern,

@@ -24,7 +24,7 @@ trait CerOperator {
   def conditions: Seq[CerCondition]
   /** Per selected variable, the input columns of its struct. */
   def events: Seq[Seq[Attribute]]
-  /** The PARTITION BY columns, `match_start`, `match_end`, then one column per selected variable (DESIGN §4). */
+  /** The PARTITION BY columns, `match_start`, `match_end`, then one column per selected variable. */
   def output: Seq[Attribute]
   /** When the input is cut into ranges of the order column ([[RangeSplit]]): its range, context and task columns. */
   def split: Seq[Attribute]

@@ -1,7 +1,7 @@
 package io.sparkcer.spark.ceql
 
 import io.sparkcer.engine.analysis.AnalyzedQuery
-import io.sparkcer.engine.plan.CompiledPattern
+import io.sparkcer.engine.plan.{CompiledPattern, Evaluation}
 
 /**
  * An analyzed CEQL query, as the plan nodes carry it to the executors. [[CompiledPattern]] is not serializable, so
@@ -13,6 +13,9 @@ import io.sparkcer.engine.plan.CompiledPattern
  */
 final case class CerPattern(analyzed: AnalyzedQuery, source: String, equalityPcea: Boolean = true) {
   @transient lazy val compiled: CompiledPattern = CerPattern.compiled(this)
+
+  /** How the engine evaluates the pattern: what EXPLAIN says of it and the counters it reports. */
+  def evaluation: Evaluation = compiled.evaluation
 
   /** Each task reads one key after another where the engine allows it ([[CompiledPattern.readsPartitionsApart]]). */
   def grouped: Boolean = compiled.readsPartitionsApart

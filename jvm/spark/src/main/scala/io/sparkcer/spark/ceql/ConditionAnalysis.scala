@@ -13,11 +13,12 @@ import io.sparkcer.engine.ceql.{Condition, Slot, SlotFunction}
 import io.sparkcer.spark.common.{CerErrors, ExpressionResolver, SparkPredicate}
 
 /**
- * Compiles a condition relating events with Spark, as [[CerAnalysis]] compiles guards: its Spark text
- * parsed by the session's parser, its names checked, then resolved by Spark's analyzer against a stand-in relation
- * with one struct of the event's `columns` per variable (named by the variable, so `b.price` is a field of `b`) and
- * one attribute per slot, of the slot's type. A slot's argument is resolved against the struct of its variable
- * alone; an aggregate's type is that of Spark's own aggregate function over it.
+ * Compiles a condition relating events (an n-ary formula, the RMA paper's §3) with Spark, as [[CerAnalysis]]
+ * compiles guards: its Spark text parsed by the session's parser, its names checked, then resolved by Spark's
+ * analyzer against a stand-in relation with one struct of the event's `columns` per variable (named by the
+ * variable, so `b.price` is a field of `b`) and one attribute per slot, of the slot's type. A slot's argument is
+ * resolved against the struct of its variable alone; an aggregate's type is that of Spark's own aggregate function
+ * over it.
  */
 final class ConditionAnalysis(session: SparkSession, text: String, columns: Seq[Attribute], resolve: ExpressionResolver) {
   private val resolver = session.sessionState.conf.resolver
