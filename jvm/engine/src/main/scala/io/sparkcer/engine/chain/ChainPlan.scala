@@ -25,7 +25,8 @@ import io.sparkcer.engine.syntax.PatternException
  * @param iteration  the iterated atom of a sequence, if it has one
  * @param witnesses  the atoms strictly inside a sequence without iteration that no selected variable binds: a row
  *                   (the selected events, its first and its last) needs one event of each that fits, not each of
- *                   them, so the search looks for one ([[Witnesses]]) rather than reporting the row once per event
+ *                   them, so the search looks for one ([[UnselectedAtomWitnesses]]) rather than reporting the row
+ *                   once per event
  */
 final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, conditions: IndexedSeq[IndexedSeq[Int]],
     gaps: IndexedSeq[ChainGap] = IndexedSeq.empty, iteration: Option[ChainIteration] = None,

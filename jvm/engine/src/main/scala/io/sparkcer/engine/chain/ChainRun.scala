@@ -34,7 +34,8 @@ import io.sparkcer.engine.eval.MatchSink
  * subset of its buffered events between theirs that its conditions admit is then a match ([[Subsets]]).
  *
  * An atom inside the sequence that no selected variable binds ([[ChainPlan.witnesses]]) is bound after the others,
- * and only until one event fits: the row is the same whichever fits, and is reported once ([[Witnesses]]).
+ * and only until one event fits: the row is the same whichever fits, and is reported once
+ * ([[UnselectedAtomWitnesses]]).
  *
  * Per event: one append per atom and NONE it passes; at an event that ends matches, work proportional to the candidates
  * the search visits, which conditions prune, never to the events of other partitions or outside the window. Each
@@ -68,7 +69,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
   /** Per atom i, the NONEs between atoms i and i + 1 without conditions, which bound where candidates lie. */
   private val plainGapsAfter = Array.tabulate(n)(i =>
     plan.gaps.indices.filter(g => plan.gaps(g).atom == i && plan.gaps(g).conditions.isEmpty).toArray)
-  private val witnesses = if (plan.witnesses.isEmpty) null else new Witnesses(plan)
+  private val witnesses = if (plan.witnesses.isEmpty) null else new UnselectedAtomWitnesses(plan)
   private val isWitness = if (witnesses == null) new Array[Boolean](n) else witnesses.isWitness
   private val bound = new Array[Long](n)
   private val reversed = Array.range(0, n).reverse
@@ -178,7 +179,10 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       }
     }
 
-  /** Whether each group of witnesses has events that fit the atoms bound, all the others ([[Witnesses]]). */
+  /**
+   * Whether each group of witnesses has events that fit the atoms bound, all the others
+   * ([[UnselectedAtomWitnesses]]).
+   */
   private def witnessed(): Boolean = {
     var g = 0
     while (g < witnesses.groups.length) { if (!hasWitnesses(g)) return false; g += 1 }
@@ -199,7 +203,7 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
     val buffer = buffers(atom)
     val (from, until) = candidates(atom)
     if (from >= until) false
-    else if (known.found != Witnesses.NoneFound) {
+    else if (known.found != UnselectedAtomWitnesses.NoneFound) {
       if (group.forward) known.found <= buffer.position(until - 1) else known.found >= buffer.position(from)
     } else {
       val step = if (group.forward) 1 else -1
@@ -482,8 +486,8 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
    * Whether this chain has the match that binds each atom i to the event at `byAtom(i)` (of another chain whose atoms
    * bind the same variables, [[Chains]]): the events come in the atoms' order under SEQ, each is in its atom's buffer
    * (so it passed the atom's guard inside the window), every condition holds, and no NONE's event lies between its
-   * neighbours'. The witnesses' events are not compared: any that fit here will do ([[Witnesses]]), as they would
-   * for the row. Called between this chain's reads, when no search of its own is under way.
+   * neighbours'. The witnesses' events are not compared: any that fit here will do ([[UnselectedAtomWitnesses]]), as
+   * they would for the row. Called between this chain's reads, when no search of its own is under way.
    */
   def has(byAtom: Array[Long]): Boolean = {
     var previous = Long.MinValue

@@ -21,9 +21,9 @@ import io.sparkcer.engine.eval.Work
  * over the live runs.
  *
  * Shared events ([[SharedEvents]]): where two subtrees of a run may read one event, the runs carry witnesses of the
- * positions they read such events at ([[Witnesses]]), a transition makes a node only if some choice of its children's
- * runs reads distinct events, and the enumeration enters a union subtree only if some valuation in it does, and
- * chooses a node only if some valuation through it does: no valuation is enumerated to be dropped. (A node whose own
+ * positions they read such events at ([[DisjointRunWitnesses]]), a transition makes a node only if some choice of its
+ * children's runs reads distinct events, and the enumeration enters a union subtree only if some valuation in it does,
+ * and chooses a node only if some valuation through it does: no valuation is enumerated to be dropped. (A node whose own
  * runs all read an event twice, under one whose subtree has others, is a step without output; PceaComplexitySuite
  * counts the steps per output.)
  *
@@ -47,7 +47,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   private val joins = for ((t, e) <- transitions.zipWithIndex; slot <- t.children.indices) yield (e, slot)
   /** Per state, the joins of its consumers, in the order of [[Pcea.consumers]]. */
   private val consumerJoins = consumers.map(_.map { case (e, slot) => firstJoin(e) + slot })
-  private val witnesses = if (shared.isEmpty) null else new Witnesses(pcea, shared)
+  private val witnesses = if (shared.isEmpty) null else new DisjointRunWitnesses(pcea, shared)
   /**
    * Per transition, whether the one index entry its nodes go to may change them in place ([[RunNodes.union]]): its
    * target has one consumer, and is not final (a final state's new nodes are enumerated after the indices are updated).

@@ -35,8 +35,8 @@ import io.sparkcer.engine.eval.Work
  * and its earlier one out, copying one search path (expected logarithmic). The enumeration walks it as any union tree.
  *
  * **Shared events.** Where two subtrees of a run may read one event ([[SharedEvents]]), a node also holds the
- * witnesses of its product and of its union subtree ([[Witnesses]]), and a node's max-start is that of its product's
- * runs whose events are distinct.
+ * witnesses of its product and of its union subtree ([[DisjointRunWitnesses]]), and a node's max-start is that of its
+ * product's runs whose events are distinct.
  *
  * **An arena, not objects.** Nodes are rows of one flat array, addressed by an id that grows by one with each node
  * made (a reference is an id; [[RunNodes.Nil]] is none), a row holding all of a node, so that following a reference
@@ -58,7 +58,8 @@ import io.sparkcer.engine.eval.Work
  * @param witnesses the witnesses' layout, or null where no two subtrees of a run may read one event
  * @param grouped   whether some trees are treaps of latest runs ([[latest]]): then a node has a group
  */
-final class RunNodes(width: Int, witnesses: Witnesses = null, work: Work = new Work, grouped: Boolean = false) {
+final class RunNodes(width: Int, witnesses: DisjointRunWitnesses = null, work: Work = new Work,
+    grouped: Boolean = false) {
   import RunNodes._
   require(witnesses == null || !grouped, "latest runs are kept where no two subtrees of a run read one event")
 

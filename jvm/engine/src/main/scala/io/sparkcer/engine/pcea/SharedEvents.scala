@@ -9,8 +9,8 @@ package io.sparkcer.engine.pcea
  * different subtrees may both take (two atoms of one type, in two operands of AND) must go to one of them only.
  * Dropping the valuations that read it twice, after enumerating them, would make the enumeration's work grow with
  * valuations never output (a conjunction that only ever pairs runs of one event would enumerate them all, and output
- * nothing). Instead each run carries the positions at which it read such events ([[Witnesses]]), and a transition
- * joins only runs whose positions differ: disjointness becomes part of the join, as an equality is.
+ * nothing). Instead each run carries the positions at which it read such events ([[DisjointRunWitnesses]]), and a
+ * transition joins only runs whose positions differ: disjointness becomes part of the join, as an equality is.
  *
  * Per state q:
  *  - `tracked(q)`: the labels, in q's runs, whose events a run joined to them later (at a transition that consumes

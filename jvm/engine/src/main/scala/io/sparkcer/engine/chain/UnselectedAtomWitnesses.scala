@@ -26,8 +26,8 @@ package io.sparkcer.engine.chain
  * kept across events, with f - 1's event, until that event leaves the window: a scan that found nothing is resumed
  * at the events that arrived since. (Where the group names both, both are part of the key.)
  */
-private[chain] final class Witnesses(plan: ChainPlan) {
-  import Witnesses._
+private[chain] final class UnselectedAtomWitnesses(plan: ChainPlan) {
+  import UnselectedAtomWitnesses._
 
   private val n = plan.atoms.length
   val isWitness: Array[Boolean] = Array.tabulate(n)(plan.witnesses.contains)
@@ -122,7 +122,7 @@ private[chain] final class Witnesses(plan: ChainPlan) {
   }
 }
 
-private[chain] object Witnesses {
+private[chain] object UnselectedAtomWitnesses {
   /** No event of the group's first atom known to have witnesses. */
   val NoneFound: Long = Long.MinValue
   private val ClearedUpTo = 256

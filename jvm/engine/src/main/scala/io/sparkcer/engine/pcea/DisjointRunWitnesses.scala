@@ -17,7 +17,7 @@ package io.sparkcer.engine.pcea
  * A family is stored in a `long` array at an offset: its size, then its witnesses, each `width(q)` longs. A state
  * with no tracked label stores none: its runs' only witness is their max-start, which the node holds already.
  */
-final class Witnesses(pcea: Pcea, shared: SharedEvents) {
+final class DisjointRunWitnesses(pcea: Pcea, shared: SharedEvents) {
   private val states = 0 until pcea.stateCount
   private val targets = pcea.transitions.map(_.target).toArray
   /** Per state: longs per witness (its start and D positions), and the positions other runs may hold against it. */
