@@ -23,8 +23,8 @@ import io.sparkcer.engine.eval.Work
  * Shared events ([[SharedEvents]]): where two subtrees of a run may read one event, the runs carry witnesses of the
  * positions they read such events at ([[DisjointRunWitnesses]]), a transition makes a node only if some choice of its
  * children's runs reads distinct events, and the enumeration enters a union subtree only if some valuation in it does,
- * and chooses a node only if some valuation through it does: no valuation is enumerated to be dropped. (A node whose own
- * runs all read an event twice, under one whose subtree has others, is a step without output; PceaComplexitySuite
+ * and chooses a node only if some valuation through it does: no valuation is enumerated to be dropped. (A node whose
+ * own runs all read an event twice, under one whose subtree has others, is a step without output; PceaComplexitySuite
  * counts the steps per output.)
  *
  * Unselected events ([[PceaPlan.latestOnly]]): at a join whose runs under one key differ only in an event no selected
