@@ -22,7 +22,7 @@ CSV ?= $(STOCKS)
 # a [level] prefix, the $(2)th from the end (one line per export, in the order of the exports).
 exported_line = grep -v '^\[' $(1) | tail -n $(2) | sed -n 1p
 
-.PHONY: demo demo-stream notebooks test test-quick jvm-test python-test wheel engine-run bench bench-engine bench-stream clean
+.PHONY: demo demo-stream notebooks test test-quick jvm-test jvm-build jvm-suites python-test wheel engine-run bench bench-engine bench-stream clean
 
 demo: $(VENV)/.installed
 	$(PYTHON) examples/demo.py
@@ -37,7 +37,11 @@ demo-stream: $(VENV)/.installed $(if $(findstring --kafka,$(ARGS)),$(KAFKA_CLASS
 notebooks: $(VENV)/.installed
 	$(PYTHON) examples/notebooks.py $(ARGS)
 
-test: jvm-test python-test
+# The jar and the classpaths first; then the JVM suites and pytest side by side, since pytest spends much of its time
+# waiting on the JVMs it starts. The suites' output goes to target/jvm-suites.log, and its summary (or on a failure
+# its tail) is printed when they end.
+test: jvm-build
+	$(MAKE) --no-print-directory --jobs=2 jvm-suites python-test
 
 # The edit-test loop, in a few minutes: the engine's suites that changed or failed since they last passed (sbt's
 # testQuick), and the Python tests that start no processes of their own (those not marked slow).
@@ -45,15 +49,25 @@ test-quick: $(VENV)/.installed $(ENGINE_CLASSPATH)
 	$(SBT) engine/testQuick
 	$(PYTHON) -m pytest -q --numprocesses=2 --dist=loadfile -m "not slow" tests
 
-# The engine's and the Spark module's packages checked for new cycles, their tests, the benchmarks compiled, and the
-# jar, runner classpath and Kafka broker classpath the Python tests use: all in one sbt, which takes half a minute
-# to start.
-jvm-test:
+jvm-test: jvm-build
+	$(MAKE) --no-print-directory jvm-suites
+
+# In one sbt, which takes half a minute to start: both modules' packages checked for new cycles, and what the Python
+# tests use: the jar, the engine runner's classpath and the Kafka broker's.
+jvm-build:
 	mkdir -p target $(dir $(ENGINE_CLASSPATH)) $(dir $(KAFKA_CLASSPATH))
-	$(SBT) engine/packageCycles spark/packageCycles engine/test bench/compile spark/test spark/package "export engine/runtime:fullClasspath" "export kafkaBroker/runtime:fullClasspath" | tee target/jvm-test.log
-	$(call exported_line,target/jvm-test.log,2) > $(ENGINE_CLASSPATH)
-	$(call exported_line,target/jvm-test.log,1) > $(KAFKA_CLASSPATH)
+	$(SBT) engine/packageCycles spark/packageCycles spark/package "export engine/runtime:fullClasspath" "export kafkaBroker/runtime:fullClasspath" | tee target/jvm-build.log
+	$(call exported_line,target/jvm-build.log,2) > $(ENGINE_CLASSPATH)
+	$(call exported_line,target/jvm-build.log,1) > $(KAFKA_CLASSPATH)
+	touch $(SPARK_JAR)  # sbt leaves a jar it finds current as it was: older than a source touched since
 	mkdir -p $(dir $(BUNDLED_JAR)) && cp $(SPARK_JAR) $(BUNDLED_JAR)
+
+# The engine's and the Spark module's suites, and the benchmarks compiled.
+jvm-suites:
+	mkdir -p target
+	@echo "the engine's and the Spark module's suites: their output goes to target/jvm-suites.log"
+	$(SBT) engine/test bench/compile spark/test > target/jvm-suites.log 2>&1 || { tail -n 300 target/jvm-suites.log; exit 1; }
+	@grep -E "Tests: |All tests passed|Total time" target/jvm-suites.log
 
 # Two processes (pytest-xdist), each module in one of them with its fixtures: the tests wait on JVMs they start (a
 # cluster, a broker, a Connect server, kernels) as much as they compute, so two keep both cores busy.

@@ -39,9 +39,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import streaming_worker
+from streaming_worker import LANGUAGES, matches_of
 from kafka_broker import SPARK_KAFKA_PACKAGE
-
-LANGUAGES = ("ceql", "match_recognize")
 
 
 def session(app: str) -> SparkSession:
@@ -95,13 +94,6 @@ def stock_topic(spark: SparkSession, bootstrap: str, topic: str) -> DataFrame:
         .withColumn("ts", F.timestamp_millis("stock_time"))
         .withWatermark("ts", streaming_worker.DELAY)
     )
-
-
-def matches_of(events: DataFrame, language: str) -> DataFrame:
-    if language == "match_recognize":
-        return events.match_recognize(streaming_worker.MATCH_RECOGNIZE)
-    return events.cer(streaming_worker.QUERY, order_by=streaming_worker.ORDER_BY,
-                      partition_by=streaming_worker.PARTITION_BY)
 
 
 def output_topic(language: str) -> str:

@@ -1,12 +1,13 @@
 """
-A streaming CEQL query in a process of its own, for the kill/restart test of tests/test_streaming.py:
+Streaming queries in a process of their own, for the kill/restart test of tests/test_streaming.py:
 
-    python tests/streaming_worker.py --input DIR --checkpoint DIR --sink DIR [--trigger-seconds S] [--match-recognize]
-        [--master MASTER] [--kill-executor MARKER]
+    python tests/streaming_worker.py --input DIR --checkpoint DIR --sink DIR [--master MASTER]
+        [--kill-executor MARKER]
 
-It reads the stock trace as a file stream (CSV files with a header, one file per micro-batch), runs QUERY (or the
-MATCH_RECOGNIZE clause) on it and appends the matches to a parquet file sink with a checkpoint; it stops once every
-file in the input folder is processed. The test kills it with SIGKILL in the middle, starts it again with the same
+It reads the stock trace as a file stream (CSV files with a header, one file per micro-batch), runs QUERY and the
+MATCH_RECOGNIZE clause on it, side by side in one driver, and appends each one's matches to a parquet file sink with
+a checkpoint of its own (DIR/ceql and DIR/match_recognize); it stops once every file in the input folder is processed
+by both. The test kills it with SIGKILL in the middle, starts it again with the same
 checkpoint and checks that the sink holds every match exactly once. `stock_stream` and the query are imported by
 the test too, so both sides read the same stream. On a multi-process MASTER (``local-cluster[...]``), the first
 match output once the file MARKER exists kills the executor that made it (tests/cluster_worker.py), so that the
@@ -45,6 +46,7 @@ MATCH_RECOGNIZE = (
     "PATTERN (s b{2,}) WITHIN INTERVAL '1' SECOND "
     "DEFINE s AS event_type = 'SELL' AND volume >= 5000, b AS event_type = 'BUY' AND volume >= 1000"
 )
+LANGUAGES = ("ceql", "match_recognize")
 ORDER_BY = ["ts", "id"]  # event time first, then id: a total order, so ties in time are never ambiguous
 PARTITION_BY = "name"
 
@@ -80,13 +82,18 @@ def stock_batch(spark: SparkSession, directory) -> DataFrame:
     )
 
 
+def matches_of(events: DataFrame, language: str) -> DataFrame:
+    """The matches of QUERY (ceql) or of the MATCH_RECOGNIZE clause on `events`."""
+    if language == "match_recognize":
+        return events.match_recognize(MATCH_RECOGNIZE)
+    return events.cer(QUERY, order_by=ORDER_BY, partition_by=PARTITION_BY)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--input", required=True)
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--sink", required=True)
-    parser.add_argument("--trigger-seconds", type=float, default=0.0, help="0: the next batch at once")
-    parser.add_argument("--match-recognize", action="store_true", help="run MATCH_RECOGNIZE instead of QUERY")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--kill-executor", help="a file whose appearance makes the next match kill its executor")
     args = parser.parse_args(argv)
@@ -94,28 +101,26 @@ def main(argv=None) -> int:
     spark = spark_cer.session(app_name="spark-cer streaming worker", master=args.master, **CONF)
     spark.sparkContext.setLogLevel("ERROR")
     events = stock_stream(spark, args.input)
-    if args.match_recognize:
-        matches = events.match_recognize(MATCH_RECOGNIZE)
-    else:
-        matches = events.cer(QUERY, order_by=ORDER_BY, partition_by=PARTITION_BY)
-    if args.kill_executor:
-        from cluster_worker import killing_an_executor
+    queries = []
+    for language in LANGUAGES:
+        matches = matches_of(events, language)
+        if args.kill_executor:
+            from cluster_worker import killing_an_executor
 
-        matches = killing_an_executor(matches, Path(args.kill_executor))
-    writer = (
-        matches.writeStream.format("parquet")
-        .option("path", args.sink)
-        .option("checkpointLocation", args.checkpoint)
-        .outputMode("append")
-    )
-    if args.trigger_seconds > 0:
-        # Slow batches give the test a wide target to kill the process in the middle of the stream.
-        writer = writer.trigger(processingTime=f"{args.trigger_seconds} seconds")
-    query = writer.start()
-    print(f"started {query.id}", flush=True)
-    query.processAllAvailable()
-    print(f"done: {len(query.recentProgress)} batches", flush=True)
-    query.stop()
+            matches = killing_an_executor(matches, Path(args.kill_executor))
+        writer = (
+            matches.writeStream.format("parquet")
+            .option("path", str(Path(args.sink) / language))
+            .option("checkpointLocation", str(Path(args.checkpoint) / language))
+            .outputMode("append")
+        )
+        queries.append(writer.start())
+        print(f"started {language}: {queries[-1].id}", flush=True)
+    for query in queries:
+        query.processAllAvailable()
+    print("done: " + ", ".join(f"{len(q.recentProgress)} batches" for q in queries), flush=True)
+    for query in queries:
+        query.stop()
     spark.stop()
     return 0
 

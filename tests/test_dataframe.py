@@ -16,6 +16,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 
 import spark_cer
+from checkout import spark_environment
 from conftest import REPO, STOCK_ORDER, STOCKS, _event_rows, canonical
 
 PATTERN = "SELL AS s ; BUY AS b FILTER s[price > 100] AND b[volume >= 30] WITHIN 8 [ts]"
@@ -249,7 +250,8 @@ def on_connect(events_csv, tmp_path_factory) -> dict:
                                    wrong=list(WRONG), schema=STREAM_SCHEMA, source=str(source),
                                    stream_pattern=STREAM_PATTERN, checkpoint=str(work / "checkpoint"))
     # Both parts in one client, its server's start included: 600 s, as for the other workers, on a slow machine.
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                          env=spark_environment())
     assert done.returncode == 0, done.stderr[-3000:]
     printed = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     return {"errors": [p["error"] for p in printed if "error" in p],

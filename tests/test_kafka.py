@@ -86,7 +86,7 @@ def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, 
         spark.read.csv(str(events), header=True, schema=streaming_worker.SCHEMA)
         .withColumn("ts", F.timestamp_millis("stock_time"))
     )
-    expected = {language: multiset(kafka_worker.matches_of(table, language)) for language in kafka_worker.LANGUAGES}
+    expected = {language: multiset(streaming_worker.matches_of(table, language)) for language in streaming_worker.LANGUAGES}
     for language, matches in expected.items():
         assert max(matches.values()) == 1 and any('"TAIL"' in m for m in matches), language
 
@@ -147,7 +147,7 @@ def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, 
     assert "has written batches 0 to" in fresh_log.read_text(errors="replace"), fresh_log.read_text()[-4000:]
 
     topics = json.loads(read_back.read_text())
-    for language in kafka_worker.LANGUAGES:
+    for language in streaming_worker.LANGUAGES:
         files = multiset(spark.read.parquet(str(out / language / "files")))
         for sink, got in (("topic", canonical(topics[language])), ("files", files)):
             twice = [m for m, n in got.items() if n > 1]

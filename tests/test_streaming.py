@@ -268,47 +268,42 @@ def test_cut_points_do_not_matter(spark, trace, tmp_path) -> None:
 CLUSTER = "local-cluster[2,1,1024]"
 
 
-def _start_worker(input_dir: Path, checkpoint: Path, sink: Path, log: Path, trigger_seconds: float,
-                  match_recognize: bool, kill_executor: Path):
+def _start_worker(input_dir: Path, checkpoint: Path, sink: Path, log: Path, kill_executor: Path):
     env = spark_environment()
     with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, str(WORKER), "--input", str(input_dir), "--checkpoint", str(checkpoint),
-             "--sink", str(sink), "--trigger-seconds", str(trigger_seconds), "--master", CLUSTER,
-             "--kill-executor", str(kill_executor)]
-            + (["--match-recognize"] if match_recognize else []),
+             "--sink", str(sink), "--master", CLUSTER, "--kill-executor", str(kill_executor)],
             stdout=out, stderr=subprocess.STDOUT, env=env,
             start_new_session=True,  # its own process group: the JVMs die with it
         )
 
 
-@pytest.mark.parametrize("language", ["ceql", "match_recognize"])
-def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path, language: str) -> None:
-    """On the multi-process cluster, with the RocksDB state store: an executor is killed in one batch, the driver
-    in a later one; restarted from the checkpoint, the query writes every match once."""
+def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path) -> None:
+    """On the multi-process cluster, with the RocksDB state store: the CEQL query and the MATCH_RECOGNIZE clause run
+    side by side in one driver; an executor is killed in one batch, the driver in a later one; restarted from their
+    checkpoints, both queries write every match once."""
     input_dir, checkpoint, sink, log = tmp_path / "in", tmp_path / "checkpoint", tmp_path / "sink", tmp_path / "log"
     marker = tmp_path / "kill-an-executor"
     files = write_stock_files(input_dir, trace, even_sizes(len(trace), 7))
-    match_recognize = language == "match_recognize"
     batch = stock_batch(spark, input_dir)
-    if match_recognize:
-        expected = multiset(batch.match_recognize(streaming_worker.MATCH_RECOGNIZE))
-    else:
-        expected = multiset(
-            batch.cer(streaming_worker.QUERY, order_by=streaming_worker.ORDER_BY, partition_by=streaming_worker.PARTITION_BY)
-        )
-    assert expected and max(expected.values()) == 1
+    expected = {language: multiset(streaming_worker.matches_of(batch, language))
+                for language in streaming_worker.LANGUAGES}
+    for language, rows in expected.items():
+        assert rows and max(rows.values()) == 1, language
+    # The kills are timed on the CEQL query's batches; the other query runs its own, on the same executors.
+    commits_dir, offsets_dir = checkpoint / "ceql" / "commits", checkpoint / "ceql" / "offsets"
 
     # First run: once two batches are committed, the next match kills its executor (the batch reruns on the one the
     # cluster starts instead); a batch after that one, the driver is killed while the next one is running.
     started = time.time()
-    proc = _start_worker(input_dir, checkpoint, sink, log, 0, match_recognize, marker)
+    proc = _start_worker(input_dir, checkpoint, sink, log, marker)
     taken = Path(f"{marker}.taken")
     try:
         deadline, in_flight, executor_killed_at = time.time() + 300, False, None
         while time.time() < deadline:
             assert proc.poll() is None, f"the worker ended early ({proc.returncode}):\n{log.read_text()[-3000:]}"
-            commits, offsets = batch_files(checkpoint / "commits"), batch_files(checkpoint / "offsets")
+            commits, offsets = batch_files(commits_dir), batch_files(offsets_dir)
             if len(commits) >= 2 and executor_killed_at is None and not marker.exists() and not taken.exists():
                 marker.touch()
             if executor_killed_at is None and taken.exists():
@@ -324,27 +319,28 @@ def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path, languag
             raise AssertionError(f"no executor killed or no batch after in 300 s:\n{log.read_text()[-3000:]}")
     finally:
         kill_group(proc)
-    done = len(batch_files(checkpoint / "commits"))
+    done = len(batch_files(commits_dir))
     print(f"\n[kill/restart] an executor killed in batch {executor_killed_at - 1}, the driver after {done} of "
           f"{len(files)} batches (a batch in flight: {in_flight}), {time.time() - started:.0f} s after the start")
     assert 0 < done < len(files), "the kill should come in the middle of the stream"
 
-    # Second run from the same checkpoint, as fast as it goes, to the end.
-    proc = _start_worker(input_dir, checkpoint, sink, log, 0, match_recognize, marker)
+    # Second run from the same checkpoints, as fast as it goes, to the end.
+    proc = _start_worker(input_dir, checkpoint, sink, log, marker)
     wait_for_worker(proc, log, "the restarted worker")
-    assert len(batch_files(checkpoint / "commits")) >= len(files)
     print(f"[kill/restart] the restarted run ended {time.time() - started:.0f} s after the first start")
 
-    written = spark.read.parquet(str(sink))
-    # The flush rows are a stock of their own (named FLUSH), whose matches the batch has not.
-    got = multiset(written.where("name <> 'FLUSH'") if match_recognize else written)
-    duplicates = [row for row, n in got.items() if n > 1]
-    assert not duplicates, f"{len(duplicates)} matches written more than once, e.g. {duplicates[:2]}"
-    assert got == expected, (
-        f"sink vs batch: {sum(got.values())} vs {sum(expected.values())} matches; "
-        f"only in the sink: {list((got - expected).elements())[:3]}; "
-        f"only in the batch: {list((expected - got).elements())[:3]}"
-    )
+    for language in streaming_worker.LANGUAGES:
+        assert len(batch_files(checkpoint / language / "commits")) >= len(files), language
+        written = spark.read.parquet(str(sink / language))
+        # The flush rows are a stock of their own (named FLUSH), whose matches the batch has not.
+        got = multiset(written.where("name <> 'FLUSH'") if language == "match_recognize" else written)
+        duplicates = [row for row, n in got.items() if n > 1]
+        assert not duplicates, f"{language}: {len(duplicates)} matches written more than once, e.g. {duplicates[:2]}"
+        assert got == expected[language], (
+            f"{language}, sink vs batch: {sum(got.values())} vs {sum(expected[language].values())} matches; "
+            f"only in the sink: {list((got - expected[language]).elements())[:3]}; "
+            f"only in the batch: {list((expected[language] - got).elements())[:3]}"
+        )
 
 
 # ---- 3. late rows are dropped and never match ----------------------------------------------------------------
