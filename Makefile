@@ -52,11 +52,12 @@ test-quick: $(VENV)/.installed $(ENGINE_CLASSPATH)
 jvm-test: jvm-build
 	$(MAKE) --no-print-directory jvm-suites
 
-# In one sbt, which takes half a minute to start: both modules' packages checked for new cycles, and what the Python
-# tests use: the jar, the engine runner's classpath and the Kafka broker's.
+# In one sbt, which takes half a minute to start: the Scala sources' layout (.scalafmt.conf) and both modules'
+# packages checked for new cycles, and what the Python tests use: the jar, the engine runner's classpath and the
+# Kafka broker's.
 jvm-build:
 	mkdir -p target $(dir $(ENGINE_CLASSPATH)) $(dir $(KAFKA_CLASSPATH))
-	$(SBT) engine/packageCycles spark/packageCycles spark/package "export engine/runtime:fullClasspath" "export kafkaBroker/runtime:fullClasspath" | tee target/jvm-build.log
+	$(SBT) scalafmtCheckAll engine/packageCycles spark/packageCycles spark/package "export engine/runtime:fullClasspath" "export kafkaBroker/runtime:fullClasspath" | tee target/jvm-build.log
 	$(call exported_line,target/jvm-build.log,2) > $(ENGINE_CLASSPATH)
 	$(call exported_line,target/jvm-build.log,1) > $(KAFKA_CLASSPATH)
 	touch $(SPARK_JAR)  # sbt leaves a jar it finds current as it was: older than a source touched since
@@ -69,9 +70,11 @@ jvm-suites:
 	$(SBT) engine/test bench/compile spark/test > target/jvm-suites.log 2>&1 || { tail -n 300 target/jvm-suites.log; exit 1; }
 	@grep -E "Tests: |All tests passed|Total time" target/jvm-suites.log
 
-# Two processes (pytest-xdist), each module in one of them with its fixtures: the tests wait on JVMs they start (a
-# cluster, a broker, a Connect server, kernels) as much as they compute, so two keep both cores busy.
+# The Python sources' layout (ruff.toml) checked; then two processes (pytest-xdist), each module in one of them with
+# its fixtures: the tests wait on JVMs they start (a cluster, a broker, a Connect server, kernels) as much as they
+# compute.
 python-test: $(VENV)/.installed $(ENGINE_CLASSPATH) $(KAFKA_CLASSPATH)
+	$(PYTHON) -m ruff format --check --quiet .
 	$(PYTHON) -m pytest -q --numprocesses=2 --dist=loadfile tests
 
 # A wheel with the jar inside, for `pip install` on a cluster's driver or anywhere else.

@@ -52,38 +52,70 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--scale", type=int, default=4, help="trace copies for the sequence and window runs")
     parser.add_argument("--ops-scale", type=int, default=1, help="trace copies for the other-operator queries")
-    parser.add_argument("--scales", default="1,4,16,64", help="stream lengths (trace copies) for memory and scaling; "
-                                                           "x64 is about 14 M events")
+    parser.add_argument(
+        "--scales",
+        default="1,4,16,64",
+        help="stream lengths (trace copies) for memory and scaling; x64 is about 14 M events",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed runs after the warm-up (best is kept)")
-    parser.add_argument("--engine-passes", type=int, default=2, help="timed passes of the engine alone after "
-                                                                        "a warm-up pass, in one JVM (best is kept)")
+    parser.add_argument(
+        "--engine-passes",
+        type=int,
+        default=2,
+        help="timed passes of the engine alone after a warm-up pass, in one JVM (best is kept)",
+    )
     parser.add_argument("--timeout", type=float, default=120, help="seconds before a plain SQL run is cancelled")
-    parser.add_argument("--growth-timeout", type=float, default=600,
-                        help="seconds before a plain SQL key join of the growth runs is cancelled")
+    parser.add_argument(
+        "--growth-timeout",
+        type=float,
+        default=600,
+        help="seconds before a plain SQL key join of the growth runs is cancelled",
+    )
     parser.add_argument("--cer-timeout", type=float, default=900, help="the same for spark-cer and the floor")
     parser.add_argument("--engine-timeout", type=float, default=900, help="the same for the engine's runner")
     parser.add_argument("--long", type=float, default=15, help="a warm-up longer than this is the only run")
     parser.add_argument("--heavy", action="store_true", help="also Q4 and Q7 without LIMIT (87 M, 30 M matches)")
     parser.add_argument("--quick", action="store_true", help="x1, scales 1,2, one timed run, 20 s timeout")
-    parser.add_argument("--csv", help="the stock trace (default data/stocks.csv.gz, or an uncompressed copy beside the checkout)")
+    parser.add_argument(
+        "--csv", help="the stock trace (default data/stocks.csv.gz, or an uncompressed copy beside the checkout)"
+    )
     parser.add_argument("--cache", default=str(CACHE), help="where the replayed data is written once")
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--engine-heap", default="12g", help="-Xmx of the engine's runner")
-    parser.add_argument("--report-only", action="store_true",
-                        help="run nothing: rebuild spark.md and the plots from bench/results/spark.json, and "
-                             "correlated.md from the newer of spark.json and correlated.json")
-    parser.add_argument("--correlated-only", action="store_true",
-                        help="only the correlated workloads: bench/results/correlated.json and .md")
-    parser.add_argument("--equality-only", action="store_true",
-                        help="only equality correlation by PCEA, on a synthetic stream of 10 M account "
-                             "events and the stock trace: bench/results/equality.json, .md and .png")
-    parser.add_argument("--recognize-only", action="store_true",
-                        help="only MATCH_RECOGNIZE, on the stock trace and pathological patterns, with "
-                             "Flink SQL as the peer: bench/results/recognize.json and .md")
-    parser.add_argument("--no-flink", action="store_true",
-                        help="leave out the Flink SQL peer of --recognize-only (and the making of bench/.flink-venv)")
-    parser.add_argument("--flink-timeout", type=float, default=1800,
-                        help="seconds before one Flink peer process (JVM start, warm-up, timed runs, rows) is killed")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="run nothing: rebuild spark.md and the plots from bench/results/spark.json, and "
+        "correlated.md from the newer of spark.json and correlated.json",
+    )
+    parser.add_argument(
+        "--correlated-only",
+        action="store_true",
+        help="only the correlated workloads: bench/results/correlated.json and .md",
+    )
+    parser.add_argument(
+        "--equality-only",
+        action="store_true",
+        help="only equality correlation by PCEA, on a synthetic stream of 10 M account "
+        "events and the stock trace: bench/results/equality.json, .md and .png",
+    )
+    parser.add_argument(
+        "--recognize-only",
+        action="store_true",
+        help="only MATCH_RECOGNIZE, on the stock trace and pathological patterns, with "
+        "Flink SQL as the peer: bench/results/recognize.json and .md",
+    )
+    parser.add_argument(
+        "--no-flink",
+        action="store_true",
+        help="leave out the Flink SQL peer of --recognize-only (and the making of bench/.flink-venv)",
+    )
+    parser.add_argument(
+        "--flink-timeout",
+        type=float,
+        default=1800,
+        help="seconds before one Flink peer process (JVM start, warm-up, timed runs, rows) is killed",
+    )
     parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
     a = parser.parse_args(argv)
     if a.quick:
@@ -136,8 +168,10 @@ def main() -> None:
         rec = recorded(RESULTS / "spark.json")
         newer = latest_correlated(rec)
         publish(rec, newer)
-        print(f"wrote {RESULTS / 'spark.md'} and the plots from spark.json (the run of `{rec.command}`), and "
-              f"correlated.md from the run of `{newer.command}`")
+        print(
+            f"wrote {RESULTS / 'spark.md'} and the plots from spark.json (the run of `{rec.command}`), and "
+            f"correlated.md from the run of `{newer.command}`"
+        )
         if (RESULTS / "equality.json").exists():
             publish_equality(recorded(RESULTS / "equality.json"))
             print(f"wrote {RESULTS / 'equality.md'} and equality.png from equality.json")
@@ -164,9 +198,24 @@ def main() -> None:
     b.rec.load.append(("start", tuple(round(x, 2) for x in os.getloadavg())))
     print(f"spark-cer benchmark: {b.rec.command}\nsource {source}; scales {needed}; cache {a.cache}", flush=True)
     print("== data (replayed trace, written once)", flush=True)
-    subprocess.run([sys.executable, __file__, "--prepare-only", "--cache", a.cache, "--csv", str(source),
-                    "--scales", ",".join(map(str, needed)), "--scale", str(a.scale),
-                    "--ops-scale", str(a.ops_scale)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--prepare-only",
+            "--cache",
+            a.cache,
+            "--csv",
+            str(source),
+            "--scales",
+            ",".join(map(str, needed)),
+            "--scale",
+            str(a.scale),
+            "--ops-scale",
+            str(a.ops_scale),
+        ],
+        check=True,
+    )
     b.snapshot()
     for k in needed:  # events per scale, from the CSV the engine reads (Spark recounts them later)
         with open(data_paths(Path(a.cache), k)[1], "rb") as f:
@@ -205,7 +254,9 @@ def main() -> None:
     else:
         b.rec.write(RESULTS / "spark.json")  # first: a report that fails to build can be rebuilt with --report-only
         publish(b.rec)
-        print(f"\nwrote {RESULTS / 'spark.json'}, spark.md, correlated.md and the plots ({b.rec.elapsed / 60:.1f} minutes)")
+        print(
+            f"\nwrote {RESULTS / 'spark.json'}, spark.md, correlated.md and the plots ({b.rec.elapsed / 60:.1f} minutes)"
+        )
     if b.rec.failures:
         print(f"\n{len(b.rec.failures)} FAILURE(S):\n" + "\n".join(f"  - {f}" for f in b.rec.failures))
         sys.exit(1)

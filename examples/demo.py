@@ -42,7 +42,12 @@ def run(spark: SparkSession, events: int, title: str, file: str, show) -> DataFr
 def main() -> None:
     spark = spark_cer.session(
         app_name="spark-cer demo",
-        **{"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", "spark.sql.shuffle.partitions": "8", "spark.sql.session.timeZone": "UTC"},
+        **{
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.shuffle.partitions": "8",
+            "spark.sql.session.timeZone": "UTC",
+        },
     )
     spark.sparkContext.setLogLevel("ERROR")
 
@@ -57,39 +62,56 @@ def main() -> None:
         events,
         "CORE's S3: an INTC sale, then RIMM and QQQ purchases, within 10 s",
         "s3.ceql",
-        lambda m: m.select(
-            clock("match_start", millis=True).alias("start"),
-            clock("match_end", millis=True).alias("end"),
-            trade("T1").alias("T1"),
-            trade("T2").alias("T2"),
-            trade("T3").alias("T3"),
-        ).orderBy("match_end", "T1.id", "T2.id", "T3.id").show(5, truncate=False),
+        lambda m: (
+            m.select(
+                clock("match_start", millis=True).alias("start"),
+                clock("match_end", millis=True).alias("end"),
+                trade("T1").alias("T1"),
+                trade("T2").alias("T2"),
+                trade("T3").alias("T3"),
+            )
+            .orderBy("match_end", "T1.id", "T2.id", "T3.id")
+            .show(5, truncate=False)
+        ),
     )
 
     def per_stock(m: DataFrame) -> None:
         m.groupBy("name").count().orderBy(F.desc("count")).show(10)
         m.select(
-            "name", clock("match_start", millis=True).alias("start"), clock("match_end", millis=True).alias("end"), trade("T1").alias("T1"),
-            trade("T2").alias("T2"), trade("T3").alias("T3"),
+            "name",
+            clock("match_start", millis=True).alias("start"),
+            clock("match_end", millis=True).alias("end"),
+            trade("T1").alias("T1"),
+            trade("T2").alias("T2"),
+            trade("T3").alias("T3"),
         ).orderBy("match_end", "name").show(5, truncate=False)
 
-    run(spark, events, "S3's shape within each stock (PARTITION BY name), large volumes, within 1 s",
-        "s3_by_name.ceql", per_stock)
+    run(
+        spark,
+        events,
+        "S3's shape within each stock (PARTITION BY name), large volumes, within 1 s",
+        "s3_by_name.ceql",
+        per_stock,
+    )
 
     run(
         spark,
         events,
         "A burst of large purchases between two sales of a stock (Kleene +, LAST)",
         "rising_last.ceql",
-        lambda m: m.select(
-            "name",
-            clock("match_start", millis=True).alias("start"),
-            clock("match_end", millis=True).alias("end"),
-            trade("s").alias("sale"),
-            F.size("burst").alias("buys"),
-            F.expr("transform(burst, b -> b.volume)").alias("burst volumes"),
-            trade("e").alias("next sale"),
-        ).orderBy("match_end", "name").show(5, truncate=False),
+        lambda m: (
+            m.select(
+                "name",
+                clock("match_start", millis=True).alias("start"),
+                clock("match_end", millis=True).alias("end"),
+                trade("s").alias("sale"),
+                F.size("burst").alias("buys"),
+                F.expr("transform(burst, b -> b.volume)").alias("burst volumes"),
+                trade("e").alias("next sale"),
+            )
+            .orderBy("match_end", "name")
+            .show(5, truncate=False)
+        ),
     )
 
     print("\n== The DataFrame API: a sale then a purchase of 10,000 shares or more of one stock within 0.5 s")
@@ -104,7 +126,10 @@ def main() -> None:
     seconds = time.perf_counter() - started
     print(f"-> {count:,} matches in {seconds:.2f} s ({events / seconds:,.0f} events/s)")
     big.select(
-        "name", clock("match_start", millis=True).alias("start"), clock("match_end", millis=True).alias("end"), trade("s").alias("sale"),
+        "name",
+        clock("match_start", millis=True).alias("start"),
+        clock("match_end", millis=True).alias("end"),
+        trade("s").alias("sale"),
         trade("b").alias("purchase"),
     ).orderBy("match_end", "name").show(5, truncate=False)
 

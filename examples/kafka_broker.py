@@ -106,18 +106,27 @@ class KafkaBroker:
         settings.write_text(_SETTINGS.format(port=port, controller_port=controller_port, data=directory / "data"))
         logging.write_text(_LOGGING.format(log=directory / "broker.log"))
         command = [
-            java, "-Xms128m", "-Xmx512m", f"-Dlog4j.configuration=file:{logging}",
-            "-cp", BROKER_CLASSPATH.read_text().strip(),
+            java,
+            "-Xms128m",
+            "-Xmx512m",
+            f"-Dlog4j.configuration=file:{logging}",
+            "-cp",
+            BROKER_CLASSPATH.read_text().strip(),
         ]
         output = open(directory / "broker.out", "wb")
         try:
             # KRaft needs its storage formatted with a cluster id before the first start, as kafka-storage.sh does.
             subprocess.run(
                 command + ["kafka.tools.StorageTool", "format", "-t", _cluster_id(), "-c", str(settings)],
-                stdout=output, stderr=subprocess.STDOUT, check=True, timeout=timeout,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                check=True,
+                timeout=timeout,
             )
             process = subprocess.Popen(
-                command + ["kafka.Kafka", str(settings)], stdout=output, stderr=subprocess.STDOUT,
+                command + ["kafka.Kafka", str(settings)],
+                stdout=output,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own group, so that a test killing a driver's group leaves it running
             )
         except BaseException:

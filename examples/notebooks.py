@@ -71,6 +71,7 @@ def shown(notebook: nbformat.NotebookNode) -> List[List[Dict[str, Any]]]:
     run to run by nature taken out (an object's address, a temporary path, a time taken); images only as being
     there (their bytes depend on fonts); Spark's and Python's warnings on standard error not at all.
     """
+
     def steady(text: str) -> str:
         text = re.sub(r" at 0x[0-9a-f]+", " at 0x…", text)
         text = re.sub(r"/tmp/[\w./-]+", "/tmp/…", text)
@@ -106,8 +107,9 @@ def differences(committed: nbformat.NotebookNode, fresh: nbformat.NotebookNode) 
     for k, (was, now) in enumerate(zip(old, new)):
         if was != now:
             source = code[k].source.strip().splitlines()[0] if code[k].source.strip() else ""
-            problems.append(f"cell {k + 1} ({source[:60]!r}): committed {str(was)[:300]}\n"
-                            f"    a fresh run {str(now)[:300]}")
+            problems.append(
+                f"cell {k + 1} ({source[:60]!r}): committed {str(was)[:300]}\n    a fresh run {str(now)[:300]}"
+            )
     return problems
 
 

@@ -16,8 +16,9 @@ import datetime as dt
 import random
 from typing import List, Tuple
 
-SCHEMA = ("event_type string, id long, ts timestamp, acct int, peer int, amount double, device string, "
-          "known_device boolean")
+SCHEMA = (
+    "event_type string, id long, ts timestamp, acct int, peer int, amount double, device string, known_device boolean"
+)
 ACCOUNTS = 2_000
 DAY = dt.datetime(2024, 3, 1)
 Event = Tuple[str, int, dt.datetime, int, int, float, str, bool]
@@ -29,8 +30,9 @@ def events(seed: int = 7, ordinary: int = 60_000, chains: int = 25, takeovers: i
     home = {a: f"d{a}" for a in range(ACCOUNTS)}
     drafts: List[Tuple[float, str, int, int, float, str, bool]] = []  # (second of the day, type, acct, peer, ...)
 
-    def add(second: float, kind: str, acct: int, peer: int = -1, amount: float = 0.0, device: str = "",
-            known: bool = True) -> None:
+    def add(
+        second: float, kind: str, acct: int, peer: int = -1, amount: float = 0.0, device: str = "", known: bool = True
+    ) -> None:
         drafts.append((second, kind, acct, peer, round(amount, 2), device or home[acct], known))
 
     for _ in range(ordinary):
@@ -53,5 +55,7 @@ def events(seed: int = 7, ordinary: int = 60_000, chains: int = 25, takeovers: i
             second += rng.uniform(20, 90)
             add(second, "TRANSFER", acct, rng.randrange(ACCOUNTS), rng.uniform(500, 3_000), device, known=False)
     drafts.sort()
-    return [(kind, i, DAY + dt.timedelta(seconds=round(second, 3)), acct, peer, amount, device, known)
-            for i, (second, kind, acct, peer, amount, device, known) in enumerate(drafts)]
+    return [
+        (kind, i, DAY + dt.timedelta(seconds=round(second, 3)), acct, peer, amount, device, known)
+        for i, (second, kind, acct, peer, amount, device, known) in enumerate(drafts)
+    ]

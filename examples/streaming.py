@@ -86,7 +86,8 @@ def readable(matches: DataFrame) -> DataFrame:
 
 def to_console(matches: DataFrame, checkpoint: Path) -> StreamingQuery:
     return (
-        readable(matches).writeStream.format("console")
+        readable(matches)
+        .writeStream.format("console")
         .option("truncate", False)
         .option("numRows", 10)
         .option("checkpointLocation", str(checkpoint))
@@ -161,9 +162,14 @@ def from_kafka(spark: SparkSession, args: argparse.Namespace, tmp: Path, servers
 
     def produce(path: Path) -> None:
         (
-            spark.read.schema(SCHEMA).option("header", True).csv(str(path))
+            spark.read.schema(SCHEMA)
+            .option("header", True)
+            .csv(str(path))
             .select(F.col("name").alias("key"), F.to_json(F.struct("*")).alias("value"))
-            .write.format("kafka").options(**kafka).option("topic", "trades").save()
+            .write.format("kafka")
+            .options(**kafka)
+            .option("topic", "trades")
+            .save()
         )
 
     produce(files[0])  # the topic exists before the stream subscribes to it
@@ -181,7 +187,8 @@ def from_kafka(spark: SparkSession, args: argparse.Namespace, tmp: Path, servers
 
     event = F.from_json(F.col("value").cast("string"), SCHEMA).alias("t")
     trades = (
-        spark.readStream.format("kafka").options(**kafka)
+        spark.readStream.format("kafka")
+        .options(**kafka)
         .option("subscribe", "trades")
         .option("startingOffsets", "earliest")
         .load()
@@ -195,7 +202,8 @@ def from_kafka(spark: SparkSession, args: argparse.Namespace, tmp: Path, servers
     def start() -> List[StreamingQuery]:
         to_topic = (
             matches.select(F.col("name").alias("key"), F.to_json(F.struct("*")).alias("value"))
-            .writeStream.format("kafka-exactly-once").options(**kafka)
+            .writeStream.format("kafka-exactly-once")
+            .options(**kafka)
             .option("topic", "matches")
             .option("kafka.transactional.id", "spark-cer-streaming-demo")  # names this query to Kafka, across restarts
             .option("checkpointLocation", str(tmp / "checkpoint-kafka"))
@@ -215,7 +223,8 @@ def from_kafka(spark: SparkSession, args: argparse.Namespace, tmp: Path, servers
     summary(queries[0])
 
     values = (
-        spark.read.format("kafka").options(**kafka)
+        spark.read.format("kafka")
+        .options(**kafka)
         .option("subscribe", "matches")
         .option("kafka.isolation.level", "read_committed")  # what a consumer of committed data sees
         .load()
@@ -252,8 +261,10 @@ def main() -> None:
         print("Starting a Kafka broker (KRaft, one node) ...")
         with KafkaBroker.start() as broker:
             print(f"Kafka at {broker.bootstrap_servers}; Spark's connector: {SPARK_KAFKA_PACKAGE}")
-            spark = spark_cer.session(app_name="spark-cer streaming demo (Kafka)",
-                                      **dict(conf, **{"spark.jars.packages": SPARK_KAFKA_PACKAGE}))
+            spark = spark_cer.session(
+                app_name="spark-cer streaming demo (Kafka)",
+                **dict(conf, **{"spark.jars.packages": SPARK_KAFKA_PACKAGE}),
+            )
             spark.sparkContext.setLogLevel("ERROR")
             from_kafka(spark, args, Path(tmp), broker.bootstrap_servers)
             spark.stop()

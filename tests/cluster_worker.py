@@ -34,45 +34,69 @@ ORDER = "ORDER BY ts, id"
 # name -> (the query over the views `events` and `stocks`, what EXPLAIN says of the evaluator it runs on)
 STATEMENTS: Dict[str, tuple] = {
     # one-event filters only: CORE's tECS, partitioned
-    "tecs": ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s[volume > 50] AND b[volume < 40] "
-             f"PARTITION BY sym {ORDER} WITHIN 6 [ts]", "CerMatch PARTITION BY"),
+    "tecs": (
+        "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s[volume > 50] AND b[volume < 40] "
+        f"PARTITION BY sym {ORDER} WITHIN 6 [ts]",
+        "CerMatch PARTITION BY",
+    ),
     # a condition relating two events: the lazy chain over the buffered SELLs, partitioned by the equality
-    "lazy-chain": ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.sym = s.sym AND b.price > s.price "
-                   f"{ORDER} WITHIN 6 [ts]", "lazy chain"),
+    "lazy-chain": (
+        "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.sym = s.sym AND b.price > s.price "
+        f"{ORDER} WITHIN 6 [ts]",
+        "lazy chain",
+    ),
     # prev and an aggregate under an iteration: registers after the RMA paper
-    "registers": ("SELECT * FROM events PATTERN (BUY AS b)+ FILTER b.price > prev(b.price) AND count(b) >= 3 "
-                  f"PARTITION BY sym {ORDER} WITHIN 8 [ts]", "registers (RMA)"),
+    "registers": (
+        "SELECT * FROM events PATTERN (BUY AS b)+ FILTER b.price > prev(b.price) AND count(b) >= 3 "
+        f"PARTITION BY sym {ORDER} WITHIN 8 [ts]",
+        "registers (RMA)",
+    ),
     # equalities between neighbouring events on two attributes: a PCEA
-    "pcea": ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b ; BUY AS c FILTER s.sym = b.sym "
-             f"AND b.volume = c.volume {ORDER} WITHIN 40 [ts]", "equality correlation by PCEA"),
+    "pcea": (
+        "SELECT * FROM events PATTERN SELL AS s ; BUY AS b ; BUY AS c FILTER s.sym = b.sym "
+        f"AND b.volume = c.volume {ORDER} WITHIN 40 [ts]",
+        "equality correlation by PCEA",
+    ),
     # no PARTITION BY, a window on the order column: the stream cut in ranges, one task per core
-    "range-split": (f"SELECT * FROM events PATTERN SELL AS s ; BUY AS b ; BUY AS c {ORDER} WITHIN 5 [ts]",
-                    "in ranges of"),
+    "range-split": (
+        f"SELECT * FROM events PATTERN SELL AS s ; BUY AS b ; BUY AS c {ORDER} WITHIN 5 [ts]",
+        "in ranges of",
+    ),
     # the cer table function
-    "table-function": ("SELECT * FROM cer(TABLE(events) PARTITION BY (sym) ORDER BY (ts, id), "
-                       "'SELECT * WHERE SELL AS s ; BUY AS b FILTER b.price > s.price WITHIN 6 [ts]')",
-                       "CerMatch PARTITION BY"),
+    "table-function": (
+        "SELECT * FROM cer(TABLE(events) PARTITION BY (sym) ORDER BY (ts, id), "
+        "'SELECT * WHERE SELL AS s ; BUY AS b FILTER b.price > s.price WITHIN 6 [ts]')",
+        "CerMatch PARTITION BY",
+    ),
     # MATCH_RECOGNIZE on the stock trace: V-shapes per stock
-    "match-recognize": ("SELECT * FROM stocks MATCH_RECOGNIZE (PARTITION BY name ORDER BY stock_time, id DESC "
-                        "MEASURES FIRST(B.stock_time) AS down_start, LAST(C.stock_time) AS up_end, "
-                        "count(B.*) AS downs, MATCH_NUMBER() AS n PATTERN (B+ C+) "
-                        "DEFINE B AS price < PREV(price), C AS price > PREV(price))", "MatchRecognize"),
+    "match-recognize": (
+        "SELECT * FROM stocks MATCH_RECOGNIZE (PARTITION BY name ORDER BY stock_time, id DESC "
+        "MEASURES FIRST(B.stock_time) AS down_start, LAST(C.stock_time) AS up_end, "
+        "count(B.*) AS downs, MATCH_NUMBER() AS n PATTERN (B+ C+) "
+        "DEFINE B AS price < PREV(price), C AS price > PREV(price))",
+        "MatchRecognize",
+    ),
     # ALL ROWS PER MATCH with running measures, a condition reading its match, no partition (one task)
-    "match-recognize-all-rows": ("SELECT * FROM events MATCH_RECOGNIZE (ORDER BY ts, id MEASURES "
-                                 "CLASSIFIER() AS label, RUNNING sum(B.volume) AS so_far, FINAL count(*) AS n "
-                                 "ALL ROWS PER MATCH PATTERN (A B{2,}) "
-                                 "DEFINE A AS event_type = 'SELL', B AS event_type = 'BUY' AND volume >= A.volume / 2)",
-                                 "ALL ROWS PER MATCH"),
+    "match-recognize-all-rows": (
+        "SELECT * FROM events MATCH_RECOGNIZE (ORDER BY ts, id MEASURES "
+        "CLASSIFIER() AS label, RUNNING sum(B.volume) AS so_far, FINAL count(*) AS n "
+        "ALL ROWS PER MATCH PATTERN (A B{2,}) "
+        "DEFINE A AS event_type = 'SELL', B AS event_type = 'BUY' AND volume >= A.volume / 2)",
+        "ALL ROWS PER MATCH",
+    ),
 }
 
 # name -> the same surfaces through the DataFrame API
 FRAMES: Dict[str, Callable[[SparkSession], DataFrame]] = {
     "df.cer": lambda spark: spark.table("events").cer(
         "SELECT * WHERE SELL AS s ; BUY AS b FILTER b.volume > s.volume WITHIN 4 [ts]",
-        order_by=["ts", "id"], partition_by="sym"),
+        order_by=["ts", "id"],
+        partition_by="sym",
+    ),
     "df.match_recognize": lambda spark: spark.table("stocks").match_recognize(
         "PARTITION BY name ORDER BY stock_time, id DESC MEASURES A.stock_time AS start_time, count(B.*) AS ups "
-        "PATTERN (A B+) DEFINE B AS price > PREV(price)"),
+        "PATTERN (A B+) DEFINE B AS price > PREV(price)"
+    ),
 }
 
 

@@ -34,8 +34,10 @@ STOCK_ORDER = "ORDER BY stock_time, id DESC"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "slow: starts processes of its own (a cluster, a broker, a Connect server, kernels, workers); "
-        "`make test-quick` leaves it out")
+        "markers",
+        "slow: starts processes of its own (a cluster, a broker, a Connect server, kernels, workers); "
+        "`make test-quick` leaves it out",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -97,9 +99,21 @@ class Runner:
         key = (query, str(csv), extra)
         if key not in self._done:
             done = subprocess.run(
-                ["java", "-cp", self.classpath, "io.sparkcer.engine.runner.Main",
-                 "--query", str(self._query_file(query)), "--csv", str(csv), *extra],
-                capture_output=True, text=True, encoding="utf-8", timeout=300,
+                [
+                    "java",
+                    "-cp",
+                    self.classpath,
+                    "io.sparkcer.engine.runner.Main",
+                    "--query",
+                    str(self._query_file(query)),
+                    "--csv",
+                    str(csv),
+                    *extra,
+                ],
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                timeout=300,
             )
             assert done.returncode == 0, f"runner failed ({done.returncode}): {done.stderr}"
             self._done[key] = done
@@ -168,9 +182,7 @@ def events(spark, events_csv):
 
 def canonical(rows) -> Counter:
     """Spark rows or the runner's JSON objects as a multiset of canonical JSON strings."""
-    return Counter(
-        json.dumps(r if isinstance(r, dict) else r.asDict(recursive=True), sort_keys=True) for r in rows
-    )
+    return Counter(json.dumps(r if isinstance(r, dict) else r.asDict(recursive=True), sort_keys=True) for r in rows)
 
 
 def multiset(df: DataFrame) -> Counter:

@@ -22,15 +22,21 @@ from checkout import spark_cer  # installed, or from this checkout
 from pyspark.sql import SparkSession
 
 EVENT_SCHEMA = "event_type string, id long, sym string, price double, volume long, ts long"
-CEQL = "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price PARTITION BY sym ORDER BY ts, id " \
-       "WITHIN 6 [ts]"
+CEQL = (
+    "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price PARTITION BY sym ORDER BY ts, id "
+    "WITHIN 6 [ts]"
+)
 PATTERN = "SELL AS s ; BUY AS b FILTER b.volume > s.volume WITHIN 4 [ts]"
-CLAUSE = "PARTITION BY sym ORDER BY ts, id MEASURES FIRST(A.id) AS a, count(B.*) AS n PATTERN (A B+) " \
-         "DEFINE B AS price < PREV(price)"
+CLAUSE = (
+    "PARTITION BY sym ORDER BY ts, id MEASURES FIRST(A.id) AS a, count(B.*) AS n PATTERN (A B+) "
+    "DEFINE B AS price < PREV(price)"
+)
 MATCH_RECOGNIZE = f"SELECT * FROM events MATCH_RECOGNIZE ({CLAUSE})"
 # Equalities between neighbouring events: a PCEA, unless the session turns it off.
-EQUALITY_CHAIN = "SELECT * FROM events PATTERN SELL AS s ; BUY AS b ; BUY AS c FILTER s.sym = b.sym " \
-                 "AND b.volume = c.volume ORDER BY ts, id WITHIN 40 [ts]"
+EQUALITY_CHAIN = (
+    "SELECT * FROM events PATTERN SELL AS s ; BUY AS b ; BUY AS c FILTER s.sym = b.sym "
+    "AND b.volume = c.volume ORDER BY ts, id WITHIN 40 [ts]"
+)
 WRONG = "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s[prize > 100] ORDER BY ts"
 # What each session keeps of the CSV.
 VIEWS = {"all": "true", "one symbol": "sym = 'A'"}

@@ -34,7 +34,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     builder = (
-        SparkSession.builder.appName("spark-cer delta worker").master("local[2]")
+        SparkSession.builder.appName("spark-cer delta worker")
+        .master("local[2]")
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
         .config("spark.sql.shuffle.partitions", "4")

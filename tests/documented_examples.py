@@ -113,7 +113,10 @@ id | match | val | label
 
 DOCUMENTED: List[Example] = [
     # one summary row per V (reference page), LAG in DEFINE, SKIP TO LAST
-    Example("snowflake-v-shape-summary", "snowflake", """\
+    Example(
+        "snowflake-v-shape-summary",
+        "snowflake",
+        """\
 SELECT * FROM stock_price_history
   MATCH_RECOGNIZE(
     PARTITION BY company
@@ -132,7 +135,8 @@ SELECT * FROM stock_price_history
       row_with_price_decrease AS price < LAG(price),
       row_with_price_increase AS price > LAG(price)
   )
-ORDER BY company, match_number""", """\
+ORDER BY company, match_number""",
+        """\
 +---------+--------------+------------+------------+------------------+---------------+---------------+
 | COMPANY | MATCH_NUMBER | START_DATE | END_DATE   | ROWS_IN_SEQUENCE | NUM_DECREASES | NUM_INCREASES |
 |---------+--------------+------------+------------+------------------+---------------+---------------|
@@ -141,9 +145,13 @@ ORDER BY company, match_number""", """\
 | XYZ     |            1 | 2020-10-01 | 2020-10-05 |                5 |             1 |             3 |
 | XYZ     |            2 | 2020-10-05 | 2020-10-08 |                4 |             2 |             1 |
 | XYZ     |            3 | 2020-10-08 | 2020-10-10 |                3 |             1 |             1 |
-+---------+--------------+------------+------------+------------------+---------------+---------------+"""),
++---------+--------------+------------+------------+------------------+---------------+---------------+""",
+    ),
     # ALL ROWS PER MATCH, LAG arithmetic
-    Example("snowflake-all-rows", "snowflake", """\
+    Example(
+        "snowflake-all-rows",
+        "snowflake",
+        """\
 SELECT company, price_date, price
     FROM stock_price_history
        MATCH_RECOGNIZE (
@@ -156,16 +164,21 @@ SELECT company, price_date, price
                DECREASED_10_PERCENT AS LAG(price) * 0.90 >= price,
                INCREASED_05_PERCENT AS LAG(price) * 1.05 <= price
            )
-    ORDER BY company, price_date""", """\
+    ORDER BY company, price_date""",
+        """\
 +---------+------------+-------+
 | COMPANY | PRICE_DATE | PRICE |
 |---------+------------+-------|
 | ABCD    | 2020-10-04 |    42 |
 | ABCD    | 2020-10-05 |    30 |
 | ABCD    | 2020-10-06 |    47 |
-+---------+------------+-------+"""),
++---------+------------+-------+""",
+    ),
     # ^, quoted measure names, MATCH_SEQUENCE_NUMBER
-    Example("snowflake-partition-start", "snowflake", """\
+    Example(
+        "snowflake-partition-start",
+        "snowflake",
+        """\
 SELECT *
     FROM stock_price_history
        MATCH_RECOGNIZE (
@@ -180,14 +193,19 @@ SELECT *
                GT60 AS price > 60.00
            )
     ORDER BY "Match #", "Match Sequence #"
-""", """\
+""",
+        """\
 +---------+------------+-------+---------+------------------+
 | COMPANY | PRICE_DATE | PRICE | Match # | Match Sequence # |
 |---------+------------+-------+---------+------------------|
 | XYZ     | 2020-10-01 |    89 |       1 |                1 |
-+---------+------------+-------+---------+------------------+"""),
++---------+------------+-------+---------+------------------+""",
+    ),
     # $
-    Example("snowflake-partition-end", "snowflake", """\
+    Example(
+        "snowflake-partition-end",
+        "snowflake",
+        """\
 SELECT *
     FROM stock_price_history
        MATCH_RECOGNIZE (
@@ -202,14 +220,19 @@ SELECT *
                GT50 AS price > 50.00
            )
     ORDER BY "Match #", "Match Sequence #"
-""", """\
+""",
+        """\
 +---------+------------+-------+---------+------------------+
 | COMPANY | PRICE_DATE | PRICE | Match # | Match Sequence # |
 |---------+------------+-------+---------+------------------|
 | ABCD    | 2020-10-10 |    63 |       1 |                1 |
-+---------+------------+-------+---------+------------------+"""),
++---------+------------+-------+---------+------------------+""",
+    ),
     # ALL ROWS PER MATCH: COUNT(*) running
-    Example("snowflake-all-rows-running-count", "snowflake", """\
+    Example(
+        "snowflake-all-rows-running-count",
+        "snowflake",
+        """\
 SELECT *
     FROM stock_price_history
        MATCH_RECOGNIZE (
@@ -227,7 +250,8 @@ SELECT *
            )
     WHERE company = 'ABCD'
     ORDER BY "Match #", "Match Sequence #"
-""", """\
+""",
+        """\
 +---------+------------+-------+---------+------------------+-------------------+
 | COMPANY | PRICE_DATE | PRICE | Match # | Match Sequence # | Num Rows In Match |
 |---------+------------+-------+---------+------------------+-------------------|
@@ -237,9 +261,13 @@ SELECT *
 | ABCD    | 2020-10-05 |    30 |       2 |                1 |                 1 |
 | ABCD    | 2020-10-06 |    47 |       2 |                2 |                 2 |
 | ABCD    | 2020-10-07 |    71 |       2 |                3 |                 3 |
-+---------+------------+-------+---------+------------------+-------------------+"""),
++---------+------------+-------+---------+------------------+-------------------+""",
+    ),
     # ONE ROW PER MATCH: COUNT(*) of the match
-    Example("snowflake-one-row-count", "snowflake", """\
+    Example(
+        "snowflake-one-row-count",
+        "snowflake",
+        """\
 -- As you can see, the MATCH_SEQUENCE_NUMBER isn't useful when using
 -- "ONE ROW PER MATCH". But the COUNT(*), which wasn't very useful in
 -- "ALL ROWS PER MATCH", is useful here.
@@ -260,15 +288,20 @@ SELECT *
            )
     WHERE company = 'ABCD'
     ORDER BY "Match #", "Match Sequence #"
-""", """\
+""",
+        """\
 +---------+---------+------------------+-------------------+
 | COMPANY | Match # | Match Sequence # | Num Rows In Match |
 |---------+---------+------------------+-------------------|
 | ABCD    |       1 |                3 |                 3 |
 | ABCD    |       2 |                3 |                 3 |
-+---------+---------+------------------+-------------------+"""),
++---------+---------+------------------+-------------------+""",
+    ),
     # {- -} leaves rows out
-    Example("snowflake-exclusion", "snowflake", """\
+    Example(
+        "snowflake-exclusion",
+        "snowflake",
+        """\
 SELECT company, price_date, price
     FROM stock_price_history
        MATCH_RECOGNIZE (
@@ -281,15 +314,20 @@ SELECT company, price_date, price
                DECREASED_10_PERCENT AS LAG(price) * 0.90 >= price,
                INCREASED_05_PERCENT AS LAG(price) * 1.05 <= price
            )
-    ORDER BY price_date""", """\
+    ORDER BY price_date""",
+        """\
 +---------+------------+-------+
 | COMPANY | PRICE_DATE | PRICE |
 |---------+------------+-------|
 | ABCD    | 2020-10-04 |    42 |
 | ABCD    | 2020-10-06 |    47 |
-+---------+------------+-------+"""),
++---------+------------+-------+""",
+    ),
     # UP UP* DOWN DOWN*, a WHERE around the clause
-    Example("snowflake-up-then-down", "snowflake", """\
+    Example(
+        "snowflake-up-then-down",
+        "snowflake",
+        """\
 SELECT company, price_date, price
     FROM stock_price_history
        MATCH_RECOGNIZE (
@@ -303,7 +341,8 @@ SELECT company, price_date, price
                DOWN AS price < LAG(price)
            )
     WHERE company = 'XYZ'
-    ORDER BY price_date""", """\
+    ORDER BY price_date""",
+        """\
 +---------+------------+-------+
 | COMPANY | PRICE_DATE | PRICE |
 |---------+------------+-------|
@@ -313,9 +352,13 @@ SELECT company, price_date, price
 | XYZ     | 2020-10-05 |    65 |
 | XYZ     | 2020-10-06 |    56 |
 | XYZ     | 2020-10-07 |    50 |
-+---------+------------+-------+"""),
++---------+------------+-------+""",
+    ),
     # CLASSIFIER without parentheses
-    Example("snowflake-classifier", "snowflake", """\
+    Example(
+        "snowflake-classifier",
+        "snowflake",
+        """\
 SELECT company, price_date, price,
        "Match #", "Match Sequence #", "Symbol Matched"
     FROM stock_price_history
@@ -334,16 +377,21 @@ SELECT company, price_date, price,
                INCREASED_05_PERCENT AS LAG(price) * 1.05 <= price
            )
     ORDER BY company, "Match #", "Match Sequence #"
-""", """\
+""",
+        """\
 +---------+------------+-------+---------+------------------+----------------------+
 | COMPANY | PRICE_DATE | PRICE | Match # | Match Sequence # | Symbol Matched       |
 |---------+------------+-------+---------+------------------+----------------------|
 | ABCD    | 2020-10-04 |    42 |       1 |                1 | LESS_THAN_45         |
 | ABCD    | 2020-10-05 |    30 |       1 |                2 | DECREASED_10_PERCENT |
 | ABCD    | 2020-10-06 |    47 |       1 |                3 | INCREASED_05_PERCENT |
-+---------+------------+-------+---------+------------------+----------------------+"""),
++---------+------------+-------+---------+------------------+----------------------+""",
+    ),
     # FIRST, LAG, LEAD, LAST in MEASURES read the match's frame; SKIP TO NEXT ROW
-    Example("snowflake-window-frame", "snowflake", """\
+    Example(
+        "snowflake-window-frame",
+        "snowflake",
+        """\
 SELECT company, price_date,
        "First(price_date)", "Lag(price_date)", "Lead(price_date)", "Last(price_date)",
        "Match#", "MatchSeq#", "Classifier"
@@ -369,7 +417,8 @@ SELECT company, price_date,
                 T3 AS TRUE
             )
     ORDER BY company, "Match#", "MatchSeq#"
-    """, """\
+    """,
+        """\
 +---------+------------+-------------------+-----------------+------------------+------------------+--------+-----------+-------------+
 | COMPANY | PRICE_DATE | First(price_date) | Lag(price_date) | Lead(price_date) | Last(price_date) | Match# | MatchSeq# | Classifier  |
 |---------+------------+-------------------+-----------------+------------------+------------------+--------+-----------+-------------|
@@ -421,9 +470,13 @@ SELECT company, price_date,
 | XYZ     | 2020-10-08 | 2020-10-08        | NULL            | 2020-10-09       | 2020-10-08       |      8 |         1 | CURRENT_ROW |
 | XYZ     | 2020-10-09 | 2020-10-08        | 2020-10-08      | 2020-10-10       | 2020-10-09       |      8 |         2 | T2          |
 | XYZ     | 2020-10-10 | 2020-10-08        | 2020-10-09      | NULL             | 2020-10-10       |      8 |         3 | T3          |
-+---------+------------+-------------------+-----------------+------------------+------------------+--------+-----------+-------------+"""),
++---------+------------+-------------------+-----------------+------------------+------------------+--------+-----------+-------------+""",
+    ),
     #
-    Example("snowflake-multi-day-increase", "snowflake", """\
+    Example(
+        "snowflake-multi-day-increase",
+        "snowflake",
+        """\
 SELECT *
     FROM stock_price_history
        MATCH_RECOGNIZE (
@@ -439,7 +492,8 @@ SELECT *
                UP AS price > LAG(price)
            )
     ORDER BY company, "Match #", "Match Sequence #"
-""", """\
+""",
+        """\
 +---------+------------+-------+---------+------------------+
 | COMPANY | PRICE_DATE | PRICE | Match # | Match Sequence # |
 |---------+------------+-------+---------+------------------|
@@ -449,9 +503,13 @@ SELECT *
 | XYZ     | 2020-10-03 |    37 |       1 |                1 |
 | XYZ     | 2020-10-04 |    63 |       1 |                2 |
 | XYZ     | 2020-10-05 |    65 |       1 |                3 |
-+---------+------------+-------+---------+------------------+"""),
++---------+------------+-------+---------+------------------+""",
+    ),
     # overlapping W shapes with SKIP TO NEXT ROW
-    Example("snowflake-w-shape-next-row", "snowflake", """\
+    Example(
+        "snowflake-w-shape-next-row",
+        "snowflake",
+        """\
 select * from stock_price_history match_recognize(
     partition by company
     order by price_date
@@ -467,7 +525,8 @@ select * from stock_price_history match_recognize(
         UP as price > lag(price),
         DOWN as price < lag(price)
 )
-order by company, match_number""", """\
+order by company, match_number""",
+        """\
 +---------+--------------+------------+------------+-------------+
 | COMPANY | MATCH_NUMBER | START      | END        | PRICE_COUNT |
 |---------+--------------+------------+------------+-------------|
@@ -475,9 +534,13 @@ order by company, match_number""", """\
 | XYZ     |            1 | 2020-10-01 | 2020-10-08 |           8 |
 | XYZ     |            2 | 2020-10-05 | 2020-10-10 |           6 |
 | XYZ     |            3 | 2020-10-06 | 2020-10-10 |           5 |
-+---------+--------------+------------+------------+-------------+"""),
++---------+--------------+------------+------------+-------------+""",
+    ),
     # exclusions in a W shape
-    Example("snowflake-w-shape-exclusion", "snowflake", """\
+    Example(
+        "snowflake-w-shape-exclusion",
+        "snowflake",
+        """\
 select * from stock_price_history match_recognize(
         partition by company
         order by price_date
@@ -492,7 +555,8 @@ select * from stock_price_history match_recognize(
             UP as price > lag(price),
             DOWN as price < lag(price)
     )
-    order by company, price_date""", """\
+    order by company, price_date""",
+        """\
 +---------+------------+-------+--------------+---------+-------------+
 | COMPANY | PRICE_DATE | PRICE | MATCH_NUMBER | CL      | PRICE_COUNT |
 |---------+------------+-------+--------------+---------+-------------|
@@ -507,9 +571,13 @@ select * from stock_price_history match_recognize(
 | XYZ     | 2020-10-04 |    63 |            1 | UP      |           4 |
 | XYZ     | 2020-10-05 |    65 |            1 | UP      |           5 |
 | XYZ     | 2020-10-08 |    54 |            1 | UP      |           8 |
-+---------+------------+-------+--------------+---------+-------------+"""),
++---------+------------+-------+--------------+---------+-------------+""",
+    ),
     # a subquery as the input, classifier()
-    Example("snowflake-subquery", "snowflake", """\
+    Example(
+        "snowflake-subquery",
+        "snowflake",
+        """\
 select price_date, match_number, msq, price, cl from
   (select * from stock_price_history where company='ABCD') match_recognize(
     order by price_date
@@ -523,7 +591,8 @@ select price_date, match_number, msq, price, cl from
         ANY_ROW AS TRUE,
         UP as price > lag(price)
 )
-order by match_number, msq""", """\
+order by match_number, msq""",
+        """\
 +------------+--------------+-----+-------+---------+
 | PRICE_DATE | MATCH_NUMBER | MSQ | PRICE | CL      |
 |------------+--------------+-----+-------+---------|
@@ -534,9 +603,13 @@ order by match_number, msq""", """\
 | 2020-10-06 |            2 |   2 |    47 | UP      |
 | 2020-10-07 |            2 |   3 |    71 | UP      |
 | 2020-10-08 |            2 |   4 |    80 | UP      |
-+------------+--------------+-----+-------+---------+"""),
++------------+--------------+-----+-------+---------+""",
+    ),
     # FINAL FIRST and FINAL LAST under ALL ROWS PER MATCH
-    Example("snowflake-final", "snowflake", """\
+    Example(
+        "snowflake-final",
+        "snowflake",
+        """\
 SELECT company, price_date, price, "FINAL FIRST(LT45.price)", "FINAL LAST(LT45.price)"
     FROM stock_price_history
        MATCH_RECOGNIZE (
@@ -552,7 +625,8 @@ SELECT company, price_date, price, "FINAL FIRST(LT45.price)", "FINAL LAST(LT45.p
                LT45 AS price < 45.00
            )
     WHERE company = 'ABCD'
-    ORDER BY price_date""", """\
+    ORDER BY price_date""",
+        """\
 +---------+------------+-------+-------------------------+------------------------+
 | COMPANY | PRICE_DATE | PRICE | FINAL FIRST(LT45.price) | FINAL LAST(LT45.price) |
 |---------+------------+-------+-------------------------+------------------------|
@@ -560,9 +634,13 @@ SELECT company, price_date, price, "FINAL FIRST(LT45.price)", "FINAL LAST(LT45.p
 | ABCD    | 2020-10-03 |    39 |                      36 |                     39 |
 | ABCD    | 2020-10-04 |    42 |                      42 |                     30 |
 | ABCD    | 2020-10-05 |    30 |                      42 |                     30 |
-+---------+------------+-------+-------------------------+------------------------+"""),
++---------+------------+-------+-------------------------+------------------------+""",
+    ),
     # Example 20-1, "Simple V-Shape with 1 Row Output per Match"; SQL*Plus's dates written as ISO dates.
-    Example("oracle-v-shape", "oracle", """\
+    Example(
+        "oracle-v-shape",
+        "oracle",
+        """\
 SELECT *
 FROM Ticker MATCH_RECOGNIZE (
      PARTITION BY symbol
@@ -577,13 +655,18 @@ FROM Ticker MATCH_RECOGNIZE (
         DOWN AS DOWN.price < PREV(DOWN.price),
         UP AS UP.price > PREV(UP.price)
      ) MR
-ORDER BY MR.symbol, MR.start_tstamp""", """\
+ORDER BY MR.symbol, MR.start_tstamp""",
+        """\
 SYMBOL | START_TSTAMP | BOTTOM_TSTAMP | END_TSTAMP
 ACME   | 2011-04-05   | 2011-04-06    | 2011-04-10
 ACME   | 2011-04-10   | 2011-04-12    | 2011-04-13
-ACME   | 2011-04-14   | 2011-04-16    | 2011-04-18"""),
+ACME   | 2011-04-14   | 2011-04-16    | 2011-04-18""",
+    ),
     # The blog's V shape, its data in a WITH ... VALUES (no ORDER BY: the rows in any order).
-    Example("trino-blog-v-shape", "trino", """\
+    Example(
+        "trino-blog-v-shape",
+        "trino",
+        """\
 WITH orders(customer_id, order_date, price) AS (VALUES
     ('cust_1', DATE '2020-05-11', 100),
     ('cust_1', DATE '2020-05-12', 200),
@@ -610,13 +693,19 @@ SELECT customer_id, start_price, bottom_price, final_price, start_date, final_da
             DEFINE
                 DOWN AS price < PREV(price),
                 UP AS price > PREV(price)
-            )""", """\
+            )""",
+        """\
  customer_id | start_price | bottom_price | final_price | start_date | final_date
 -------------+-------------+--------------+-------------+------------+------------
  cust_1      |         200 |           50 |         100 | 2020-05-12 | 2020-05-17
- cust_2      |           8 |            4 |           6 | 2020-05-13 | 2020-05-18""", ordered=False),
+ cust_2      |           8 |            4 |           6 | 2020-05-13 | 2020-05-18""",
+        ordered=False,
+    ),
     # TestRowPatternMatching.testSimpleQuery: PREV, MATCH_NUMBER, CLASSIFIER, RUNNING LAST.
-    Example("trino-simple-query", "trino", """\
+    Example(
+        "trino-simple-query",
+        "trino",
+        """\
 SELECT m.id, m.match, m.val, m.label
           FROM (VALUES
                    (1, 90),
@@ -640,7 +729,8 @@ SELECT m.id, m.match, m.val, m.label
                    DEFINE /* A defaults to True, matches any row */
                           B AS B.value < PREV (B.value),
                           C AS C.value > PREV (C.value)
-                ) AS m""", """\
+                ) AS m""",
+        """\
 id | match | val | label
 1  | 1     | 90  | A
 2  | 1     | 80  | B
@@ -649,10 +739,16 @@ id | match | val | label
 5  | 1     | 90  | C
 6  | 2     | 50  | A
 7  | 2     | 40  | B
-8  | 2     | 60  | C""", ordered=False),
+8  | 2     | 60  | C""",
+        ordered=False,
+    ),
     # TestRowPatternMatching.testAfterMatchSkip, one query under three AFTER MATCH SKIP clauses: TO NEXT ROW; TO FIRST C;
     # TO U, a SUBSET, which the test says skips as TO LAST B.
-    Example("trino-skip-to-next-row", "trino", TRINO_SKIP.format(skip="AFTER MATCH SKIP TO NEXT ROW"), """\
+    Example(
+        "trino-skip-to-next-row",
+        "trino",
+        TRINO_SKIP.format(skip="AFTER MATCH SKIP TO NEXT ROW"),
+        """\
 id | match | val | label
 1 | 1 | 90 | A
 2 | 1 | 80 | B
@@ -663,13 +759,24 @@ id | match | val | label
 4 | 2 | 80 | C
 4 | 3 | 80 | A
 5 | 3 | 70 | B
-6 | 3 | 80 | C""", ordered=False),
-    Example("trino-skip-to-first", "trino", TRINO_SKIP.format(skip="AFTER MATCH SKIP TO FIRST C"), TRINO_SKIPPED,
-            ordered=False),
-    Example("trino-skip-to-union", "trino", TRINO_SKIP.format(skip="AFTER MATCH SKIP TO U"), TRINO_SKIPPED,
-            ordered=False),
+6 | 3 | 80 | C""",
+        ordered=False,
+    ),
+    Example(
+        "trino-skip-to-first",
+        "trino",
+        TRINO_SKIP.format(skip="AFTER MATCH SKIP TO FIRST C"),
+        TRINO_SKIPPED,
+        ordered=False,
+    ),
+    Example(
+        "trino-skip-to-union", "trino", TRINO_SKIP.format(skip="AFTER MATCH SKIP TO U"), TRINO_SKIPPED, ordered=False
+    ),
     # TestRowPatternMatching.testUnionVariable: CLASSIFIER of a SUBSET.
-    Example("trino-union-variable", "trino", """\
+    Example(
+        "trino-union-variable",
+        "trino",
+        """\
 SELECT m.id, m.match, m.val, m.lower_or_higher, m.label
           FROM (VALUES
                    (1, 90),
@@ -693,10 +800,13 @@ SELECT m.id, m.match, m.val, m.lower_or_higher, m.label
                             A AS A.value = 80,
                             L AS L.value < 80,
                             H AS H.value > 80
-                ) AS m""", """\
+                ) AS m""",
+        """\
 id | match | val | lower_or_higher | label
 1 | 1 | 90 | H | H
 2 | 1 | 80 | H | A
 3 | 2 | 70 | L | L
-4 | 2 | 80 | L | A""", ordered=False),
+4 | 2 | 80 | L | A""",
+        ordered=False,
+    ),
 ]

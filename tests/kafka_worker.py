@@ -45,18 +45,21 @@ from kafka_broker import SPARK_KAFKA_PACKAGE
 
 def session(app: str) -> SparkSession:
     spark = spark_cer.session(
-        app_name=f"spark-cer kafka {app}", master="local[2]",
+        app_name=f"spark-cer kafka {app}",
+        master="local[2]",
         **dict(streaming_worker.CONF, **{"spark.jars.packages": SPARK_KAFKA_PACKAGE}),
     )
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
 
-def produce(spark: SparkSession, bootstrap: str, topic: str, events: str, chunks: int, pause: float,
-            wait_for: Optional[Path]) -> None:
+def produce(
+    spark: SparkSession, bootstrap: str, topic: str, events: str, chunks: int, pause: float, wait_for: Optional[Path]
+) -> None:
     rows = spark.read.csv(events, header=True, schema=streaming_worker.SCHEMA).orderBy("stock_time", "id").collect()
     flush = spark.createDataFrame(
-        [("FLUSH", streaming_worker.FLUSH_ID, "FLUSH", 1, 1.0, streaming_worker.FLUSH_MS)], streaming_worker.SCHEMA)
+        [("FLUSH", streaming_worker.FLUSH_ID, "FLUSH", 1, 1.0, streaming_worker.FLUSH_MS)], streaming_worker.SCHEMA
+    )
     size = -(-len(rows) // chunks)
     for start in range(0, len(rows), size):
         chunk = spark.createDataFrame(rows[start : start + size], streaming_worker.SCHEMA)
@@ -73,10 +76,17 @@ def _write(events: DataFrame, bootstrap: str, topic: str) -> None:
     # One task writes, so that each partition of the topic gets its events in time order; the partition is the id's
     # remainder, so consecutive events land in different ones.
     (
-        events.repartition(1).sortWithinPartitions("stock_time", "id")
-        .select(F.col("name").alias("key"), F.to_json(F.struct("*")).alias("value"),
-                F.pmod("id", F.lit(3)).cast("int").alias("partition"))
-        .write.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("topic", topic).save()
+        events.repartition(1)
+        .sortWithinPartitions("stock_time", "id")
+        .select(
+            F.col("name").alias("key"),
+            F.to_json(F.struct("*")).alias("value"),
+            F.pmod("id", F.lit(3)).cast("int").alias("partition"),
+        )
+        .write.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", topic)
+        .save()
     )
 
 
@@ -100,8 +110,15 @@ def output_topic(language: str) -> str:
     return f"{language.replace('_', '-')}-matches"
 
 
-def match(spark: SparkSession, bootstrap: str, topic: str, out: Path, *, keep_running: bool = False,
-          read_back: Optional[str] = None) -> None:
+def match(
+    spark: SparkSession,
+    bootstrap: str,
+    topic: str,
+    out: Path,
+    *,
+    keep_running: bool = False,
+    read_back: Optional[str] = None,
+) -> None:
     events = stock_topic(spark, bootstrap, topic)
     queries = []
     for language in LANGUAGES:
@@ -164,11 +181,19 @@ def main(argv=None) -> int:
 
     spark = session(args.action)
     if args.action == "produce":
-        produce(spark, args.bootstrap, args.topic, args.events, args.chunks, args.pause,
-                Path(args.wait_for) if args.wait_for else None)
+        produce(
+            spark,
+            args.bootstrap,
+            args.topic,
+            args.events,
+            args.chunks,
+            args.pause,
+            Path(args.wait_for) if args.wait_for else None,
+        )
     else:
-        match(spark, args.bootstrap, args.topic, Path(args.out), keep_running=args.keep_running,
-              read_back=args.read_back)
+        match(
+            spark, args.bootstrap, args.topic, Path(args.out), keep_running=args.keep_running, read_back=args.read_back
+        )
     spark.stop()
     return 0
 

@@ -77,6 +77,8 @@ def python(args: List[str]) -> None:
         wheels = Path(args[args.index("-w") + 1])
         wheels.mkdir(parents=True, exist_ok=True)
         (wheels / "spark_cer-0.1.0.dev0-py3-none-any.whl").write_bytes(b"PK stub wheel")
+    elif args[:3] == ["-m", "ruff", "format"]:
+        need("ruff.toml")
     elif args[:2] == ["-m", "pytest"]:
         options = args[2:]  # the paths: the arguments that are neither an option nor the marker expression of -m
         need(*[a for i, a in enumerate(options) if not a.startswith("-") and (i == 0 or options[i - 1] != "-m")])

@@ -34,9 +34,24 @@ def on_cluster(jar, events_csv, tmp_path_factory):
     out = work / "rows.json"
     env = spark_environment(SPARK_CER_JAR=jar)
     done = subprocess.run(
-        [sys.executable, str(WORKER), "--master", MASTER, "--events", str(events_csv), "--stocks", str(STOCKS),
-         "--out", str(out), "--kill-dir", str(work)],
-        env=env, capture_output=True, text=True, timeout=TIMEOUT,
+        [
+            sys.executable,
+            str(WORKER),
+            "--master",
+            MASTER,
+            "--events",
+            str(events_csv),
+            "--stocks",
+            str(STOCKS),
+            "--out",
+            str(out),
+            "--kill-dir",
+            str(work),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
     )
     assert done.returncode == 0, f"the worker failed:\n{done.stdout[-4000:]}\n{done.stderr[-8000:]}"
     return json.loads(out.read_text())

@@ -43,14 +43,22 @@ def server(jar, tmp_path_factory):
     log = tmp_path_factory.mktemp("connect") / "server.log"
     command = [
         str(PYSPARK_HOME / "bin" / "spark-submit"),
-        "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-        "--master", "local[2]",
-        "--jars", jar,
-        "--conf", f"spark.sql.extensions={spark_cer.EXTENSION_CLASS}",
-        "--conf", f"spark.connect.grpc.binding.port={port}",
-        "--conf", "spark.ui.enabled=false",
-        "--conf", "spark.sql.shuffle.partitions=4",
-        "--conf", "spark.sql.session.timeZone=UTC",
+        "--class",
+        "org.apache.spark.sql.connect.service.SparkConnectServer",
+        "--master",
+        "local[2]",
+        "--jars",
+        jar,
+        "--conf",
+        f"spark.sql.extensions={spark_cer.EXTENSION_CLASS}",
+        "--conf",
+        f"spark.connect.grpc.binding.port={port}",
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        "spark.sql.shuffle.partitions=4",
+        "--conf",
+        "spark.sql.session.timeZone=UTC",
     ]
     env = spark_environment()
     with open(log, "w") as out:
@@ -74,8 +82,12 @@ def server(jar, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def clients(server, events_csv):
-    done = subprocess.run([sys.executable, str(CLIENT), "--url", server, "--events", str(events_csv)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(CLIENT), "--url", server, "--events", str(events_csv)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -87,8 +99,9 @@ def _classic(spark, events, view: str) -> dict:
     df = spark.table("connect_events")
     return {
         "ceql": rows(connect_client.CEQL),
-        "df.cer": sorted(canonical(df.cer(connect_client.PATTERN, partition_by="sym", order_by=["ts", "id"])
-                                   .collect()).elements()),
+        "df.cer": sorted(
+            canonical(df.cer(connect_client.PATTERN, partition_by="sym", order_by=["ts", "id"]).collect()).elements()
+        ),
         "match_recognize": rows(connect_client.MATCH_RECOGNIZE),
         "df.match_recognize": sorted(canonical(df.match_recognize(connect_client.CLAUSE).collect()).elements()),
     }

@@ -93,9 +93,11 @@ def test_one_row(spark, edges):
 @pytest.fixture(scope="module")
 def many_keys(spark):
     """100,000 keys of two rows each, A then B, interleaved: key i has ts 2i and 2i + 1."""
-    df = spark.range(200_000).selectExpr(
-        "IF(id % 2 = 0, 'A', 'B') AS event_type", "CAST(id DIV 2 AS STRING) AS k", "id AS ts"
-    ).cache()
+    df = (
+        spark.range(200_000)
+        .selectExpr("IF(id % 2 = 0, 'A', 'B') AS event_type", "CAST(id DIV 2 AS STRING) AS k", "id AS ts")
+        .cache()
+    )
     df.count()
     df.createOrReplaceTempView("many_keys")
     yield df

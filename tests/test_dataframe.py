@@ -38,7 +38,9 @@ def test_cer_with_select_and_strategy(events, runner, events_csv) -> None:
     query = "SELECT LAST s[price, ts], b WHERE SELL AS s ; BUY+ AS b FILTER s[price > 100] WITHIN 8 [ts]"
     df = events.cer(query, partition_by=["sym"], order_by=["ts", "id"])
     assert [f.name for f in df.schema.fields] == ["sym", "match_start", "match_end", "s", "b"]
-    expected = runner.matches(query.replace("WHERE", "FROM events WHERE") + " PARTITION BY sym ORDER BY ts, id", events_csv)
+    expected = runner.matches(
+        query.replace("WHERE", "FROM events WHERE") + " PARTITION BY sym ORDER BY ts, id", events_csv
+    )
     assert expected and canonical(df.collect()) == canonical(expected)
 
 
@@ -57,7 +59,9 @@ def test_cer_descending_order_key_and_core_forms(events, runner, events_csv) -> 
 def test_cer_type_and_time_columns(spark, events, runner, events_csv) -> None:
     kinds = events.selectExpr("id", "sym", "price", "volume", "ts * 1000 + id AS t", "event_type AS kind")
     rows = kinds.cer("SELECT s, b WHERE SELL AS s ; BUY AS b WITHIN 3 EVENTS", type_column="kind", time_column="t")
-    expected = runner.matches("SELECT s, b FROM events WHERE SELL AS s ; BUY AS b WITHIN 3 EVENTS ORDER BY ts, id", events_csv)
+    expected = runner.matches(
+        "SELECT s, b FROM events WHERE SELL AS s ; BUY AS b WITHIN 3 EVENTS ORDER BY ts, id", events_csv
+    )
     assert Counter((r.s.id, r.b.id) for r in rows.collect()) == Counter((m["s"]["id"], m["b"]["id"]) for m in expected)
     # only the time column given: the type column comes from the conf's default
     only_time = events.withColumn("t", events.ts * 1000 + events.id).cer(
@@ -133,7 +137,9 @@ def test_cer_rejects_from_and_repeated_clauses(events) -> None:
 
 def test_cer_spark_errors_in_predicates_are_placed(events) -> None:
     """Spark's own analysis errors in a predicate come back as a CeqlAnalysisError pointing at the predicate."""
-    with pytest.raises(spark_cer.CeqlAnalysisError, match=r"in the predicate s\[price = TRUE\]: \[DATATYPE_MISMATCH") as info:
+    with pytest.raises(
+        spark_cer.CeqlAnalysisError, match=r"in the predicate s\[price = TRUE\]: \[DATATYPE_MISMATCH"
+    ) as info:
         events.cer("SELL AS s FILTER s[price = TRUE]", order_by="ts")
     assert (info.value.line, info.value.column, info.value.length) == (1, 18, len("s[price = TRUE]"))
     assert isinstance(info.value.__cause__, AnalysisException)
@@ -156,9 +162,8 @@ def test_dataframe_classes_have_cer() -> None:
 
 
 def test_configure_appends() -> None:
-    builder = (
-        SparkSession.builder.config("spark.jars", "/opt/other.jar")
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+    builder = SparkSession.builder.config("spark.jars", "/opt/other.jar").config(
+        "spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension"
     )
     spark_cer.configure(builder, jar="/opt/spark-cer.jar")
     spark_cer.configure(builder, jar="/opt/spark-cer.jar")  # idempotent
@@ -222,8 +227,7 @@ CLAUSE = "PARTITION BY sym ORDER BY ts, id MEASURES count(*) AS n PATTERN (A B+)
 # spark.sql statements with an analysis error of CEQL's and of MATCH_RECOGNIZE's, and where each is.
 WRONG = {
     "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s[prize > 100] ORDER BY ts": "prize",
-    "SELECT * FROM events MATCH_RECOGNIZE (ORDER BY ts MEASURES sum(A.sym) AS s PATTERN (A+) DEFINE A AS price > 1)":
-        "sum(A.sym)",
+    "SELECT * FROM events MATCH_RECOGNIZE (ORDER BY ts MEASURES sum(A.sym) AS s PATTERN (A+) DEFINE A AS price > 1)": "sum(A.sym)",
 }
 # The stream: the small event table as JSON files, its integer times read as seconds.
 STREAM_PATTERN = "SELL AS s ; BUY AS b FILTER s[price > 100] WITHIN 8 SECONDS"
@@ -240,23 +244,36 @@ def on_connect(events_csv, tmp_path_factory) -> dict:
     rows = [dict(zip(["event_type", "id", "sym", "price", "volume", "ts"], r)) for r in _event_rows_for_stream()]
     source = work / "in"
     source.mkdir()
-    chunks = [rows[i:i + 40] for i in range(0, len(rows), 40)]
+    chunks = [rows[i : i + 40] for i in range(0, len(rows), 40)]
     chunks += [[dict(rows[-1], event_type="FLUSH", id=10**6 + k, ts=10**9 + k)] for k in range(2)]
     for i, chunk in enumerate(chunks):
         path = source / f"{i:03d}.json"
         path.write_text("".join(json.dumps(r) + "\n" for r in chunk))
         os.utime(path, (1_000_000 + i, 1_000_000 + i))  # the file source takes files by modification time
-    script = CONNECT_SCRIPT.format(python=str(REPO / "python"), csv=str(events_csv), pattern=PATTERN, clause=CLAUSE,
-                                   wrong=list(WRONG), schema=STREAM_SCHEMA, source=str(source),
-                                   stream_pattern=STREAM_PATTERN, checkpoint=str(work / "checkpoint"))
+    script = CONNECT_SCRIPT.format(
+        python=str(REPO / "python"),
+        csv=str(events_csv),
+        pattern=PATTERN,
+        clause=CLAUSE,
+        wrong=list(WRONG),
+        schema=STREAM_SCHEMA,
+        source=str(source),
+        stream_pattern=STREAM_PATTERN,
+        checkpoint=str(work / "checkpoint"),
+    )
     # Both parts in one client, its server's start included: 600 s, as for the other workers, on a slow machine.
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
-                          env=spark_environment())
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, env=spark_environment()
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     printed = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    return {"errors": [p["error"] for p in printed if "error" in p],
-            "batch": next(p["batch"] for p in printed if "batch" in p),
-            "stream": next(p["stream"] for p in printed if "stream" in p), "source": source, "stdout": done.stdout}
+    return {
+        "errors": [p["error"] for p in printed if "error" in p],
+        "batch": next(p["batch"] for p in printed if "batch" in p),
+        "stream": next(p["stream"] for p in printed if "stream" in p),
+        "source": source,
+        "stdout": done.stdout,
+    }
 
 
 @pytest.mark.slow  # a local Spark Connect server
@@ -286,8 +303,9 @@ def test_spark_connect_stream(spark, on_connect) -> None:
     assert module == "pyspark.sql.connect.dataframe"
     table = spark.read.schema(STREAM_SCHEMA).json(str(on_connect["source"]))
     table = table.selectExpr("*", "timestamp_millis(ts) AS t")
-    expected = Counter((r.s.id, r.b.id) for r in table.cer(STREAM_PATTERN, partition_by="sym", order_by=["t", "id"])
-                       .collect())
+    expected = Counter(
+        (r.s.id, r.b.id) for r in table.cer(STREAM_PATTERN, partition_by="sym", order_by=["t", "id"]).collect()
+    )
     assert expected and Counter(tuple(r) for r in rows) == expected
 
 
@@ -306,8 +324,9 @@ def test_python_functions_are_refused_with_what_to_write(spark, events) -> None:
         lambda: events.cer("SELL AS s ; BUY AS b FILTER b.price > cer_twice(s.price)", order_by="ts"),
         lambda: events.cer("SELL AS s FILTER s[cer_halve(price) > 1]", order_by="ts"),
         lambda: events.match_recognize("ORDER BY ts PATTERN (A B) DEFINE B AS price > cer_twice(A.price)"),
-        lambda: events.match_recognize("ORDER BY ts MEASURES cer_halve(LAST(A.price)) AS h PATTERN (A+) "
-                                       "DEFINE A AS price > 1"),
+        lambda: events.match_recognize(
+            "ORDER BY ts MEASURES cer_halve(LAST(A.price)) AS h PATTERN (A+) DEFINE A AS price > 1"
+        ),
     ]
     for query in queries:
         with pytest.raises(spark_cer.CeqlAnalysisError) as info:
@@ -333,9 +352,12 @@ def test_run_time_errors_quote_the_query_not_the_statement_it_runs_as(events) ->
 
     big = events.selectExpr("*", "CAST(price AS DECIMAL(38, 0)) * 6e35BD AS big")  # two of them overflow a sum
     queries = {
-        "sum(A.big)": lambda: big.match_recognize("ORDER BY ts, id MEASURES sum(A.big) AS s PATTERN (A+) "
-                                                  "DEFINE A AS price > 0"),
-        "b.big": lambda: big.cer("SELL AS s ; (BUY AS b)+ FILTER sum(b.big) > 0 WITHIN 5 EVENTS", order_by=["ts", "id"]),
+        "sum(A.big)": lambda: big.match_recognize(
+            "ORDER BY ts, id MEASURES sum(A.big) AS s PATTERN (A+) DEFINE A AS price > 0"
+        ),
+        "b.big": lambda: big.cer(
+            "SELL AS s ; (BUY AS b)+ FILTER sum(b.big) > 0 WITHIN 5 EVENTS", order_by=["ts", "id"]
+        ),
     }
     for written, query in queries.items():
         with pytest.raises(ArithmeticException) as info:

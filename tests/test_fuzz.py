@@ -36,9 +36,30 @@ SEEDS = [re.sub(r"(?i)\bFROM\s+\w+\s+", "", p.read_text()) for p in sorted(REPO.
     "ELSE false END] AND b[exists(array(1, 2), t -> t > volume)] ORDER BY stock_time WITHIN 5 SECONDS",
 ]
 TOKEN = re.compile(r"`[^`]*`|'(?:[^'\\]|\\.)*'|\"[^\"]*\"|\d+(?:\.\d+)?|[A-Za-z_]\w*|\.\.|[<>!=:]=?|\S")
-KEYWORDS = ["SELECT", "FROM", "WHERE", "PATTERN", "FILTER", "AS", "OR", "AND", "NOT", "WITHIN", "ORDER", "BY",
-            "PARTITION", "CONSUME", "LIMIT", "IN", "NULL", "EVENTS", "ANY", "LAST", "RANGE"]
-ODD_NAMES = ["x" * 5000, "prix\u20ac", "\u540d\u524d", "`\u540d\u524d`", "`\U0001F600 ts`", "`a``b`", "_", "`order`"]
+KEYWORDS = [
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "PATTERN",
+    "FILTER",
+    "AS",
+    "OR",
+    "AND",
+    "NOT",
+    "WITHIN",
+    "ORDER",
+    "BY",
+    "PARTITION",
+    "CONSUME",
+    "LIMIT",
+    "IN",
+    "NULL",
+    "EVENTS",
+    "ANY",
+    "LAST",
+    "RANGE",
+]
+ODD_NAMES = ["x" * 5000, "prix\u20ac", "\u540d\u524d", "`\u540d\u524d`", "`\U0001f600 ts`", "`a``b`", "_", "`order`"]
 BRACKETS = list("()[]{}")
 
 
@@ -100,7 +121,7 @@ def deadline(seconds: int) -> Iterator[None]:
 
 
 def answer(check, query: str) -> str:
-    """"OK", or the error's class and message; anything but a CeqlError fails the test."""
+    """ "OK", or the error's class and message; anything but a CeqlError fails the test."""
     try:
         with deadline(60):
             check(query)
@@ -133,8 +154,14 @@ def test_validate_accepts_what_spark_runs_with_the_same_message(spark) -> None:
     from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
     schema = StructType(
-        [StructField("event_type", StringType()), StructField("id", LongType()), StructField("name", StringType()),
-         StructField("volume", LongType()), StructField("price", DoubleType()), StructField("stock_time", LongType())]
+        [
+            StructField("event_type", StringType()),
+            StructField("id", LongType()),
+            StructField("name", StringType()),
+            StructField("volume", LongType()),
+            StructField("price", DoubleType()),
+            StructField("stock_time", LongType()),
+        ]
     )
     empty = spark.createDataFrame([], schema)
     cases = queries(150, seed=11) + SEEDS
@@ -148,8 +175,11 @@ def test_validate_accepts_what_spark_runs_with_the_same_message(spark) -> None:
 
 @pytest.mark.parametrize("rows", [[], [("SELL", 1, None, 10, 1.0, 1)]], ids=["empty", "one-row"])
 def test_mutated_queries_on_tiny_inputs_never_crash(spark, rows: List[tuple]) -> None:
-    df = spark.createDataFrame(rows, "event_type string, id long, name string, volume long, price double, stock_time long")
+    df = spark.createDataFrame(
+        rows, "event_type string, id long, name string, volume long, price double, stock_time long"
+    )
     for q in queries(25, seed=len(rows)) + SEEDS:
+
         def run(text: str, frame=df) -> Optional[int]:
             return len(frame.cer(text).collect())
 

@@ -57,7 +57,9 @@ def _worker(broker: KafkaBroker, log: Path, *args: str) -> subprocess.Popen:
     with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, str(WORKER), *args, "--bootstrap", broker.bootstrap_servers, "--topic", INPUT_TOPIC],
-            stdout=out, stderr=subprocess.STDOUT, env=spark_environment(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=spark_environment(),
             start_new_session=True,  # its own process group: the JVM dies with it
         )
 
@@ -82,11 +84,12 @@ def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, 
         writer = csv.writer(f)
         writer.writerow(STOCK_COLUMNS)
         writer.writerows(trace + TAIL)
-    table = (
-        spark.read.csv(str(events), header=True, schema=streaming_worker.SCHEMA)
-        .withColumn("ts", F.timestamp_millis("stock_time"))
+    table = spark.read.csv(str(events), header=True, schema=streaming_worker.SCHEMA).withColumn(
+        "ts", F.timestamp_millis("stock_time")
     )
-    expected = {language: multiset(streaming_worker.matches_of(table, language)) for language in streaming_worker.LANGUAGES}
+    expected = {
+        language: multiset(streaming_worker.matches_of(table, language)) for language in streaming_worker.LANGUAGES
+    }
     for language, matches in expected.items():
         assert max(matches.values()) == 1 and any('"TAIL"' in m for m in matches), language
 
@@ -94,8 +97,19 @@ def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, 
     # killed while its next batch runs.
     started = time.time()
     go = tmp_path / "go"
-    producer = _worker(broker, log, "produce", "--events", str(events), "--chunks", str(CHUNKS), "--pause", str(PAUSE),
-                       "--wait-for", str(go))
+    producer = _worker(
+        broker,
+        log,
+        "produce",
+        "--events",
+        str(events),
+        "--chunks",
+        str(CHUNKS),
+        "--pause",
+        str(PAUSE),
+        "--wait-for",
+        str(go),
+    )
     _await_line(log, "produced events 0 ", producer)  # Spark's source needs the topic to exist
     first = _worker(broker, log, "match", "--out", str(out), "--keep-running")
     _await_line(log, "started", first)
@@ -117,8 +131,10 @@ def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, 
     finally:
         kill_group(first)
     killed_after = len(batch_files(watched / "commits"))
-    print(f"\n[kafka] the driver killed after {killed_after} batches (one in flight: {in_flight}), "
-          f"{time.time() - started:.0f} s after the start")
+    print(
+        f"\n[kafka] the driver killed after {killed_after} batches (one in flight: {in_flight}), "
+        f"{time.time() - started:.0f} s after the start"
+    )
     wait_for_worker(producer, log, "the producer")
 
     # Second run, from the checkpoints, to the end of the topic.

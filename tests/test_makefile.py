@@ -27,9 +27,14 @@ from make_stubs import CLASSPATH, RUNNER, wrapper
 COMMANDS: Dict[str, Tuple[str, List[str]]] = {
     "make demo": ("python", ["examples/demo.py"]),
     "make test": ("python", ["-m", "pytest", "-q", "--numprocesses=2", "--dist=loadfile", "tests"]),
-    "make test-quick": ("python", ["-m", "pytest", "-q", "--numprocesses=2", "--dist=loadfile", "-m", "not slow", "tests"]),
-    "make engine-run QUERY=sql/stocks/s3.ceql CSV=data/stocks.csv.gz":
-        ("java", ["-cp", CLASSPATH, RUNNER, "--query", "sql/stocks/s3.ceql", "--csv", "data/stocks.csv.gz"]),
+    "make test-quick": (
+        "python",
+        ["-m", "pytest", "-q", "--numprocesses=2", "--dist=loadfile", "-m", "not slow", "tests"],
+    ),
+    "make engine-run QUERY=sql/stocks/s3.ceql CSV=data/stocks.csv.gz": (
+        "java",
+        ["-cp", CLASSPATH, RUNNER, "--query", "sql/stocks/s3.ceql", "--csv", "data/stocks.csv.gz"],
+    ),
     "make wheel": ("python", ["-m", "pip", "wheel"]),
     "make demo-stream": ("python", ["examples/streaming.py"]),
     "make demo-stream ARGS=--kafka": ("python", ["examples/streaming.py", "--kafka"]),
@@ -77,11 +82,21 @@ def test_readme_command_on_a_fresh_clone(command, files, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
     # A clean environment: no MAKEFLAGS or variables of an enclosing make (make test runs this test).
-    env = {"PATH": f"{stubs}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path), "STUB_LOG": str(log),
-           "SPARK_CER_CACHE": str(cache)}
+    env = {
+        "PATH": f"{stubs}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "STUB_LOG": str(log),
+        "SPARK_CER_CACHE": str(cache),
+    }
 
-    done = subprocess.run([*shlex.split(command), f"SBT={stubs / 'sbt'}", f"JAVA={stubs / 'java'}"],
-                          cwd=clone, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*shlex.split(command), f"SBT={stubs / 'sbt'}", f"JAVA={stubs / 'java'}"],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
     assert done.returncode == 0, f"{command} failed on a fresh clone:\n{done.stdout}\n{done.stderr}"
     calls = [json.loads(line) for line in log.read_text().splitlines()]

@@ -52,8 +52,9 @@ NODES = "spark.cer.maxPartialMatchNodes"
 
 def test_partial_matches_past_the_node_bound_are_a_readable_error(spark):
     # Sums of subsets of distinct powers of two are all distinct: a run per subset of the window's events.
-    spark.range(200).selectExpr("'A' AS event_type", "id AS pos", "shiftleft(1L, CAST(id % 40 AS INT)) AS v") \
-        .createOrReplaceTempView("powers")
+    spark.range(200).selectExpr(
+        "'A' AS event_type", "id AS pos", "shiftleft(1L, CAST(id % 40 AS INT)) AS v"
+    ).createOrReplaceTempView("powers")
     query = "SELECT * FROM powers WHERE (A AS a)+ FILTER sum(a.v) < 0 ORDER BY pos WITHIN 40 EVENTS"
     spark.conf.set(NODES, "100000")
     try:
@@ -67,8 +68,10 @@ def test_partial_matches_past_the_node_bound_are_a_readable_error(spark):
         with pytest.raises(SparkRuntimeException) as raised:
             spark.sql(query + " LIMIT 10").collect()
         message = raised.value.getMessage()
-        assert message.startswith("at the event at pos = 16, the partial matches of its partition hold more than "
-                                  f"100000 tECS nodes (one per run and event of the window), the bound {NODES}"), message
+        assert message.startswith(
+            "at the event at pos = 16, the partial matches of its partition hold more than "
+            f"100000 tECS nodes (one per run and event of the window), the bound {NODES}"
+        ), message
         for remedy in ("WITHIN", "PARTITION BY", "':+'", f"raise {NODES}"):
             assert remedy in message
         # Over consecutive events the same sum keeps one run per start.

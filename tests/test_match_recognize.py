@@ -30,9 +30,19 @@ def _rows(df) -> list:
 def test_time_constraint_within(spark) -> None:
     """Flink F1: WITHIN INTERVAL bounds a match's span; 6-7-8 spans 61 s and does not match."""
     t = spark.createDataFrame(
-        [(1, "z", _at(1)), (2, "a", _at(2)), (3, "b", _at(30)), (4, "c", _at(60)), (5, "x", _at(100)),
-         (6, "a", _at(101)), (7, "b", _at(131)), (8, "c", _at(162)), (9, "z", _at(200))],
-        "id int, name string, ts timestamp")
+        [
+            (1, "z", _at(1)),
+            (2, "a", _at(2)),
+            (3, "b", _at(30)),
+            (4, "c", _at(60)),
+            (5, "x", _at(100)),
+            (6, "a", _at(101)),
+            (7, "b", _at(131)),
+            (8, "c", _at(162)),
+            (9, "z", _at(200)),
+        ],
+        "id int, name string, ts timestamp",
+    )
     t.createOrReplaceTempView("my_table")
     df = spark.sql("""
         SELECT T.aid, T.bid, T.cid FROM my_table MATCH_RECOGNIZE (
@@ -48,9 +58,12 @@ def test_time_constraint_within(spark) -> None:
 def test_simple_pattern_with_nulls(spark) -> None:
     """Flink F2: NULL fields read through variables and LAST."""
     spark.createDataFrame(
-        [(i, n, None, _at(i)) for i, n in
-         [(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, None), (6, "a"), (7, "b"), (8, "c"), (9, None)]],
-        "id int, name string, nullField string, ts timestamp").createOrReplaceTempView("nulls_table")
+        [
+            (i, n, None, _at(i))
+            for i, n in [(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, None), (6, "a"), (7, "b"), (8, "c"), (9, None)]
+        ],
+        "id int, name string, nullField string, ts timestamp",
+    ).createOrReplaceTempView("nulls_table")
     df = spark.sql("""
         SELECT T.aid, T.bNull, T.cid, T.aNull FROM nulls_table MATCH_RECOGNIZE (
           ORDER BY ts
@@ -66,12 +79,24 @@ def test_simple_pattern_with_nulls(spark) -> None:
 
 def test_events_are_properly_ordered(spark) -> None:
     """Flink F3: ORDER BY with a descending secondary key."""
-    data = [(2, 12, 1, "a", 1), (1, 11, 2, "b", 2), (3, 10, 3, "c", 3), (4, 8, 4, "a", 4), (4, 9, 5, "b", 5),
-            (5, 7, 6, "c", 6), (6, 6, 8, "a", 7), (6, 6, 7, "b", 8), (8, 4, 9, "c", 9), (9, 3, 10, "a", 10),
-            (10, 2, 11, "b", 11), (11, 1, 12, "c", 12)]
-    spark.createDataFrame([(_at(s), o2, o3, n, i) for s, o2, o3, n, i in data],
-                          "ts timestamp, secondaryOrder int, ternaryOrder int, name string, id int") \
-        .createOrReplaceTempView("ordered")
+    data = [
+        (2, 12, 1, "a", 1),
+        (1, 11, 2, "b", 2),
+        (3, 10, 3, "c", 3),
+        (4, 8, 4, "a", 4),
+        (4, 9, 5, "b", 5),
+        (5, 7, 6, "c", 6),
+        (6, 6, 8, "a", 7),
+        (6, 6, 7, "b", 8),
+        (8, 4, 9, "c", 9),
+        (9, 3, 10, "a", 10),
+        (10, 2, 11, "b", 11),
+        (11, 1, 12, "c", 12),
+    ]
+    spark.createDataFrame(
+        [(_at(s), o2, o3, n, i) for s, o2, o3, n, i in data],
+        "ts timestamp, secondaryOrder int, ternaryOrder int, name string, id int",
+    ).createOrReplaceTempView("ordered")
     df = spark.sql("""
         SELECT T.aid, T.bid, T.cid FROM ordered MATCH_RECOGNIZE (
           ORDER BY ts, secondaryOrder DESC, ternaryOrder ASC
@@ -87,9 +112,10 @@ def test_logical_offsets(spark) -> None:
     Flink F4, by the standard: rows 1-3 match too (DOWN = 19, 17; UP = 13), which Flink misses because its greedy
     DOWN{2,} keeps 13 rather than give it back to UP.
     """
-    spark.createDataFrame([("ACME", t, p, t) for t, p in [(1, 19), (2, 17), (3, 13), (4, 20), (5, 20), (6, 26),
-                                                          (7, 20), (8, 25)]],
-                          "symbol string, tstamp long, price int, tax long").createOrReplaceTempView("ticker_py")
+    spark.createDataFrame(
+        [("ACME", t, p, t) for t, p in [(1, 19), (2, 17), (3, 13), (4, 20), (5, 20), (6, 26), (7, 20), (8, 25)]],
+        "symbol string, tstamp long, price int, tax long",
+    ).createOrReplaceTempView("ticker_py")
     df = spark.sql("""
         SELECT * FROM ticker_py MATCH_RECOGNIZE (
           ORDER BY tstamp
@@ -112,11 +138,23 @@ def test_aggregates(spark) -> None:
     greedy D? takes row 8, so the one match runs to row 9, where Flink reports the first match to complete (E = 8)
     and then a second from row 9.
     """
-    data = [(1, "a", 1, 0.8, 1), (2, "z", 2, 0.8, 3), (3, "b", 1, 0.8, 2), (4, "c", 1, 0.8, 5), (5, "d", 4, 0.1, 5),
-            (6, "a", 2, 1.5, 2), (7, "b", 2, 0.8, 3), (8, "c", 1, 0.8, 2), (9, "h", 4, 0.8, 3), (10, "h", 4, 0.8, 3),
-            (11, "h", 2, 0.8, 3), (12, "h", 2, 0.8, 3)]
-    spark.createDataFrame(data, "id int, name string, price int, rate double, weight int") \
-        .createOrReplaceTempView("aggregated")
+    data = [
+        (1, "a", 1, 0.8, 1),
+        (2, "z", 2, 0.8, 3),
+        (3, "b", 1, 0.8, 2),
+        (4, "c", 1, 0.8, 5),
+        (5, "d", 4, 0.1, 5),
+        (6, "a", 2, 1.5, 2),
+        (7, "b", 2, 0.8, 3),
+        (8, "c", 1, 0.8, 2),
+        (9, "h", 4, 0.8, 3),
+        (10, "h", 4, 0.8, 3),
+        (11, "h", 2, 0.8, 3),
+        (12, "h", 2, 0.8, 3),
+    ]
+    spark.createDataFrame(data, "id int, name string, price int, rate double, weight int").createOrReplaceTempView(
+        "aggregated"
+    )
     df = spark.sql("""
         SELECT * FROM aggregated MATCH_RECOGNIZE (
           ORDER BY id
@@ -138,8 +176,19 @@ def test_aggregates(spark) -> None:
 def test_aggregates_with_null_inputs(spark) -> None:
     """Flink F6: sum and count skip NULLs; count(*) counts rows."""
     spark.createDataFrame(
-        [(1, "a", 10), (2, "z", 10), (3, "b", None), (4, "c", None), (5, "d", 3), (6, "c", 3), (7, "c", 3),
-         (8, "c", 3), (9, "c", 2)], "id int, name string, price int").createOrReplaceTempView("null_inputs")
+        [
+            (1, "a", 10),
+            (2, "z", 10),
+            (3, "b", None),
+            (4, "c", None),
+            (5, "d", 3),
+            (6, "c", 3),
+            (7, "c", 3),
+            (8, "c", 3),
+            (9, "c", 2),
+        ],
+        "id int, name string, price int",
+    ).createOrReplaceTempView("null_inputs")
     df = spark.sql("""
         SELECT * FROM null_inputs MATCH_RECOGNIZE (
           ORDER BY id
@@ -153,14 +202,19 @@ def test_aggregates_with_null_inputs(spark) -> None:
     assert [f.dataType.simpleString() for f in df.schema.fields] == ["bigint"] * 5 + ["int"]
 
 
-@pytest.mark.parametrize("skip, expected", [
-    ("PAST LAST ROW", [(26, 1, 4), (17, 5, 7)]),
-    ("TO NEXT ROW", [(26, 1, 4), (24, 2, 5), (25, 3, 6), (22, 4, 7), (17, 5, 7), (7, 6, 7)]),
-])
+@pytest.mark.parametrize(
+    "skip, expected",
+    [
+        ("PAST LAST ROW", [(26, 1, 4), (17, 5, 7)]),
+        ("TO NEXT ROW", [(26, 1, 4), (24, 2, 5), (25, 3, 6), (22, 4, 7), (17, 5, 7), (7, 6, 7)]),
+    ],
+)
 def test_after_match_skip(spark, skip, expected) -> None:
     """Flink F7 (its documentation's table), by the standard: under TO NEXT ROW the start at 7 still matches."""
-    spark.createDataFrame([("XYZ", p, _at(i + 1)) for i, p in enumerate([7, 9, 10, 5, 10, 7, 14])],
-                          "symbol string, price int, rowtime timestamp").createOrReplaceTempView("xyz")
+    spark.createDataFrame(
+        [("XYZ", p, _at(i + 1)) for i, p in enumerate([7, 9, 10, 5, 10, 7, 14])],
+        "symbol string, price int, rowtime timestamp",
+    ).createOrReplaceTempView("xyz")
     df = spark.sql(f"""
         SELECT sumPrice, second(startTime), second(endTime) FROM xyz MATCH_RECOGNIZE (
           PARTITION BY symbol ORDER BY rowtime
@@ -175,25 +229,36 @@ def test_after_match_skip(spark, skip, expected) -> None:
 
 def test_after_match_skip_to_the_first_row_fails(spark) -> None:
     """Flink F7's SKIP TO FIRST A: the standard's runtime error, which Spark raises."""
-    spark.createDataFrame([(p, i) for i, p in enumerate([7, 9, 10, 5])], "price int, t int") \
-        .createOrReplaceTempView("skipping")
+    spark.createDataFrame([(p, i) for i, p in enumerate([7, 9, 10, 5])], "price int, t int").createOrReplaceTempView(
+        "skipping"
+    )
     with pytest.raises(Exception, match="cannot skip to first row of match"):
-        spark.sql("SELECT * FROM skipping MATCH_RECOGNIZE (ORDER BY t AFTER MATCH SKIP TO FIRST A "
-                  "PATTERN (A+ C) DEFINE A AS SUM(A.price) < 30)").collect()
+        spark.sql(
+            "SELECT * FROM skipping MATCH_RECOGNIZE (ORDER BY t AFTER MATCH SKIP TO FIRST A "
+            "PATTERN (A+ C) DEFINE A AS SUM(A.price) < 30)"
+        ).collect()
 
 
-@pytest.mark.parametrize("table, pattern, define, span", [
-    ("quant", "A+", "A AS price > 80", (1, 3)),
-    ("quant", "A+ B", "A AS price > 80, B AS price <= 80", (1, 4)),
-    ("grouped", "(A B)+", "A AS price < 100, B AS price >= 100", (1, 4)),
-    ("grouped", "(A B)+ C", "A AS price < 100, B AS price >= 100, C AS price < 50", (1, 5)),
-])
+@pytest.mark.parametrize(
+    "table, pattern, define, span",
+    [
+        ("quant", "A+", "A AS price > 80", (1, 3)),
+        ("quant", "A+ B", "A AS price > 80, B AS price <= 80", (1, 4)),
+        ("grouped", "(A B)+", "A AS price < 100, B AS price >= 100", (1, 4)),
+        ("grouped", "(A B)+ C", "A AS price < 100, B AS price >= 100, C AS price < 50", (1, 5)),
+    ],
+)
 def test_spark_fork_golden(spark, table, pattern, define, span) -> None:
     """The cloud-fan/spark fork's golden file: spans and the schema struct<start_ts:bigint,end_ts:bigint>."""
-    data = {"quant": [(1, 100), (2, 110), (3, 120), (4, 50)], "grouped": [(1, 50), (2, 150), (3, 60), (4, 200), (5, 10)]}
+    data = {
+        "quant": [(1, 100), (2, 110), (3, 120), (4, 50)],
+        "grouped": [(1, 50), (2, 150), (3, 60), (4, 200), (5, 10)],
+    }
     spark.createDataFrame(data[table], "ts long, price long").createOrReplaceTempView(table)
-    df = spark.sql(f"SELECT * FROM {table} MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS start_ts, "
-                   f"LAST(ts) AS end_ts PATTERN ({pattern}) DEFINE {define})")
+    df = spark.sql(
+        f"SELECT * FROM {table} MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS start_ts, "
+        f"LAST(ts) AS end_ts PATTERN ({pattern}) DEFINE {define})"
+    )
     assert df.schema.simpleString() == "struct<start_ts:bigint,end_ts:bigint>"
     assert _rows(df) == [span]
 
@@ -202,18 +267,27 @@ def test_dataframe_match_recognize(spark) -> None:
     """DataFrame.match_recognize: the clause alone, a V-shape per symbol, ALL ROWS with CLASSIFIER."""
     prices = spark.createDataFrame(
         [("A", 1, 10.0), ("A", 2, 8.0), ("A", 3, 7.0), ("A", 4, 9.0), ("A", 5, 12.0), ("B", 1, 5.0), ("B", 2, 6.0)],
-        "symbol string, day int, price double")
+        "symbol string, day int, price double",
+    )
     v = prices.match_recognize("""
         PARTITION BY symbol ORDER BY day
         MEASURES FIRST(day) AS top_day, LAST(DOWN.price) AS bottom, LAST(UP.price) AS back
         PATTERN (START DOWN+ UP+)
         DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)""")
     assert _rows(v) == [("A", 1, 7.0, 12.0)]
-    labelled = spark_cer.match_recognize(prices.where("symbol = 'A'"), """
+    labelled = spark_cer.match_recognize(
+        prices.where("symbol = 'A'"),
+        """
         ORDER BY day MEASURES CLASSIFIER() AS label ALL ROWS PER MATCH
-        PATTERN (START DOWN+ UP+) DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)""")
-    assert [(r.day, r.label) for r in labelled.collect()] == [(1, "START"), (2, "DOWN"), (3, "DOWN"), (4, "UP"),
-                                                                 (5, "UP")]
+        PATTERN (START DOWN+ UP+) DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)""",
+    )
+    assert [(r.day, r.label) for r in labelled.collect()] == [
+        (1, "START"),
+        (2, "DOWN"),
+        (3, "DOWN"),
+        (4, "UP"),
+        (5, "UP"),
+    ]
     assert labelled.columns == ["day", "label", "symbol", "price"]
 
 
@@ -242,12 +316,17 @@ def test_the_errors_have_names_for_both_languages_and_keep_their_old_ones(spark)
 
 def test_validate_a_clause(spark) -> None:
     """spark_cer.validate reads a MATCH_RECOGNIZE clause with the grammar and analysis that run it."""
-    clause = ("PARTITION BY symbol ORDER BY day MEASURES LAST(B.price) AS low, MATCH_NUMBER() AS m "
-              "ALL ROWS PER MATCH PATTERN (A B+) SUBSET U = (A, B) DEFINE B AS price < PREV(price)")
+    clause = (
+        "PARTITION BY symbol ORDER BY day MEASURES LAST(B.price) AS low, MATCH_NUMBER() AS m "
+        "ALL ROWS PER MATCH PATTERN (A B+) SUBSET U = (A, B) DEFINE B AS price < PREV(price)"
+    )
     q = spark_cer.validate(clause, match_recognize=True)
     assert isinstance(q, spark_cer.RowPatternQuery)
     assert (q.variables, q.subsets, q.measures) == (("A", "B"), {"U": ("A", "B")}, ("low", "m"))
-    assert (q.rows_per_match, q.after_match) == ("ALL ROWS PER MATCH SHOW EMPTY MATCHES", "AFTER MATCH SKIP PAST LAST ROW")
+    assert (q.rows_per_match, q.after_match) == (
+        "ALL ROWS PER MATCH SHOW EMPTY MATCHES",
+        "AFTER MATCH SKIP PAST LAST ROW",
+    )
     assert q.output is None
     schema = "symbol string, day int, price double, volume long"
     typed = spark_cer.validate(clause, spark.createDataFrame([], schema).schema, spark=spark, match_recognize=True)
@@ -256,8 +335,12 @@ def test_validate_a_clause(spark) -> None:
         spark_cer.validate("ORDER BY day PATTERN (A B", match_recognize=True)
     assert (syntax.value.line, syntax.value.column) == (1, 26)
     with pytest.raises(spark_cer.PatternAnalysisError, match="unknown column 'prize'"):
-        spark_cer.validate("ORDER BY day PATTERN (A) DEFINE A AS prize > 1", spark.createDataFrame([], schema).schema,
-                           spark=spark, match_recognize=True)
+        spark_cer.validate(
+            "ORDER BY day PATTERN (A) DEFINE A AS prize > 1",
+            spark.createDataFrame([], schema).schema,
+            spark=spark,
+            match_recognize=True,
+        )
 
 
 def test_too_large_a_permute_is_refused_before_it_is_written_out(spark) -> None:
@@ -278,7 +361,8 @@ def test_what_users_porting_from_trino_write(spark) -> None:
     FIRST with a logical offset past the current row, MATCH_NUMBER() in DEFINE, and the errors' places and counts."""
     prices = spark.createDataFrame(
         [("A", 1, 10.0), ("A", 2, 8.0), ("A", 3, 7.0), ("A", 4, 9.0), ("A", 5, 12.0)],
-        "symbol string, day int, price double")
+        "symbol string, day int, price double",
+    )
     v = prices.match_recognize("""
         PARTITION BY symbol ORDER BY day
         MEASURES FINAL LAST(CLASSIFIER()) AS last_label, LAST(CLASSIFIER(), 1) AS before,
@@ -293,11 +377,18 @@ def test_what_users_porting_from_trino_write(spark) -> None:
         ("UP", "START", "down", "down", 10.0, "DOWN", 7.0),
         ("UP", "DOWN", "down", "downdown", 8.0, "UP", 7.0),
         ("UP", "DOWN", "up", "downdown", 7.0, "UP", 7.0),
-        ("UP", "UP", "up", "downdown", 9.0, None, 7.0)]
+        ("UP", "UP", "up", "downdown", 9.0, None, 7.0),
+    ]
 
     # MATCH_NUMBER() in DEFINE: the number of the match tried; a third rising run would be number 3.
-    runs = spark.createDataFrame([(p, i + 1, v) for p, vs in (("x", (1, 2, 3, 1, 2, 1, 2, 3)), ("y", (5, 6, 5, 6, 5, 6)))
-                                  for i, v in enumerate(vs)], "p string, ts int, v int")
+    runs = spark.createDataFrame(
+        [
+            (p, i + 1, v)
+            for p, vs in (("x", (1, 2, 3, 1, 2, 1, 2, 3)), ("y", (5, 6, 5, 6, 5, 6)))
+            for i, v in enumerate(vs)
+        ],
+        "p string, ts int, v int",
+    )
     numbered = runs.match_recognize("""
         PARTITION BY p ORDER BY ts MEASURES MATCH_NUMBER() AS n, FIRST(ts) AS first_ts, LAST(ts) AS last_ts
         PATTERN (A B+) DEFINE B AS v > PREV(v) AND MATCH_NUMBER() <= 2""")
@@ -305,9 +396,12 @@ def test_what_users_porting_from_trino_write(spark) -> None:
 
     # A measure named like a column ALL ROWS PER MATCH outputs, refused where it is written.
     with pytest.raises(spark_cer.PatternAnalysisError, match="an input column, which ALL ROWS PER MATCH outputs too"):
-        prices.match_recognize("ORDER BY day MEASURES count(*) AS price ALL ROWS PER MATCH PATTERN (A+) "
-                               "DEFINE A AS price > 0")
+        prices.match_recognize(
+            "ORDER BY day MEASURES count(*) AS price ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS price > 0"
+        )
     # A skip to a variable absent from the match names its rows as users count them, from 1.
     with pytest.raises(Exception, match=r"not present in match 1 \(rows 1 to 2 of its partition, counted from 1\)"):
-        prices.match_recognize("ORDER BY day MEASURES count(*) AS n AFTER MATCH SKIP TO LAST C "
-                               "PATTERN (A B | C) DEFINE A AS price > 9, B AS price < 9").collect()
+        prices.match_recognize(
+            "ORDER BY day MEASURES count(*) AS n AFTER MATCH SKIP TO LAST C "
+            "PATTERN (A B | C) DEFINE A AS price > 9, B AS price < 9"
+        ).collect()

@@ -70,8 +70,13 @@ def test_what_the_notebooks_say(run) -> None:
         assert len(rows) == 15, "every planted takeover is found, once"
         assert has_image(notebook, "plot")
     elif name == "sql_notebook":
-        translated = [o.text for c in notebook.cells if c.source.startswith("%%sql --read snowflake")
-                      for o in c.outputs if o.output_type == "stream"]
+        translated = [
+            o.text
+            for c in notebook.cells
+            if c.source.startswith("%%sql --read snowflake")
+            for o in c.outputs
+            if o.output_type == "stream"
+        ]
         assert translated and "PREV(price, 1)" in translated[0], "the Snowflake query is shown as translated"
 
 

@@ -42,8 +42,7 @@ def test_a_ceql_sequence_is_drawn_as_cores_automaton() -> None:
     assert "4-state CEA" in picture.summary and "output-linear delay" in picture.summary
     assert [n.kind for n in picture.nodes].count("start") == 1
     assert [n.label for n in picture.nodes if n.kind == "accepting"] == ["q2"]
-    assert reads(picture) == [
-        ("q0", "q1", "SELL[price > 100] → s"), ("q1", "q2", "BUY → b"), ("q3", "q2", "BUY → b")]
+    assert reads(picture) == [("q0", "q1", "SELL[price > 100] → s"), ("q1", "q2", "BUY → b"), ("q3", "q2", "BUY → b")]
     skips = [(e.source, e.target) for e in picture.edges if e.kind == "skip"]
     assert ("q0", "q0") in skips, "state 0 waits for a match to start, skipping any event"
     dot = picture.to_dot()
@@ -59,8 +58,10 @@ def test_conditions_relating_events_label_the_transitions_that_check_them() -> N
 
 
 def test_equalities_are_drawn_as_the_pcea_that_keys_them() -> None:
-    picture = explain_pattern("SELECT * FROM T WHERE (LOGIN AS l ; TRANSFER AS t1 ; TRANSFER AS t2) "
-                              "FILTER l.acct = t1.src AND t1.dst = t2.src WITHIN 10 [ts]")
+    picture = explain_pattern(
+        "SELECT * FROM T WHERE (LOGIN AS l ; TRANSFER AS t1 ; TRANSFER AS t2) "
+        "FILTER l.acct = t1.src AND t1.dst = t2.src WITHIN 10 [ts]"
+    )
     assert picture.automaton == "PCEA" and "equality correlation by PCEA" in picture.summary
     assert reads(picture) == [
         ("start", "l", "LOGIN → l"),
@@ -71,8 +72,10 @@ def test_equalities_are_drawn_as_the_pcea_that_keys_them() -> None:
 
 
 def test_a_pcea_joins_the_operands_of_and_at_junctions() -> None:
-    picture = explain_pattern("SELECT * FROM T WHERE (A AS a ; B AS b) AND (C AS c ; D AS d) "
-                              "FILTER a.k = c.k AND b.k = d.k AND a.k = b.k WITHIN 10 [ts]")
+    picture = explain_pattern(
+        "SELECT * FROM T WHERE (A AS a ; B AS b) AND (C AS c ; D AS d) "
+        "FILTER a.k = c.k AND b.k = d.k AND a.k = b.k WITHIN 10 [ts]"
+    )
     assert picture.automaton == "PCEA"
     junctions = {n.id for n in picture.nodes if n.kind == "junction"}
     assert len(junctions) == 2, "a transition reading b or d joins a run of each operand"
@@ -83,8 +86,9 @@ def test_a_pcea_joins_the_operands_of_and_at_junctions() -> None:
 
 
 def test_a_match_recognize_pattern_is_drawn_as_its_program() -> None:
-    picture = explain_pattern("ORDER BY ts PATTERN (A B+ C*) DEFINE B AS price < PREV(price), C AS price > PREV(price)",
-                              match_recognize=True)
+    picture = explain_pattern(
+        "ORDER BY ts PATTERN (A B+ C*) DEFINE B AS price < PREV(price), C AS price > PREV(price)", match_recognize=True
+    )
     assert picture.automaton == "program" and picture.size == 7
     assert reads(picture) == [("A", "B", "any row"), ("B", "", "price < PREV(price)"), ("C", "", "price > PREV(price)")]
     preferences = sorted(e.label for e in picture.edges if e.kind == "skip" and e.label)
@@ -120,8 +124,9 @@ def test_a_dataframe_shows_the_spark_ui_metrics_of_its_last_run(spark, events) -
     assert "run transitions" in metrics
     drawn(after)
 
-    recognized = events.match_recognize("ORDER BY ts MEASURES count(*) AS n PATTERN (A B+) "
-                                        "DEFINE B AS price > PREV(price)")
+    recognized = events.match_recognize(
+        "ORDER BY ts MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS price > PREV(price)"
+    )
     recognized.count()  # an action on another DataFrame of the same pattern: the UI shows it
     picture = explain_pattern(recognized)
     assert picture.automaton == "program"

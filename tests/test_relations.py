@@ -75,8 +75,10 @@ def test_table_function_and_dataframe_give_the_runner_rows(spark, events, runner
 
 def test_stock_trace_dearer_purchase(spark, stocks, runner) -> None:
     """On the full trace: a purchase of the same stock at least 1% dearer than a sale, within 1 s."""
-    query = ("SELECT * FROM S PATTERN SELL AS s ; BUY AS b FILTER b.name = s.name AND b.price > s.price * 1.01 "
-             f"{STOCK_ORDER} WITHIN 1000 [stock_time]")
+    query = (
+        "SELECT * FROM S PATTERN SELL AS s ; BUY AS b FILTER b.name = s.name AND b.price > s.price * 1.01 "
+        f"{STOCK_ORDER} WITHIN 1000 [stock_time]"
+    )
     assert spark.sql(query).count() == runner.count(query, STOCKS) > 0
 
 
@@ -127,8 +129,10 @@ def _chosen_sale(strategy: str, window: int) -> Counter:
 
 @pytest.mark.parametrize("strategy,window", [("NEXT", 20), ("LAST", 5), ("MAX", 5)])
 def test_strategies_with_a_condition_choose_before_the_window(spark, events, strategy: str, window: int) -> None:
-    query = (f"SELECT {strategy} * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price {ORDER} "
-             f"WITHIN {window} [ts]")
+    query = (
+        f"SELECT {strategy} * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price {ORDER} "
+        f"WITHIN {window} [ts]"
+    )
     df = spark.sql(query)
     expected = _chosen_sale(strategy, window)
     assert expected, "the query should match something on the test data"
@@ -143,16 +147,31 @@ def test_strategies_with_a_condition_choose_before_the_window(spark, events, str
 
 ERRORS = [
     # (query, the message's start, the column the caret points at)
-    ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.pricee > s.price ORDER BY ts WITHIN 5 [ts]",
-     "unknown column 'pricee' of b", "pricee"),
-    ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > x.price ORDER BY ts WITHIN 5 [ts]",
-     "variable 'x' is not bound", "x.price"),
-    ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER sum(b.volume) > 5 ORDER BY ts WITHIN 5 [ts]",
-     "sum(...) ranges over the events bound to b, but b binds one event here", "sum("),
-    ("SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > prev(b.price) ORDER BY ts WITHIN 5 [ts]",
-     "prev(...) is the event of b before the current one", "prev("),
-    ("SELECT * FROM events PATTERN (BUY AS b)+ ; SELL AS s FILTER b.price < s.price ORDER BY ts",
-     "'b' binds several events here", "b.price"),
+    (
+        "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.pricee > s.price ORDER BY ts WITHIN 5 [ts]",
+        "unknown column 'pricee' of b",
+        "pricee",
+    ),
+    (
+        "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > x.price ORDER BY ts WITHIN 5 [ts]",
+        "variable 'x' is not bound",
+        "x.price",
+    ),
+    (
+        "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER sum(b.volume) > 5 ORDER BY ts WITHIN 5 [ts]",
+        "sum(...) ranges over the events bound to b, but b binds one event here",
+        "sum(",
+    ),
+    (
+        "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER b.price > prev(b.price) ORDER BY ts WITHIN 5 [ts]",
+        "prev(...) is the event of b before the current one",
+        "prev(",
+    ),
+    (
+        "SELECT * FROM events PATTERN (BUY AS b)+ ; SELL AS s FILTER b.price < s.price ORDER BY ts",
+        "'b' binds several events here",
+        "b.price",
+    ),
 ]
 
 
@@ -181,4 +200,7 @@ def test_validate_accepts_relations() -> None:
     for statement in QUERIES.values():
         spark_cer.validate(statement.replace("FROM events ", ""), schema=columns)
     assert spark_cer.validate(QUERIES["burst"].replace("FROM events ", ""), schema=columns).conditions == (
-        "sum(b.volume) > 150", "avg(b.volume) < 70", "first(b.price) < last(b.price)")
+        "sum(b.volume) > 150",
+        "avg(b.volume) < 70",
+        "first(b.price) < last(b.price)",
+    )

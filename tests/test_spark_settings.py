@@ -48,13 +48,17 @@ SETTINGS: Dict[str, Dict[str, str]] = {
     "aqe off": {"spark.sql.adaptive.enabled": "false"},
     "one shuffle partition": {"spark.sql.shuffle.partitions": "1"},
     "200 shuffle partitions, aqe off": {"spark.sql.shuffle.partitions": "200", "spark.sql.adaptive.enabled": "false"},
-    "200 shuffle partitions, coalesced": {"spark.sql.shuffle.partitions": "200",
-                                          "spark.sql.adaptive.coalescePartitions.enabled": "true"},
-    "skew handling": {"spark.sql.adaptive.skewJoin.enabled": "true",
-                      "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes": "1k",
-                      "spark.sql.adaptive.skewJoin.skewedPartitionFactor": "1",
-                      "spark.sql.adaptive.advisoryPartitionSizeInBytes": "1k",
-                      "spark.sql.adaptive.optimizeSkewsInRebalancePartitions.enabled": "true"},
+    "200 shuffle partitions, coalesced": {
+        "spark.sql.shuffle.partitions": "200",
+        "spark.sql.adaptive.coalescePartitions.enabled": "true",
+    },
+    "skew handling": {
+        "spark.sql.adaptive.skewJoin.enabled": "true",
+        "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes": "1k",
+        "spark.sql.adaptive.skewJoin.skewedPartitionFactor": "1",
+        "spark.sql.adaptive.advisoryPartitionSizeInBytes": "1k",
+        "spark.sql.adaptive.optimizeSkewsInRebalancePartitions.enabled": "true",
+    },
 }
 
 
@@ -76,9 +80,17 @@ def settings(spark, conf: Dict[str, str]) -> Iterator[None]:
 @pytest.fixture(scope="module")
 def skewed(spark, events):
     """`events`, and its key A's rows five times more, later in time: A holds more than half of the rows."""
-    copies = [events.where("sym = 'A'").select(
-        "event_type", (F.col("id") + 1000 * k).alias("id"), "sym", "price", "volume",
-        (F.col("ts") + 1000 * k).alias("ts")) for k in range(1, 6)]
+    copies = [
+        events.where("sym = 'A'").select(
+            "event_type",
+            (F.col("id") + 1000 * k).alias("id"),
+            "sym",
+            "price",
+            "volume",
+            (F.col("ts") + 1000 * k).alias("ts"),
+        )
+        for k in range(1, 6)
+    ]
     df = events
     for c in copies:
         df = df.unionByName(c)
@@ -152,9 +164,21 @@ def over_delta(jar, events_csv, tmp_path_factory):
     work = tmp_path_factory.mktemp("delta")
     out = work / "rows.json"
     done = subprocess.run(
-        [sys.executable, str(DELTA_WORKER), "--events", str(events_csv), "--table", str(work / "events"),
-         "--queries", json.dumps(QUERIES), "--out", str(out)],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            str(DELTA_WORKER),
+            "--events",
+            str(events_csv),
+            "--table",
+            str(work / "events"),
+            "--queries",
+            json.dumps(QUERIES),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, f"the worker failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
     return json.loads(out.read_text())

@@ -223,7 +223,9 @@ def test_null_predicate_is_false(spark, events, runner, events_csv) -> None:
 
 def test_several_streams_in_from(spark, events, runner, events_csv, tmp_path: Path) -> None:
     """Two streams without a type column: each row's type is its stream's name, and the streams are merged."""
-    spark.sql("SELECT id, sym, price, volume, ts FROM events WHERE event_type = 'SELL'").createOrReplaceTempView("sells")
+    spark.sql("SELECT id, sym, price, volume, ts FROM events WHERE event_type = 'SELL'").createOrReplaceTempView(
+        "sells"
+    )
     spark.sql("SELECT id, sym, price, volume, ts FROM events WHERE event_type = 'BUY'").createOrReplaceTempView("buys")
     query = (
         "SELECT * FROM sells, buys PATTERN sells AS s ; buys AS b FILTER s[price > 100] AND b[volume >= 30] "
@@ -288,8 +290,9 @@ def test_unknown_type_matches_nothing(spark, events) -> None:
         ("timestamp_millis(ts * 1000) < TIMESTAMP '1970-01-01 00:00:00' + INTERVAL 30 SECONDS", "ts < 30"),
     ],
 )
-def test_every_spark_expression_is_a_predicate(spark, events, runner, events_csv, spark_predicate: str,
-                                              core_predicate: str) -> None:
+def test_every_spark_expression_is_a_predicate(
+    spark, events, runner, events_csv, spark_predicate: str, core_predicate: str
+) -> None:
     """Spark's parser reads the predicate: what the engine's runner cannot read, Spark evaluates."""
     query = "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s[{}] ORDER BY ts, id WITHIN 8 [ts]"
     rows = spark.sql(query.format(spark_predicate)).collect()
@@ -315,8 +318,10 @@ def test_syntax_error_in_table_function(spark, events) -> None:
     # a predicate is Spark SQL: Spark's parser judges it, and the error points into the pattern
     with pytest.raises(ParseException) as info:
         spark.sql("SELECT * FROM cer(TABLE(events), 'SELL AS s FILTER s[price >] ORDER BY ts')").collect()
-    assert ("line 1, column 27: Spark SQL cannot parse the predicate s[price >]: [PARSE_SYNTAX_ERROR] Syntax error at "
-            "or near end of input") in str(info.value)
+    assert (
+        "line 1, column 27: Spark SQL cannot parse the predicate s[price >]: [PARSE_SYNTAX_ERROR] Syntax error at "
+        "or near end of input"
+    ) in str(info.value)
     no_jvm_trace(info.value)
 
 

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.slow  # streams of the trace, and workers on a local cl
 WORKER = Path(streaming_worker.__file__).resolve()
 assert streaming_worker.SCHEMA == STOCK_SCHEMA
 
-FILES = 8  # files of the stream (plus the two flush files), one per micro-batch
+FILES = 4  # files of the stream (plus the two flush files), one per micro-batch
 
 
 # ---- writing streams ------------------------------------------------------------------------------------------
@@ -272,9 +272,23 @@ def _start_worker(input_dir: Path, checkpoint: Path, sink: Path, log: Path, kill
     env = spark_environment()
     with open(log, "ab") as out:
         return subprocess.Popen(
-            [sys.executable, str(WORKER), "--input", str(input_dir), "--checkpoint", str(checkpoint),
-             "--sink", str(sink), "--master", CLUSTER, "--kill-executor", str(kill_executor)],
-            stdout=out, stderr=subprocess.STDOUT, env=env,
+            [
+                sys.executable,
+                str(WORKER),
+                "--input",
+                str(input_dir),
+                "--checkpoint",
+                str(checkpoint),
+                "--sink",
+                str(sink),
+                "--master",
+                CLUSTER,
+                "--kill-executor",
+                str(kill_executor),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
             start_new_session=True,  # its own process group: the JVMs die with it
         )
 
@@ -287,8 +301,9 @@ def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path) -> None
     marker = tmp_path / "kill-an-executor"
     files = write_stock_files(input_dir, trace, even_sizes(len(trace), 7))
     batch = stock_batch(spark, input_dir)
-    expected = {language: multiset(streaming_worker.matches_of(batch, language))
-                for language in streaming_worker.LANGUAGES}
+    expected = {
+        language: multiset(streaming_worker.matches_of(batch, language)) for language in streaming_worker.LANGUAGES
+    }
     for language, rows in expected.items():
         assert rows and max(rows.values()) == 1, language
     # The kills are timed on the CEQL query's batches; the other query runs its own, on the same executors.
@@ -320,8 +335,10 @@ def test_kill_and_restart_writes_each_match_once(spark, trace, tmp_path) -> None
     finally:
         kill_group(proc)
     done = len(batch_files(commits_dir))
-    print(f"\n[kill/restart] an executor killed in batch {executor_killed_at - 1}, the driver after {done} of "
-          f"{len(files)} batches (a batch in flight: {in_flight}), {time.time() - started:.0f} s after the start")
+    print(
+        f"\n[kill/restart] an executor killed in batch {executor_killed_at - 1}, the driver after {done} of "
+        f"{len(files)} batches (a batch in flight: {in_flight}), {time.time() - started:.0f} s after the start"
+    )
     assert 0 < done < len(files), "the kill should come in the middle of the stream"
 
     # Second run from the same checkpoints, as fast as it goes, to the end.
@@ -377,12 +394,16 @@ def test_late_rows_are_dropped(spark, tmp_path) -> None:
     directory = tmp_path / "in"
     _write_json_files(directory, LATE_FILES)
     stream = (
-        spark.readStream.schema(LATE_SCHEMA).option("maxFilesPerTrigger", 1).json(str(directory))
+        spark.readStream.schema(LATE_SCHEMA)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(directory))
         .withColumn("ts", F.timestamp_millis("t"))
         .withWatermark("ts", "10 seconds")
     )
     batch = (
-        spark.read.schema(LATE_SCHEMA).json(str(directory)).where("event_type <> 'FLUSH'")
+        spark.read.schema(LATE_SCHEMA)
+        .json(str(directory))
+        .where("event_type <> 'FLUSH'")
         .withColumn("ts", F.timestamp_millis("t"))
     )
 
@@ -422,7 +443,8 @@ def test_state_stays_flat(spark, tmp_path) -> None:
     write_stock_files(directory, rows, [LONG_EVENTS] * LONG_FILES)
     matches = stock_stream(spark, directory).cer(
         "SELL AS s ; BUY AS b FILTER s[price > 108] AND b[price < 92] WITHIN 2 SECONDS",
-        order_by=["ts", "id"], partition_by="name",
+        order_by=["ts", "id"],
+        partition_by="name",
     )
     spark.conf.set(*SMALL_BLOCK_CACHE)
     try:
@@ -431,13 +453,21 @@ def test_state_stays_flat(spark, tmp_path) -> None:
         spark.conf.unset(SMALL_BLOCK_CACHE[0])
 
     figures = [
-        (p["batchId"], p["numInputRows"], state_of(p)["numRowsTotal"], state_of(p)["memoryUsedBytes"],
-         state_of(p).get("customMetrics", {}).get("rocksdbSstFileSize", 0), p["durationMs"].get("triggerExecution"))
+        (
+            p["batchId"],
+            p["numInputRows"],
+            state_of(p)["numRowsTotal"],
+            state_of(p)["memoryUsedBytes"],
+            state_of(p).get("customMetrics", {}).get("rocksdbSstFileSize", 0),
+            p["durationMs"].get("triggerExecution"),
+        )
         for p in progress
         if state_of(p)
     ]
-    print(f"\n[state] {LONG_FILES} files x {LONG_EVENTS} events, 4 keys, WITHIN 2 SECONDS, watermark delay 10 s, "
-          f"block cache {SMALL_BLOCK_CACHE[1]} MB")
+    print(
+        f"\n[state] {LONG_FILES} files x {LONG_EVENTS} events, 4 keys, WITHIN 2 SECONDS, watermark delay 10 s, "
+        f"block cache {SMALL_BLOCK_CACHE[1]} MB"
+    )
     line = "{:>5} {:>6} {:>12} {:>15} {:>18} {:>6}"
     print(line.format("batch", "input", "numRowsTotal", "memoryUsedBytes", "rocksdbSstFileSize", "ms"))
     for figure in figures:
@@ -452,7 +482,9 @@ def test_state_stays_flat(spark, tmp_path) -> None:
         early_max, late_max = max(f[column] for f in early), max(f[column] for f in late)
         print(f"{name}: batches 6-12 max {early_max:,}, last 7 max {late_max:,}")
         assert early_max > 0, f"{name} should count the state"
-        assert late_max <= max(2 * early_max, floor), f"{name} grows with the stream: {early_max:,} early, {late_max:,} late"
+        assert late_max <= max(2 * early_max, floor), (
+            f"{name} grows with the stream: {early_max:,} early, {late_max:,} late"
+        )
 
 
 # ---- 5. errors --------------------------------------------------------------------------------------------------
@@ -467,8 +499,12 @@ def expect_analysis_error(build: Callable[[], DataFrame], tmp_path: Path) -> str
     try:
         with pytest.raises((AnalysisException, spark_cer.CeqlAnalysisError)) as info:
             query = (
-                build().writeStream.format("memory").queryName("cer_err_" + uuid.uuid4().hex[:8])
-                .outputMode("append").option("checkpointLocation", str(checkpoint)).start()
+                build()
+                .writeStream.format("memory")
+                .queryName("cer_err_" + uuid.uuid4().hex[:8])
+                .outputMode("append")
+                .option("checkpointLocation", str(checkpoint))
+                .start()
             )
             query.processAllAvailable()
     finally:
@@ -505,9 +541,7 @@ def test_error_without_watermark(spark, small_files, tmp_path) -> None:
 
 def test_error_without_within(spark, small_files, tmp_path) -> None:
     stream = stock_stream(spark, small_files)
-    message = expect_analysis_error(
-        lambda: stream.cer(PATTERN, order_by=["ts", "id"], partition_by="name"), tmp_path
-    )
+    message = expect_analysis_error(lambda: stream.cer(PATTERN, order_by=["ts", "id"], partition_by="name"), tmp_path)
     assert "WITHIN" in message, message
     stream.createOrReplaceTempView("no_within")
     message = expect_analysis_error(
@@ -538,7 +572,9 @@ def test_error_watermark_on_another_column(spark, small_files, tmp_path) -> None
 
 def test_rate_source_finds_matches(spark, tmp_path) -> None:
     events = (
-        spark.readStream.format("rate").option("rowsPerSecond", 50).load()
+        spark.readStream.format("rate")
+        .option("rowsPerSecond", 50)
+        .load()
         .selectExpr(
             "CASE WHEN value % 3 = 0 THEN 'SELL' ELSE 'BUY' END AS event_type",
             "value AS id",
@@ -550,11 +586,14 @@ def test_rate_source_finds_matches(spark, tmp_path) -> None:
     )
     matches = events.cer(
         "SELL AS s ; BUY AS b FILTER s[price > 3] AND b[price < 2] WITHIN 2 SECONDS",
-        order_by=["ts", "id"], partition_by="name",
+        order_by=["ts", "id"],
+        partition_by="name",
     )
     name = "cer_rate_" + uuid.uuid4().hex[:8]
     query = (
-        matches.writeStream.format("memory").queryName(name).outputMode("append")
+        matches.writeStream.format("memory")
+        .queryName(name)
+        .outputMode("append")
         .option("checkpointLocation", str(tmp_path / "checkpoint"))
         .trigger(processingTime="1 second")
         .start()

@@ -46,8 +46,9 @@ def test_a_documented_example_gives_the_documented_rows(documented_tables, examp
     df = spark.sql(written)
     # The document's columns in its order, by name without regard to case (Snowflake writes unquoted names in upper
     # case): SELECT * under ALL ROWS PER MATCH lays them out as the source engine does.
-    assert [c.lower() for c in df.columns] == [h.lower() for h in example.header], \
+    assert [c.lower() for c in df.columns] == [h.lower() for h in example.header], (
         f"{example.id}: columns {df.columns}; translated:\n{written}"
+    )
     got = [tuple(shown(v) for v in row) for row in df.collect()]
     expected = example.rows
     if not example.ordered:
@@ -60,12 +61,12 @@ def test_functions_types_quoting_and_null_order_are_mapped(spark) -> None:
         [("a", 1, 10.0, None), ("a", 2, 8.0, "x"), ("a", 3, 9.5, None), ("a", None, 7.0, None)],
         "Sym string, day int, price double, note string",
     ).createOrReplaceTempView("quoted_trades")
-    snowflake = '''SELECT "Sym", dip, note_or_none FROM quoted_trades MATCH_RECOGNIZE (
+    snowflake = """SELECT "Sym", dip, note_or_none FROM quoted_trades MATCH_RECOGNIZE (
         PARTITION BY "Sym" ORDER BY day
         MEASURES IFF(FIRST(up.price)::number(10, 2) > 9, 'deep', 'shallow') AS dip,
                  NVL(LAST(down.note), 'none') AS note_or_none
         PATTERN (start down+ up)
-        DEFINE down AS price < LAG(price), up AS price > LAG(price))'''
+        DEFINE down AS price < LAG(price), up AS price > LAG(price))"""
     written = translate(snowflake, read="snowflake", spark=spark)
     assert "IF(CAST(FIRST(up.price) AS DECIMAL(10, 2)) > 9, 'deep', 'shallow')" in written
     assert "COALESCE(LAST(down.note), 'none')" in written and "`Sym`" in written
@@ -77,12 +78,12 @@ def test_functions_types_quoting_and_null_order_are_mapped(spark) -> None:
 
 
 def test_dates_and_running_final_from_oracle(spark) -> None:
-    oracle = '''SELECT * FROM (SELECT 'a' AS k, DATE '2024-01-01' + n AS d, n AS v FROM oracle_days) MATCH_RECOGNIZE (
+    oracle = """SELECT * FROM (SELECT 'a' AS k, DATE '2024-01-01' + n AS d, n AS v FROM oracle_days) MATCH_RECOGNIZE (
         PARTITION BY k ORDER BY d DESC
         MEASURES FINAL COUNT(*) AS n, RUNNING LAST(A.d) AS last_a, TO_CHAR(FIRST(A.d), 'YYYY-MM-DD') AS first_a
         ALL ROWS PER MATCH
         PATTERN (A+)
-        DEFINE A AS A.v > 0)'''
+        DEFINE A AS A.v > 0)"""
     spark.range(0, 3).selectExpr("CAST(id AS INT) AS n").createOrReplaceTempView("oracle_days")
     written = translate(oracle, read="oracle", spark=spark)
     assert "FINAL COUNT(*) AS n, RUNNING LAST(A.d) AS last_a" in written
@@ -92,29 +93,35 @@ def test_dates_and_running_final_from_oracle(spark) -> None:
 
 
 def test_what_cannot_be_read_or_written_is_placed_in_the_statement() -> None:
-    statement = ("SELECT *\nFROM t MATCH_RECOGNIZE (ORDER BY x\n"
-                 "  PATTERN (A) DEFINE A AS REGEXP_SUBSTR(s, 'a', 1, 2) = 'a')")
+    statement = (
+        "SELECT *\nFROM t MATCH_RECOGNIZE (ORDER BY x\n  PATTERN (A) DEFINE A AS REGEXP_SUBSTR(s, 'a', 1, 2) = 'a')"
+    )
     with pytest.raises(TranslationError) as info:
         translate(statement, read="snowflake")
     e = info.value
     assert (e.line, e.column) == (3, 27) and e.problem.startswith(
-        "REGEXP_SUBSTR(s, 'a', 1, 2): not among the Snowflake functions and operators whose meaning in Spark")
+        "REGEXP_SUBSTR(s, 'a', 1, 2): not among the Snowflake functions and operators whose meaning in Spark"
+    )
     assert str(e).endswith("  " + " " * 26 + "^" * len("REGEXP_SUBSTR(s, 'a', 1, 2)"))
 
     with pytest.raises(TranslationError) as info:
-        translate("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS x < LAG(x, 1, 0))",
-                  read="snowflake")
+        translate(
+            "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS x < LAG(x, 1, 0))", read="snowflake"
+        )
     assert info.value.problem.startswith("LAG(x, 1, 0): a default value has no PREV or NEXT form")
     assert info.value.column == 73, "at LAG itself"
 
     with pytest.raises(TranslationError) as info:
         translate("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS x MEMBER OF y)", read="oracle")
-    assert info.value.problem.startswith("oracle SQL that sqlglot cannot read") and info.value.column == 78, \
+    assert info.value.problem.startswith("oracle SQL that sqlglot cannot read") and info.value.column == 78, (
         "at OF, where sqlglot stops"
+    )
 
     with pytest.raises(TranslationError) as info:  # around the clause: placed where it stands as written
-        translate("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS x > 0) WHERE y MEMBER OF z",
-                  read="oracle")
+        translate(
+            "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS x > 0) WHERE y MEMBER OF z",
+            read="oracle",
+        )
     assert info.value.problem.startswith("oracle SQL that sqlglot cannot read") and info.value.column > 75
 
     with pytest.raises(PatternSyntaxError, match="expected '\\)' to close MATCH_RECOGNIZE"):
@@ -124,20 +131,29 @@ def test_what_cannot_be_read_or_written_is_placed_in_the_statement() -> None:
 def test_a_translation_spark_refuses_is_reported(spark) -> None:
     spark.range(3).selectExpr("id AS x").createOrReplaceTempView("refused")
     with pytest.raises(TranslationError) as info:
-        translate("SELECT * FROM refused MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS PREV(PREV(x)) > 0)",
-                  read="trino", spark=spark)
+        translate(
+            "SELECT * FROM refused MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS PREV(PREV(x)) > 0)",
+            read="trino",
+            spark=spark,
+        )
     assert info.value.problem.startswith("Spark cannot analyze the translated statement: in the condition of A")
     assert "a navigation reads columns of one row" in info.value.problem
     assert info.value.query.index("PREV(PREV(x))") == info.value.offset, "placed in the translated statement"
     with pytest.raises(TranslationError, match="Spark cannot analyze the translated statement: .*no_such_column"):
-        translate("SELECT * FROM refused MATCH_RECOGNIZE (ORDER BY x MEASURES MAX(A.x) AS h PATTERN (A+) "
-                  "DEFINE A AS x > 0) WHERE no_such_column > 0", read="snowflake", spark=spark)
+        translate(
+            "SELECT * FROM refused MATCH_RECOGNIZE (ORDER BY x MEASURES MAX(A.x) AS h PATTERN (A+) "
+            "DEFINE A AS x > 0) WHERE no_such_column > 0",
+            read="snowflake",
+            spark=spark,
+        )
 
 
 def test_nested_clauses_and_aliases() -> None:
-    trino = ("SELECT * FROM (SELECT * FROM orders MATCH_RECOGNIZE (ORDER BY day MEASURES A.price AS p PATTERN (A B+) "
-             "SUBSET U = (A, B) DEFINE B AS B.price < PREV(B.price))) x MATCH_RECOGNIZE (ORDER BY p PATTERN (A) "
-             "DEFINE A AS true) AS y")
+    trino = (
+        "SELECT * FROM (SELECT * FROM orders MATCH_RECOGNIZE (ORDER BY day MEASURES A.price AS p PATTERN (A B+) "
+        "SUBSET U = (A, B) DEFINE B AS B.price < PREV(B.price))) x MATCH_RECOGNIZE (ORDER BY p PATTERN (A) "
+        "DEFINE A AS true) AS y"
+    )
     written = translate(trino, read="trino", check=False)
     assert written.count("MATCH_RECOGNIZE") == 2 and "SUBSET U = (A, B)" in written
     assert ") x MATCH_RECOGNIZE (ORDER BY p NULLS LAST" in written and written.endswith(") AS y")
@@ -164,17 +180,27 @@ def rows_of(spark, statement: str, read: str = "snowflake") -> List[Tuple[Option
 def test_snowflake_lag_in_define_reads_the_partition(documented_tables) -> None:
     # The reference: DEFINE's window frame starts at the matching attempt, except for LAG, LEAD, FIRST_VALUE and
     # LAST_VALUE, which read the partition: a run of rises starts with a row above the one before the match.
-    assert rows_of(documented_tables, """\
+    assert rows_of(
+        documented_tables,
+        """\
 SELECT company, s, n FROM stock_price_history MATCH_RECOGNIZE (
     PARTITION BY company ORDER BY price_date
     MEASURES FIRST(price_date) AS s, COUNT(*) AS n
     ONE ROW PER MATCH
     PATTERN (UP+)
     DEFINE UP AS price > LAG(price))
-ORDER BY company, s""") == [("ABCD", "2020-10-03", "2"), ("ABCD", "2020-10-06", "3"), ("XYZ", "2020-10-03", "3"),
-                            ("XYZ", "2020-10-08", "1"), ("XYZ", "2020-10-10", "1")]
+ORDER BY company, s""",
+    ) == [
+        ("ABCD", "2020-10-03", "2"),
+        ("ABCD", "2020-10-06", "3"),
+        ("XYZ", "2020-10-03", "3"),
+        ("XYZ", "2020-10-08", "1"),
+        ("XYZ", "2020-10-10", "1"),
+    ]
     # The introduction's variables, each quantified: a fall of 10% or more on the day before, then rises of 5%.
-    assert rows_of(documented_tables, """\
+    assert rows_of(
+        documented_tables,
+        """\
 SELECT company, s, n FROM stock_price_history MATCH_RECOGNIZE (
     PARTITION BY company ORDER BY price_date
     MEASURES FIRST(price_date) AS s, COUNT(*) AS n
@@ -182,15 +208,22 @@ SELECT company, s, n FROM stock_price_history MATCH_RECOGNIZE (
     PATTERN (DECREASED_10_PERCENT+ INCREASED_05_PERCENT+)
     DEFINE DECREASED_10_PERCENT AS LAG(price) * 0.90 >= price,
            INCREASED_05_PERCENT AS LAG(price) * 1.05 <= price)
-ORDER BY company, s""") == [("ABCD", "2020-10-02", "3"), ("ABCD", "2020-10-05", "4"), ("XYZ", "2020-10-02", "3"),
-                            ("XYZ", "2020-10-06", "3"), ("XYZ", "2020-10-09", "2")]
+ORDER BY company, s""",
+    ) == [
+        ("ABCD", "2020-10-02", "3"),
+        ("ABCD", "2020-10-05", "4"),
+        ("XYZ", "2020-10-02", "3"),
+        ("XYZ", "2020-10-06", "3"),
+        ("XYZ", "2020-10-09", "2"),
+    ]
 
 
 def test_snowflake_prev_and_next_in_measures_stay_within_the_match(documented_tables) -> None:
     # The reference keeps PREV within the match, as LAG, and makes NEXT LEAD: the window-frame example's columns.
     frame = next(e for e in DOCUMENTED if e.id == "snowflake-window-frame")
     query = frame.query.replace("LAG(price_date) AS", "PREV(price_date) AS").replace(
-        "LEAD(price_date) AS", "NEXT(price_date) AS")
+        "LEAD(price_date) AS", "NEXT(price_date) AS"
+    )
     assert "PREV(price_date) AS" in query and "NEXT(price_date) AS" in query
     assert rows_of(documented_tables, query) == frame.rows
 
@@ -199,44 +232,59 @@ def test_snowflake_datediff_counts_boundaries(spark) -> None:
     spark.sql("""SELECT 1 AS k, CAST(ts AS TIMESTAMP) AS ts FROM VALUES ('2024-01-01 23:00:00'),
                  ('2024-01-02 01:00:00'), ('2024-01-03 02:00:00') AS t(ts)""").createOrReplaceTempView("late_evenings")
     # 23:00 to 01:00 crosses a day's boundary: 1 in Snowflake, where two hours are no whole day.
-    assert rows_of(spark, """\
+    assert rows_of(
+        spark,
+        """\
 SELECT ts FROM late_evenings MATCH_RECOGNIZE (
     PARTITION BY k ORDER BY ts
     ALL ROWS PER MATCH
     PATTERN (A B+)
-    DEFINE B AS DATEDIFF(day, LAG(ts), ts) = 1)""") == [
-        ("2024-01-01 23:00:00",), ("2024-01-02 01:00:00",), ("2024-01-03 02:00:00",)]
-    spark.sql("SELECT 1 AS k, CAST(d AS DATE) AS d FROM VALUES ('2024-11-28'), ('2024-12-05') AS t(d)") \
-        .createOrReplaceTempView("month_ends")
+    DEFINE B AS DATEDIFF(day, LAG(ts), ts) = 1)""",
+    ) == [("2024-01-01 23:00:00",), ("2024-01-02 01:00:00",), ("2024-01-03 02:00:00",)]
+    spark.sql(
+        "SELECT 1 AS k, CAST(d AS DATE) AS d FROM VALUES ('2024-11-28'), ('2024-12-05') AS t(d)"
+    ).createOrReplaceTempView("month_ends")
     # DATEDIFF's own page: 2024-11-28 to 2024-12-05 is one month.
-    assert rows_of(spark, """\
+    assert rows_of(
+        spark,
+        """\
 SELECT months FROM month_ends MATCH_RECOGNIZE (
     PARTITION BY k ORDER BY d
     MEASURES DATEDIFF(month, FIRST(d), LAST(d)) AS months
-    PATTERN (A B))""") == [("1",)]
+    PATTERN (A B))""",
+    ) == [("1",)]
 
 
 def test_a_date_minus_a_date_is_a_number_of_days(spark) -> None:
-    spark.sql("SELECT 1 AS k, CAST(d AS DATE) AS d FROM VALUES ('2024-01-01'), ('2024-01-02'), ('2024-01-05'), "
-              "('2024-01-06') AS t(d)").createOrReplaceTempView("visits")
+    spark.sql(
+        "SELECT 1 AS k, CAST(d AS DATE) AS d FROM VALUES ('2024-01-01'), ('2024-01-02'), ('2024-01-05'), "
+        "('2024-01-06') AS t(d)"
+    ).createOrReplaceTempView("visits")
     # Consecutive days, and the days each run spans: numbers in Snowflake and Oracle, intervals in Spark's own `-`.
     for dialect in ("snowflake", "oracle"):
-        assert rows_of(spark, """\
+        assert rows_of(
+            spark,
+            """\
 SELECT first_day, span FROM visits MATCH_RECOGNIZE (
     PARTITION BY k ORDER BY d
     MEASURES FIRST(d) AS first_day, LAST(d) - FIRST(d) AS span
     ONE ROW PER MATCH
     PATTERN (A B+)
-    DEFINE B AS d - PREV(d) = 1)""", read=dialect) == [("2024-01-01", "1"), ("2024-01-05", "1")], dialect
-    spark.sql("SELECT CAST(ts AS TIMESTAMP) AS ts FROM VALUES ('2024-01-01 10:00:00') AS t(ts)") \
-        .createOrReplaceTempView("stamps")
+    DEFINE B AS d - PREV(d) = 1)""",
+            read=dialect,
+        ) == [("2024-01-01", "1"), ("2024-01-05", "1")], dialect
+    spark.sql(
+        "SELECT CAST(ts AS TIMESTAMP) AS ts FROM VALUES ('2024-01-01 10:00:00') AS t(ts)"
+    ).createOrReplaceTempView("stamps")
     with pytest.raises(TranslationError, match="Snowflake's `-` does not subtract timestamps; write DATEDIFF"):
         translate("SELECT ts - ts FROM stamps", read="snowflake", spark=spark)
 
 
 def test_snowflake_int_cast_rounds(documented_tables) -> None:
     # INT is NUMBER(38, 0), to which Snowflake rounds half away from zero: 50 / 4 = 12.5 is 13.
-    assert rows_of(documented_tables, """\
+    assert rows_of(
+        documented_tables,
+        """\
 SELECT q FROM stock_price_history MATCH_RECOGNIZE (
     PARTITION BY company ORDER BY price_date
     MEASURES (FIRST(price) / 4)::int AS q
@@ -244,7 +292,8 @@ SELECT q FROM stock_price_history MATCH_RECOGNIZE (
     PATTERN (A B)
     DEFINE A AS TRUE, B AS TRUE)
 WHERE company = 'ABCD'
-ORDER BY q""") == [("8",), ("10",), ("13",), ("18",), ("19",)]
+ORDER BY q""",
+    ) == [("8",), ("10",), ("13",), ("18",), ("19",)]
 
 
 def test_oracle_dates_in_its_formats(spark) -> None:
@@ -254,11 +303,13 @@ def test_oracle_dates_in_its_formats(spark) -> None:
     as_text = [(symbol, day.strftime("%d-%b-%y"), price) for symbol, day, price in rows]
     spark.createDataFrame(as_text, "symbol string, day string, price int").createOrReplaceTempView("ticker_text")
     query = oracle.query.replace(
-        "FROM Ticker", "FROM (SELECT symbol, TO_DATE(day, 'DD-Mon-RR') AS tstamp, price FROM ticker_text)")
+        "FROM Ticker", "FROM (SELECT symbol, TO_DATE(day, 'DD-Mon-RR') AS tstamp, price FROM ticker_text)"
+    )
     assert rows_of(spark, query, read="oracle") == oracle.rows
     # RR's century: 99 is 1999 while this century's years end in 00-49; MON reads any case.
-    assert rows_of(spark, "SELECT TO_DATE('01-APR-99', 'DD-MON-RR'), TO_DATE('01-apr-49', 'DD-Mon-RR')",
-                   read="oracle") == [("1999-04-01", "2049-04-01")]
+    assert rows_of(
+        spark, "SELECT TO_DATE('01-APR-99', 'DD-MON-RR'), TO_DATE('01-apr-49', 'DD-Mon-RR')", read="oracle"
+    ) == [("1999-04-01", "2049-04-01")]
     with pytest.raises(TranslationError) as info:  # refused as it is translated, not when it runs
         translate("SELECT TO_DATE(day, 'DD-Mon-RR J') FROM ticker_text", read="oracle")
     assert info.value.column == 8 and "the format element at 'J' is not among those translated" in info.value.problem
@@ -268,14 +319,26 @@ def test_select_star_keeps_the_source_layout(documented_tables) -> None:
     query = """SELECT * FROM stock_price_history MATCH_RECOGNIZE (
         PARTITION BY company ORDER BY price_date MEASURES MATCH_NUMBER() AS m
         ALL ROWS PER MATCH PATTERN (A) DEFINE A AS price > 80)"""
-    assert documented_tables.sql(translate(query, read="snowflake", spark=documented_tables)).columns == \
-        ["company", "price_date", "price", "m"], "Snowflake: the input's columns, then the measures"
-    assert documented_tables.sql(translate(query, read="trino", spark=documented_tables)).columns == \
-        ["company", "price_date", "m", "price"], "Trino: the partition, the order, the measures, the rest"
+    assert documented_tables.sql(translate(query, read="snowflake", spark=documented_tables)).columns == [
+        "company",
+        "price_date",
+        "price",
+        "m",
+    ], "Snowflake: the input's columns, then the measures"
+    assert documented_tables.sql(translate(query, read="trino", spark=documented_tables)).columns == [
+        "company",
+        "price_date",
+        "m",
+        "price",
+    ], "Trino: the partition, the order, the measures, the rest"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        written = translate(query.replace("stock_price_history", "no_such_table"), read="snowflake", check=False,
-                            spark=documented_tables)
+        written = translate(
+            query.replace("stock_price_history", "no_such_table"),
+            read="snowflake",
+            check=False,
+            spark=documented_tables,
+        )
     assert written.startswith("SELECT * FROM no_such_table")
     assert [w for w in caught if "keeps spark-cer's column order, not Snowflake's" in str(w.message)]
 
@@ -298,11 +361,16 @@ ORDER BY l"""
 #: What the three engines (Snowflake, Oracle, Trino) compute alike, in SQL each of them reads.
 COMMON: List[Tuple[str, List[Tuple[Optional[str], ...]]]] = [
     (NAVIGATION, [("1", "A", "1", "1", None, "2"), ("1", "B", "1", "2", "1", "3"), ("1", "B", "1", "3", "2", None)]),
-    ("SELECT COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x) FROM (SELECT 1 AS x UNION ALL SELECT NULL UNION ALL "
-     "SELECT 4) t", [("3", "2", "5", "1", "4")]),
-    ("SELECT x, ROW_NUMBER() OVER (ORDER BY x), RANK() OVER (ORDER BY x), DENSE_RANK() OVER (ORDER BY x) FROM "
-     "(SELECT 1 AS x UNION ALL SELECT 1 UNION ALL SELECT 2) t ORDER BY 2", [("1", "1", "1", "1"), ("1", "2", "1", "1"),
-                                                                         ("2", "3", "3", "2")]),
+    (
+        "SELECT COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x) FROM (SELECT 1 AS x UNION ALL SELECT NULL UNION ALL "
+        "SELECT 4) t",
+        [("3", "2", "5", "1", "4")],
+    ),
+    (
+        "SELECT x, ROW_NUMBER() OVER (ORDER BY x), RANK() OVER (ORDER BY x), DENSE_RANK() OVER (ORDER BY x) FROM "
+        "(SELECT 1 AS x UNION ALL SELECT 1 UNION ALL SELECT 2) t ORDER BY 2",
+        [("1", "1", "1", "1"), ("1", "2", "1", "1"), ("2", "3", "3", "2")],
+    ),
     ("(1 < 2 AND NULL) IS NULL OR (NULL OR 1 < 2)", [("True",)]),
     ("EXISTS (SELECT 1)", [("True",)]),
     ("ABS(-2)", [("2",)]),
@@ -344,8 +412,7 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("snowflake", "DATEDIFF(day, '2024-01-01 23:00'::timestamp, '2024-01-02 01:00'::timestamp)", [("1",)]),
     ("snowflake", "DATEDIFF(hour, '2024-01-01 23:59'::timestamp, '2024-01-02 00:01'::timestamp)", [("1",)]),
     ("snowflake", "DATEDIFF(minute, '2024-01-01 10:00:59'::timestamp, '2024-01-01 10:01:00'::timestamp)", [("1",)]),
-    ("snowflake", "DATEDIFF(second, '2024-01-01 10:00:00'::timestamp, '2024-01-01 09:59:58'::timestamp)",
-     [("-2",)]),
+    ("snowflake", "DATEDIFF(second, '2024-01-01 10:00:00'::timestamp, '2024-01-01 09:59:58'::timestamp)", [("-2",)]),
     ("snowflake", "DATEADD(month, 1, '2024-01-31'::date)", [("2024-02-29",)]),
     ("snowflake", "DATEADD(day, 1, '2024-01-31'::date)", [("2024-02-01",)]),
     ("snowflake", "12.5::int", [("13",)]),
@@ -367,8 +434,11 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("snowflake", "'2024-03-01'::date - '2024-02-01'::date", [("29",)]),
     ("snowflake", "'2024-03-01'::date - 1", [("2024-02-29",)]),
     ("snowflake", "SELECT x - y FROM (VALUES (7, 2.5)) AS t(x, y)", [("4.5",)]),
-    ("snowflake", "SELECT COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x) FROM (VALUES (1), (NULL), (4)) AS t(x)",
-     [("3", "2", "5", "1", "4")]),
+    (
+        "snowflake",
+        "SELECT COUNT(*), COUNT(x), SUM(x), MIN(x), MAX(x) FROM (VALUES (1), (NULL), (4)) AS t(x)",
+        [("3", "2", "5", "1", "4")],
+    ),
     ("snowflake", "IFF(1 < 2, 'a', 'b')", [("a",)]),
     ("snowflake", "NVL(NULL, 5)", [("5",)]),
     ("snowflake", "ZEROIFNULL(NULL)", [("0",)]),
@@ -387,13 +457,23 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("snowflake", "TO_CHAR('2024-01-02'::date, 'YYYY/MM/DD')", [("2024/01/02",)]),
     ("snowflake", "SELECT TO_CHAR(d, 'YYYY') FROM (SELECT '2024-01-02'::date AS d) t", [("2024",)]),
     ("snowflake", "DATE '2024-01-02'", [("2024-01-02",)]),
-    ("snowflake", "YEAR('2024-05-06'::date) * 10000 + MONTH('2024-05-06'::date) * 100 + DAY('2024-05-06'::date)",
-     [("20240506",)]),
+    (
+        "snowflake",
+        "YEAR('2024-05-06'::date) * 10000 + MONTH('2024-05-06'::date) * 100 + DAY('2024-05-06'::date)",
+        [("20240506",)],
+    ),
     ("snowflake", "QUARTER('2024-05-06'::date)", [("2",)]),
-    ("snowflake", "HOUR('2024-01-01 10:11:12'::timestamp) * 10000 + MINUTE('2024-01-01 10:11:12'::timestamp) * 100"
-                  " + SECOND('2024-01-01 10:11:12'::timestamp)", [("101112",)]),
-    ("snowflake", "SELECT x, LAG(x) OVER (ORDER BY x), LEAD(x) OVER (ORDER BY x) FROM (VALUES (1), (2)) AS t(x) "
-                  "ORDER BY x", [("1", None, "2"), ("2", "1", None)]),
+    (
+        "snowflake",
+        "HOUR('2024-01-01 10:11:12'::timestamp) * 10000 + MINUTE('2024-01-01 10:11:12'::timestamp) * 100"
+        " + SECOND('2024-01-01 10:11:12'::timestamp)",
+        [("101112",)],
+    ),
+    (
+        "snowflake",
+        "SELECT x, LAG(x) OVER (ORDER BY x), LEAD(x) OVER (ORDER BY x) FROM (VALUES (1), (2)) AS t(x) ORDER BY x",
+        [("1", None, "2"), ("2", "1", None)],
+    ),
     # Oracle
     ("oracle", "'' IS NULL", [("True",)]),
     ("oracle", "'a' || NULL", [("a",)]),
@@ -414,8 +494,12 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("oracle", "NVL(NULL, 'x')", [("x",)]),
     ("oracle", "SUBSTR('abcdef', 0, 2)", [("ab",)]),
     ("oracle", "SELECT AVG(x) FROM (SELECT 1 AS x UNION ALL SELECT 2) t", [("1.5",)]),
-    ("oracle", "SELECT x, LAG(x) OVER (ORDER BY x), LEAD(x) OVER (ORDER BY x) FROM "
-               "(SELECT 1 AS x UNION ALL SELECT 2) t ORDER BY x", [("1", None, "2"), ("2", "1", None)]),
+    (
+        "oracle",
+        "SELECT x, LAG(x) OVER (ORDER BY x), LEAD(x) OVER (ORDER BY x) FROM "
+        "(SELECT 1 AS x UNION ALL SELECT 2) t ORDER BY x",
+        [("1", None, "2"), ("2", "1", None)],
+    ),
     # Trino
     ("trino", "7 / 2", [("3",)]),
     ("trino", "-7 / 2", [("-3",)]),
@@ -429,11 +513,18 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("trino", "date_diff('day', TIMESTAMP '2020-03-01 00:00:00', TIMESTAMP '2020-03-02 00:00:00')", [("1",)]),
     ("trino", "date_diff('hour', TIMESTAMP '2020-03-01 23:59:00', TIMESTAMP '2020-03-02 00:01:00')", [("0",)]),
     ("trino", "date_add('month', 1, DATE '2020-01-31')", [("2020-02-29",)]),
-    ("trino", "year(DATE '2024-05-06') * 10000 + month(DATE '2024-05-06') * 100 + day(DATE '2024-05-06')",
-     [("20240506",)]),
+    (
+        "trino",
+        "year(DATE '2024-05-06') * 10000 + month(DATE '2024-05-06') * 100 + day(DATE '2024-05-06')",
+        [("20240506",)],
+    ),
     ("trino", "quarter(DATE '2024-05-06')", [("2",)]),
-    ("trino", "hour(TIMESTAMP '2024-01-01 10:11:12') * 10000 + minute(TIMESTAMP '2024-01-01 10:11:12') * 100 + "
-              "second(TIMESTAMP '2024-01-01 10:11:12')", [("101112",)]),
+    (
+        "trino",
+        "hour(TIMESTAMP '2024-01-01 10:11:12') * 10000 + minute(TIMESTAMP '2024-01-01 10:11:12') * 100 + "
+        "second(TIMESTAMP '2024-01-01 10:11:12')",
+        [("101112",)],
+    ),
     ("trino", "if(1 < 2, 'a', 'b')", [("a",)]),
     ("trino", "COALESCE(NULL, 'x')", [("x",)]),
     ("trino", "concat('a', NULL)", [(None,)]),
@@ -441,8 +532,11 @@ MEANINGS: List[Tuple[str, str, List[Tuple[Optional[str], ...]]]] = [
     ("trino", "SELECT avg(x) FROM (VALUES 1, 2) AS t(x)", [("1.5",)]),
     ("trino", "SELECT avg(CAST(x AS DECIMAL(5, 2))) FROM (VALUES 1, 2, 2) AS t(x)", [("1.67",)]),
     ("trino", "SELECT avg(CAST(x AS DOUBLE)) FROM (VALUES 1, 2) AS t(x)", [("1.5",)]),
-    ("trino", "SELECT x, lag(x) OVER (ORDER BY x), lead(x) OVER (ORDER BY x) FROM (VALUES 1, 2) AS t(x) ORDER BY x",
-     [("1", None, "2"), ("2", "1", None)]),
+    (
+        "trino",
+        "SELECT x, lag(x) OVER (ORDER BY x), lead(x) OVER (ORDER BY x) FROM (VALUES 1, 2) AS t(x) ORDER BY x",
+        [("1", None, "2"), ("2", "1", None)],
+    ),
 ]
 
 
@@ -462,32 +556,55 @@ def _number_or_text(value: Optional[str]):
 def test_a_function_gives_the_source_engines_value(spark, dialect: str, text: str, rows) -> None:
     written = translate(_statement(text), read=dialect, spark=spark)
     got = [tuple(shown(v) for v in row) for row in spark.sql(written).collect()]
-    assert [tuple(map(_number_or_text, r)) for r in got] == [tuple(map(_number_or_text, r)) for r in rows], \
+    assert [tuple(map(_number_or_text, r)) for r in got] == [tuple(map(_number_or_text, r)) for r in rows], (
         f"{dialect}: {text}, translated: {written}"
+    )
 
 
-@pytest.mark.parametrize("dialect, text, at, problem", [
-    ("snowflake", "SELECT HASH_AGG(x) FROM t", "HASH_AGG", "HASH_AGG(x): not among the Snowflake functions"),
-    ("snowflake", "SELECT DAYOFWEEK(d) FROM t", "DAYOFWEEK", "DAYOFWEEK(d): not among the Snowflake functions"),
-    ("snowflake", "SELECT x::variant FROM t", "x::", "a cast to VARIANT is not among the casts translated"),
-    ("snowflake", "SELECT DATEDIFF(millisecond, a, b) FROM t", "DATEDIFF", "DATEDIFF is translated in years"),
-    # Snowflake's string '\\\\' is one backslash, which its LIKE reads as itself and Spark's as its escape character.
-    ("snowflake", "SELECT s LIKE 'a\\\\_%' FROM t", "s LIKE", "only a pattern written as a string without backslashes"),
-    ("snowflake", "SELECT TO_CHAR(d) FROM t", "TO_CHAR", "without a format, Snowflake's text depends on"),
-    ("snowflake", "SELECT TO_CHAR(d, 'DD-MON-YYYY') FROM t", "TO_CHAR", "TO_CHAR is translated with numeric elements"),
-    ("snowflake", "SELECT FIRST(x) FROM t", "FIRST", "a MATCH_RECOGNIZE function, outside MATCH_RECOGNIZE"),
-    ("snowflake", "SELECT LAG(x) FROM t", "LAG", "LAG and LEAD outside MATCH_RECOGNIZE need an OVER clause"),
-    ("snowflake", "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x MEASURES PREV(A.x) AS p PATTERN (A B) "
-                  "DEFINE A AS TRUE)", "PREV", "Snowflake navigates from the current row of the match"),
-    ("oracle", "SELECT TRUNC(d) FROM t", "TRUNC", "TRUNC(d): not among the Oracle functions"),
-    ("oracle", "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS x > LAG(x))", "LAG",
-     "Oracle has no LAG or LEAD in MATCH_RECOGNIZE; write PREV or NEXT"),
-    ("trino", "SELECT TRY_CAST(x AS INTEGER) FROM t", "TRY_CAST", "TRY_CAST to an integer is not translated"),
-    ("trino", "SELECT DECIMAL '1.0' / 3 FROM t", "'1.0'", "write the number (1.0)"),
-    ("trino", "SELECT approx_distinct(x) FROM t", "approx_distinct", "APPROX_DISTINCT(x): not among the Trino"),
-])
-def test_a_function_whose_meaning_is_not_known_is_refused_where_it_stands(dialect: str, text: str, at: str,
-                                                                         problem: str) -> None:
+@pytest.mark.parametrize(
+    "dialect, text, at, problem",
+    [
+        ("snowflake", "SELECT HASH_AGG(x) FROM t", "HASH_AGG", "HASH_AGG(x): not among the Snowflake functions"),
+        ("snowflake", "SELECT DAYOFWEEK(d) FROM t", "DAYOFWEEK", "DAYOFWEEK(d): not among the Snowflake functions"),
+        ("snowflake", "SELECT x::variant FROM t", "x::", "a cast to VARIANT is not among the casts translated"),
+        ("snowflake", "SELECT DATEDIFF(millisecond, a, b) FROM t", "DATEDIFF", "DATEDIFF is translated in years"),
+        # Snowflake's string '\\\\' is one backslash, which its LIKE reads as itself and Spark's as its escape character.
+        (
+            "snowflake",
+            "SELECT s LIKE 'a\\\\_%' FROM t",
+            "s LIKE",
+            "only a pattern written as a string without backslashes",
+        ),
+        ("snowflake", "SELECT TO_CHAR(d) FROM t", "TO_CHAR", "without a format, Snowflake's text depends on"),
+        (
+            "snowflake",
+            "SELECT TO_CHAR(d, 'DD-MON-YYYY') FROM t",
+            "TO_CHAR",
+            "TO_CHAR is translated with numeric elements",
+        ),
+        ("snowflake", "SELECT FIRST(x) FROM t", "FIRST", "a MATCH_RECOGNIZE function, outside MATCH_RECOGNIZE"),
+        ("snowflake", "SELECT LAG(x) FROM t", "LAG", "LAG and LEAD outside MATCH_RECOGNIZE need an OVER clause"),
+        (
+            "snowflake",
+            "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x MEASURES PREV(A.x) AS p PATTERN (A B) DEFINE A AS TRUE)",
+            "PREV",
+            "Snowflake navigates from the current row of the match",
+        ),
+        ("oracle", "SELECT TRUNC(d) FROM t", "TRUNC", "TRUNC(d): not among the Oracle functions"),
+        (
+            "oracle",
+            "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) DEFINE A AS x > LAG(x))",
+            "LAG",
+            "Oracle has no LAG or LEAD in MATCH_RECOGNIZE; write PREV or NEXT",
+        ),
+        ("trino", "SELECT TRY_CAST(x AS INTEGER) FROM t", "TRY_CAST", "TRY_CAST to an integer is not translated"),
+        ("trino", "SELECT DECIMAL '1.0' / 3 FROM t", "'1.0'", "write the number (1.0)"),
+        ("trino", "SELECT approx_distinct(x) FROM t", "approx_distinct", "APPROX_DISTINCT(x): not among the Trino"),
+    ],
+)
+def test_a_function_whose_meaning_is_not_known_is_refused_where_it_stands(
+    dialect: str, text: str, at: str, problem: str
+) -> None:
     with pytest.raises(TranslationError) as info:
         translate(text, read=dialect, check=False)
     assert problem in info.value.problem and info.value.offset == text.index(at), str(info.value)
@@ -510,8 +627,12 @@ def test_every_rule_is_run_by_a_test(monkeypatch) -> None:
     statements = [(d, _statement(t)) for d, t, _ in MEANINGS] + [(e.dialect, e.query) for e in DOCUMENTED]
     for dialect, statement in statements:
         translate(statement, read=dialect, check=False)
-    unused = [f"{d}: {k if isinstance(k, str) else k.__name__}" for d, rules_ in dialect_rules.RULES.items()
-              for k in rules_ if (d, k) not in used]
+    unused = [
+        f"{d}: {k if isinstance(k, str) else k.__name__}"
+        for d, rules_ in dialect_rules.RULES.items()
+        for k in rules_
+        if (d, k) not in used
+    ]
     assert not unused, f"rules no test runs: {unused}"
 
 
@@ -519,5 +640,7 @@ def test_the_translators_docs_list_its_rules() -> None:
     docs = (Path(__file__).resolve().parents[1] / "docs/translate.md").read_text()
     tables = {d: dialect_rules.rules_table(d) for d in dialect_rules.RULES}
     stale = [d for d, table in tables.items() if table not in docs]
-    assert not stale, "docs/translate.md lists other rules than spark_cer.dialect_rules; its tables are now:\n\n" + \
-        "\n\n".join(f"### {d.capitalize()}\n\n{tables[d]}" for d in stale)
+    assert not stale, (
+        "docs/translate.md lists other rules than spark_cer.dialect_rules; its tables are now:\n\n"
+        + "\n\n".join(f"### {d.capitalize()}\n\n{tables[d]}" for d in stale)
+    )

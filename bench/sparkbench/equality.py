@@ -51,6 +51,8 @@ def main_scale(args: argparse.Namespace) -> int:
 
 def memory_scales(args: argparse.Namespace) -> Tuple[int, ...]:
     return (2, 3) if args.quick else MEMORY
+
+
 STOCK_SCALE = 4  # trace copies for the stock workloads
 GENERAL = "spark.cer.pcea.enabled"
 
@@ -60,25 +62,41 @@ def chain(length: int, windows: int = 1, output: bool = True) -> Workload:
     hops = [f"TRANSFER AS t{i}" for i in range(1, length)]
     last = "WITHDRAW AS w" if output else "CLOSE AS w"  # no event is a CLOSE: the runs are built, nothing matches
     pairs = [(f"t{i}", f"t{i + 1}") for i in range(1, length - 1)] + [(f"t{length - 1}", "w")]
-    query = (f"SELECT * FROM S\nWHERE {' ; '.join(hops + [last])}\n"
-             f"FILTER {' AND '.join(f'{a}.peer = {b}.acct' for a, b in pairs)}\nWITHIN {windows * T_MS} [ts]")
+    query = (
+        f"SELECT * FROM S\nWHERE {' ; '.join(hops + [last])}\n"
+        f"FILTER {' AND '.join(f'{a}.peer = {b}.acct' for a, b in pairs)}\nWITHIN {windows * T_MS} [ts]"
+    )
     name = f"chain{length}" + (f"_x{windows}" if windows > 1 else "") + ("" if output else "_none")
     return Workload(name, name, query=query, order="ORDER BY ts")
 
 
-CONJUNCTION = Workload("login_and_transfer", "login_and_transfer", order="ORDER BY ts", query=(
-    "SELECT * FROM S\nWHERE LOGIN AS l AND TRANSFER AS t\nFILTER l.acct = t.peer\nWITHIN 60000 [ts]"))
+CONJUNCTION = Workload(
+    "login_and_transfer",
+    "login_and_transfer",
+    order="ORDER BY ts",
+    query=("SELECT * FROM S\nWHERE LOGIN AS l AND TRANSFER AS t\nFILTER l.acct = t.peer\nWITHIN 60000 [ts]"),
+)
 # On the stock trace: a sale, a purchase of that stock, then a purchase of the same volume as that one (of any stock):
 # two equalities on two attributes, each between neighbouring events (a PCEA's chain); and a sale and two purchases of
 # one stock in any order, the purchases of one volume: the name relates every event (a partition), the volume two
 # operands of AND (the PCEA's q-tree).
 STOCK_WINDOW = 2000  # ms
-STOCK_CHAIN = Workload("stock_chain", "stock_chain", query=(
-    "SELECT * FROM S\nWHERE (SELL AS s ; BUY AS b ; BUY AS c)\nFILTER s.name = b.name AND b.volume = c.volume\n"
-    f"WITHIN {STOCK_WINDOW} [stock_time]"))
-STOCK_CONJ = Workload("stock_conj", "stock_conj", query=(
-    "SELECT * FROM S\nWHERE (SELL AS s AND BUY AS b AND BUY AS c)\n"
-    f"FILTER s.name = b.name AND b.name = c.name AND b.volume = c.volume\nWITHIN {STOCK_WINDOW} [stock_time]"))
+STOCK_CHAIN = Workload(
+    "stock_chain",
+    "stock_chain",
+    query=(
+        "SELECT * FROM S\nWHERE (SELL AS s ; BUY AS b ; BUY AS c)\nFILTER s.name = b.name AND b.volume = c.volume\n"
+        f"WITHIN {STOCK_WINDOW} [stock_time]"
+    ),
+)
+STOCK_CONJ = Workload(
+    "stock_conj",
+    "stock_conj",
+    query=(
+        "SELECT * FROM S\nWHERE (SELL AS s AND BUY AS b AND BUY AS c)\n"
+        f"FILTER s.name = b.name AND b.name = c.name AND b.volume = c.volume\nWITHIN {STOCK_WINDOW} [stock_time]"
+    ),
+)
 
 BY_LENGTH = [chain(n) for n in LENGTHS]
 BY_WINDOW = [chain(4, k, output=False) for k in WINDOWS]
@@ -103,7 +121,7 @@ def plain_sql(w: Workload) -> str:
         return f"""
 WITH l AS (SELECT * FROM S WHERE event_type = 'LOGIN'), t AS (SELECT * FROM S WHERE event_type = 'TRANSFER')
 SELECT least(l.ts, t.ts) AS match_start, greatest(l.ts, t.ts) AS match_end,
-       {_struct('l', COLUMNS)} AS l, {_struct('t', COLUMNS)} AS t
+       {_struct("l", COLUMNS)} AS l, {_struct("t", COLUMNS)} AS t
 FROM l JOIN t ON l.acct = t.peer AND abs(l.ts - t.ts) < {T_MS}"""
     if w in STOCKS:
         cols = ["event_type", "id", "name", "volume", "price", "stock_time"]
@@ -112,28 +130,32 @@ FROM l JOIN t ON l.acct = t.peer AND abs(l.ts - t.ts) < {T_MS}"""
             return f"""
 WITH sells AS (SELECT * FROM S WHERE event_type = 'SELL'), buys AS (SELECT * FROM S WHERE event_type = 'BUY')
 SELECT s.stock_time AS match_start, c.stock_time AS match_end,
-       {_struct('s', cols)} AS s, {_struct('b', cols)} AS b, {_struct('c', cols)} AS c
-FROM sells s JOIN buys b ON b.name = s.name AND {_before('s', 'b')} AND b.stock_time - s.stock_time < {STOCK_WINDOW}
-JOIN buys c ON c.volume = b.volume AND {_before('b', 'c')} AND c.stock_time - s.stock_time < {STOCK_WINDOW}"""
+       {_struct("s", cols)} AS s, {_struct("b", cols)} AS b, {_struct("c", cols)} AS c
+FROM sells s JOIN buys b ON b.name = s.name AND {_before("s", "b")} AND b.stock_time - s.stock_time < {STOCK_WINDOW}
+JOIN buys c ON c.volume = b.volume AND {_before("b", "c")} AND c.stock_time - s.stock_time < {STOCK_WINDOW}"""
         first = "least(s.stock_time, b.stock_time, c.stock_time)"
         return f"""
 WITH sells AS (SELECT * FROM S WHERE event_type = 'SELL'), buys AS (SELECT * FROM S WHERE event_type = 'BUY')
 SELECT {first} AS match_start, greatest(s.stock_time, b.stock_time, c.stock_time) AS match_end,
-       {_struct('s', cols)} AS s, {_struct('b', cols)} AS b, {_struct('c', cols)} AS c
+       {_struct("s", cols)} AS s, {_struct("b", cols)} AS b, {_struct("c", cols)} AS c
 FROM sells s JOIN buys b ON b.name = s.name AND abs(b.stock_time - s.stock_time) < {STOCK_WINDOW}
 JOIN buys c ON c.name = s.name AND c.volume = b.volume AND c.id != b.id
 WHERE greatest(s.stock_time, b.stock_time, c.stock_time) - {first} < {STOCK_WINDOW}"""
-    length = int(w.name.split("_")[0][len("chain"):])
+    length = int(w.name.split("_")[0][len("chain") :])
     windows = int(w.name.split("_x")[1].split("_")[0]) if "_x" in w.name else 1
     last = "WITHDRAW" if not w.name.endswith("_none") else "CLOSE"
     n = length - 1
-    joins = [f"JOIN t t{i} ON t{i}.acct = t{i - 1}.peer AND t{i}.ts > t{i - 1}.ts AND t{i}.ts - t1.ts < {windows * T_MS}"
-             for i in range(2, n + 1)]
+    joins = [
+        f"JOIN t t{i} ON t{i}.acct = t{i - 1}.peer AND t{i}.ts > t{i - 1}.ts AND t{i}.ts - t1.ts < {windows * T_MS}"
+        for i in range(2, n + 1)
+    ]
     joins.append(f"JOIN w ON w.acct = t{n}.peer AND w.ts > t{n}.ts AND w.ts - t1.ts < {windows * T_MS}")
     events = [f"{_struct(f't{i}', COLUMNS)} AS t{i}" for i in range(1, n + 1)] + [f"{_struct('w', COLUMNS)} AS w"]
-    return (f"WITH t AS (SELECT * FROM S WHERE event_type = 'TRANSFER'), "
-            f"w AS (SELECT * FROM S WHERE event_type = '{last}')\n"
-            f"SELECT t1.ts AS match_start, w.ts AS match_end, {', '.join(events)}\nFROM t t1\n" + "\n".join(joins))
+    return (
+        f"WITH t AS (SELECT * FROM S WHERE event_type = 'TRANSFER'), "
+        f"w AS (SELECT * FROM S WHERE event_type = '{last}')\n"
+        f"SELECT t1.ts AS match_start, w.ts AS match_end, {', '.join(events)}\nFROM t t1\n" + "\n".join(joins)
+    )
 
 
 def prepare(b: Bench, millions: int, accounts: int = ACCOUNTS) -> Path:
@@ -146,15 +168,25 @@ def prepare(b: Bench, millions: int, accounts: int = ACCOUNTS) -> Path:
     if not (path / "_SUCCESS").exists():
         started = time.perf_counter()
         types = F.array(*[F.lit(t) for t in TYPES])
-        (b.spark.range(millions * 1_000_000, numPartitions=8)
-         .select(F.element_at(types, (F.pmod(F.xxhash64("id", F.lit(1)), F.lit(len(TYPES))) + 1).cast("int"))
-                 .alias("event_type"), "id",
-                 F.pmod(F.xxhash64("id", F.lit(2)), F.lit(accounts)).alias("acct"),
-                 F.pmod(F.xxhash64("id", F.lit(3)), F.lit(accounts)).alias("peer"),
-                 (F.pmod(F.xxhash64("id", F.lit(4)), F.lit(100_000)) / 100.0).alias("amount"),
-                 F.col("id").alias("ts"))
-         .write.mode("overwrite").parquet(str(path)))
-        print(f"  accounts: {millions} M events, {accounts:,} accounts ({time.perf_counter() - started:.0f} s)", flush=True)
+        (
+            b.spark.range(millions * 1_000_000, numPartitions=8)
+            .select(
+                F.element_at(types, (F.pmod(F.xxhash64("id", F.lit(1)), F.lit(len(TYPES))) + 1).cast("int")).alias(
+                    "event_type"
+                ),
+                "id",
+                F.pmod(F.xxhash64("id", F.lit(2)), F.lit(accounts)).alias("acct"),
+                F.pmod(F.xxhash64("id", F.lit(3)), F.lit(accounts)).alias("peer"),
+                (F.pmod(F.xxhash64("id", F.lit(4)), F.lit(100_000)) / 100.0).alias("amount"),
+                F.col("id").alias("ts"),
+            )
+            .write.mode("overwrite")
+            .parquet(str(path))
+        )
+        print(
+            f"  accounts: {millions} M events, {accounts:,} accounts ({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
     return path
 
 
@@ -165,20 +197,26 @@ def _view(b: Bench, millions: int, accounts: int = ACCOUNTS) -> None:
 def _turned_off(b: Bench, w: Workload, conf: str):
     """spark-cer with the boolean conf `conf` off: the PCEA (the query runs on the general evaluator), or the range
     split (it runs in one task)."""
+
     def make():
         b.spark.conf.set(conf, "false")
         try:
             return b.spark.sql(w.text())  # analyzed now: the plan keeps what was chosen while the conf is off
         finally:
             b.spark.conf.unset(conf)
+
     return make
 
 
 def _floor(b: Bench) -> Task:
     """The rows chain4's atoms accept (transfers and withdrawals), read and sorted in one task, written to Spark's noop
     sink: nothing above the sort, which an aggregate would drop."""
+
     def make():
-        return b.spark.table("S").where("event_type IN ('TRANSFER', 'WITHDRAW')").repartition(1).sortWithinPartitions("ts")
+        return (
+            b.spark.table("S").where("event_type IN ('TRANSFER', 'WITHDRAW')").repartition(1).sortWithinPartitions("ts")
+        )
+
     return Task("floor", FLOOR, main_scale(b.args), make, b.args.cer_timeout, action="write")
 
 
@@ -195,9 +233,11 @@ def run_equality_phase(b: Bench, a: argparse.Namespace) -> None:
         for w in workloads:
             b.rec.plans[f"pcea:{w.name}"] = b.explain(w)
             b.rec.plans[f"sql:{w.name}"] = plain_sql(w)
-            tasks += [Task("pcea", w, scale, b.cer_df(w), a.cer_timeout, metrics=True),
-                      Task("general", w, scale, _turned_off(b, w, GENERAL), a.timeout),
-                      Task("sql", w, scale, lambda q=plain_sql(w): b.spark.sql(q), a.timeout)]
+            tasks += [
+                Task("pcea", w, scale, b.cer_df(w), a.cer_timeout, metrics=True),
+                Task("general", w, scale, _turned_off(b, w, GENERAL), a.timeout),
+                Task("sql", w, scale, lambda q=plain_sql(w): b.spark.sql(q), a.timeout),
+            ]
             if w in BY_WINDOW:
                 tasks.append(Task(ONE_TASK, w, scale, _turned_off(b, w, RANGE_SPLIT), a.cer_timeout))
         if scale == main:
@@ -230,24 +270,48 @@ def goals(rec: Record) -> List[Goal]:
     four = chain(4)
     out = []
     for system, series, where in (
-            (ONE_TASK, DENSE_BY_WINDOW, f"one task, {DENSE_ACCOUNTS:,} accounts (the window alone changes)"),
-            (ONE_TASK, BY_WINDOW, f"one task, {ACCOUNTS:,} accounts (more transitions fire per event at 8T)"),
-            ("pcea", BY_WINDOW, f"as planned (range split), {ACCOUNTS:,} accounts (8T reads more context)")):
+        (ONE_TASK, DENSE_BY_WINDOW, f"one task, {DENSE_ACCOUNTS:,} accounts (the window alone changes)"),
+        (ONE_TASK, BY_WINDOW, f"one task, {ACCOUNTS:,} accounts (more transitions fire per event at 8T)"),
+        ("pcea", BY_WINDOW, f"as planned (range split), {ACCOUNTS:,} accounts (8T reads more context)"),
+    ):
         kept = flat(system, series)
-        out.append(Goal(f"update time flat in the window: throughput at 8T over T without output (chain4_none), "
-                        f"{where}, at least 0.8", f"{kept:.2f}" if kept else "not measured",
-                        None if kept is None else kept >= 0.8, "a run failed"))
-    for system, label, short in (("general", "the general evaluator (PCEA off)", "the general evaluator"),
-                                 ("sql", "plain SQL hash self-joins", "plain SQL")):
+        out.append(
+            Goal(
+                f"update time flat in the window: throughput at 8T over T without output (chain4_none), "
+                f"{where}, at least 0.8",
+                f"{kept:.2f}" if kept else "not measured",
+                None if kept is None else kept >= 0.8,
+                "a run failed",
+            )
+        )
+    for system, label, short in (
+        ("general", "the general evaluator (PCEA off)", "the general evaluator"),
+        ("sql", "plain SQL hash self-joins", "plain SQL"),
+    ):
         r = ratio(system, four)
-        out.append(Goal(f"at least 10x {label} at length 4", str(r) if r else "not measured",
-                        None if r is None else r.value >= 10, "no ratio"))
+        out.append(
+            Goal(
+                f"at least 10x {label} at length 4",
+                str(r) if r else "not measured",
+                None if r is None else r.value >= 10,
+                "no ratio",
+            )
+        )
         points = [(w.name, ratio(system, w)) for w in BY_LENGTH]
-        out.append(Goal(f"the ratio over {label} grows with the length (2 to 8)",
-                        ", ".join(f"{n} {r}" for n, r in points), *growing(points, short)))
+        out.append(
+            Goal(
+                f"the ratio over {label} grows with the length (2 to 8)",
+                ", ".join(f"{n} {r}" for n, r in points),
+                *growing(points, short),
+            )
+        )
     runs = [(m, rec.get("pcea", four, m)) for m in memory_scales(rec.args)]
-    out.append(flat_memory("chain4's peak PCEA index entries, one task",
-                           [(f"{m} M", r.extra.get("spark_peak_states") if r and r.ok else None) for m, r in runs]))
+    out.append(
+        flat_memory(
+            "chain4's peak PCEA index entries, one task",
+            [(f"{m} M", r.extra.get("spark_peak_states") if r and r.ok else None) for m, r in runs],
+        )
+    )
     return out
 
 
@@ -256,6 +320,7 @@ def plot(rec: Record) -> Optional[Path]:
     each way of running it."""
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -265,21 +330,39 @@ def plot(rec: Record) -> Optional[Path]:
     labels = {"pcea": "spark-cer (PCEA)", "general": "spark-cer, PCEA off", "sql": "plain SQL self-joins"}
     colors = {"pcea": "tab:blue", "general": "tab:orange", "sql": "tab:green"}
     series = [(system, system, BY_WINDOW, BY_LENGTH) for system in SYSTEMS]
-    series += [("one task", ONE_TASK, BY_WINDOW, []), (f"one task, {DENSE_ACCOUNTS:,} accounts", ONE_TASK, DENSE_BY_WINDOW, [])]
-    labels.update({"one task": "spark-cer (PCEA), one task", f"one task, {DENSE_ACCOUNTS:,} accounts":
-                   f"spark-cer (PCEA), one task, {DENSE_ACCOUNTS:,} accounts"})
+    series += [
+        ("one task", ONE_TASK, BY_WINDOW, []),
+        (f"one task, {DENSE_ACCOUNTS:,} accounts", ONE_TASK, DENSE_BY_WINDOW, []),
+    ]
+    labels.update(
+        {
+            "one task": "spark-cer (PCEA), one task",
+            f"one task, {DENSE_ACCOUNTS:,} accounts": f"spark-cer (PCEA), one task, {DENSE_ACCOUNTS:,} accounts",
+        }
+    )
     colors.update({"one task": "tab:purple", f"one task, {DENSE_ACCOUNTS:,} accounts": "tab:red"})
     for label, system, by_window, by_length in series:
         for axis, workloads, xs in ((left, by_window, WINDOWS), (right, by_length, LENGTHS)):
             points = [(x, rec.get(system, w, main)) for x, w in zip(xs, workloads)]
             points = [(x, r.eps) for x, r in points if r and r.ok and r.eps]
             if points:
-                axis.plot([x for x, _ in points], [e for _, e in points], marker="o", label=labels[label],
-                          color=colors[label])
-    left.set(xlabel="window (multiples of T = 1 minute)", ylabel="events / s", title="chain4 without output",
-             xticks=list(WINDOWS), xticklabels=[f"{k}T" for k in WINDOWS])
-    right.set(xlabel="length of the chain", ylabel="events / s", title="chains at T, with output", yscale="log",
-              xticks=list(LENGTHS))
+                axis.plot(
+                    [x for x, _ in points], [e for _, e in points], marker="o", label=labels[label], color=colors[label]
+                )
+    left.set(
+        xlabel="window (multiples of T = 1 minute)",
+        ylabel="events / s",
+        title="chain4 without output",
+        xticks=list(WINDOWS),
+        xticklabels=[f"{k}T" for k in WINDOWS],
+    )
+    right.set(
+        xlabel="length of the chain",
+        ylabel="events / s",
+        title="chains at T, with output",
+        yscale="log",
+        xticks=list(LENGTHS),
+    )
     for axis in (left, right):
         axis.grid(alpha=0.3)
         axis.legend(fontsize=8)
@@ -294,21 +377,28 @@ def plot(rec: Record) -> Optional[Path]:
 def report(rec: Record) -> None:
     """bench/results/equality.md from the record of a run."""
     main, stock = main_scale(rec.args), rec.args.scale if rec.args.quick else STOCK_SCALE
-    out = ["# Equality correlation by PCEA\n",
-           f"Command: `{rec.command}`. Best of {rec.args.repeat} runs after a warm-up (a warm-up longer than "
-           f"{rec.args.long:.0f} s is the only run); the general evaluator and plain SQL cancelled after "
-           f"{rec.args.timeout:.0f} s. Times are seconds, in one run (interleaved); ratios are the other's time over "
-           "the PCEA's. *General*: spark-cer with `spark.cer.pcea.enabled=false` (registers or the lazy chain). "
-           "*Plain SQL*: hash self-joins on the equalities, the window a join condition.\n",
-           f"The synthetic stream: {ACCOUNTS:,} accounts, five event types (40 % transfers), one event per ms; T = "
-           f"{T_MS // 1000} s. chainL: L - 1 transfers, each from the account the one before paid, then a withdrawal "
-           "from the last account paid; `_none`: the withdrawal replaced by a type no event has (runs are built, "
-           "nothing is output); `_xk`: window kT.\n"]
-    for scale, workloads, title in ((main, SYNTHETIC, f"{rec.events.get(main, 0):,} account events"),
-                                    (stock, STOCKS, f"the stock trace x{stock} ({rec.events.get(stock, 0):,} events)")):
-        out += [f"\n## {title}\n",
-                "| workload | matches | PCEA s | events/s | general s | general / PCEA | plain SQL s | SQL / PCEA | "
-                "same matches |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    out = [
+        "# Equality correlation by PCEA\n",
+        f"Command: `{rec.command}`. Best of {rec.args.repeat} runs after a warm-up (a warm-up longer than "
+        f"{rec.args.long:.0f} s is the only run); the general evaluator and plain SQL cancelled after "
+        f"{rec.args.timeout:.0f} s. Times are seconds, in one run (interleaved); ratios are the other's time over "
+        "the PCEA's. *General*: spark-cer with `spark.cer.pcea.enabled=false` (registers or the lazy chain). "
+        "*Plain SQL*: hash self-joins on the equalities, the window a join condition.\n",
+        f"The synthetic stream: {ACCOUNTS:,} accounts, five event types (40 % transfers), one event per ms; T = "
+        f"{T_MS // 1000} s. chainL: L - 1 transfers, each from the account the one before paid, then a withdrawal "
+        "from the last account paid; `_none`: the withdrawal replaced by a type no event has (runs are built, "
+        "nothing is output); `_xk`: window kT.\n",
+    ]
+    for scale, workloads, title in (
+        (main, SYNTHETIC, f"{rec.events.get(main, 0):,} account events"),
+        (stock, STOCKS, f"the stock trace x{stock} ({rec.events.get(stock, 0):,} events)"),
+    ):
+        out += [
+            f"\n## {title}\n",
+            "| workload | matches | PCEA s | events/s | general s | general / PCEA | plain SQL s | SQL / PCEA | "
+            "same matches |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        ]
         for w in workloads:
             ours = rec.get("pcea", w, scale)
             if not (ours and ours.ok):
@@ -317,24 +407,30 @@ def report(rec: Record) -> None:
             cells, same = [], []
             for system in ("general", "sql"):
                 other = rec.get(system, w, scale)
-                cells += [f"{other.seconds:.2f}" if other and other.ok else (other.message if other else "-"),
-                          str(speedup(ours, other) or "-")]
+                cells += [
+                    f"{other.seconds:.2f}" if other and other.ok else (other.message if other else "-"),
+                    str(speedup(ours, other) or "-"),
+                ]
                 if other and other.ok:
                     same.append((ours.rows, ours.checksum) == (other.rows, other.checksum))
             verdict = "-" if not same else ("yes" if all(same) else "**NO**")
-            out.append(f"| {w.name} | {ours.rows:,} | {ours.seconds:.2f} | {ours.eps:,.0f} | {' | '.join(cells)} | "
-                       f"{verdict} |")
+            out.append(
+                f"| {w.name} | {ours.rows:,} | {ours.seconds:.2f} | {ours.eps:,.0f} | {' | '.join(cells)} | {verdict} |"
+            )
     out += ["\n## Goals\n", "| goal | measured | verdict |", "|---|---|---|"]
     out += [f"| {g.text} | {g.measured} | {g.cell()} |" for g in goals(rec)]
     span = rec.events.get(main, 0)  # one event per ms
-    out += ["\n## Update time against the window (chain4 without output)\n",
-            "Seconds, and throughput relative to T. *As planned*: the range split on (the default), cutting the stream "
-            "into two ranges per task or more, each at most 32 windows long and reading the window before it, on 2 "
-            f"cores (the stream spans {span / T_MS:.0f} windows of T, {span / (8 * T_MS):.0f} of 8T). *One task*: the "
-            "range split "
-            f"off. *Dense*: one task on the stream of {DENSE_ACCOUNTS:,} accounts, where nearly every transfer finds "
-            "runs of its account at T already, so that the window is all that changes.\n",
-            "| window | as planned s | rel. | one task s | rel. | dense, one task s | rel. |", "|---|---:|---:|---:|---:|---:|---:|"]
+    out += [
+        "\n## Update time against the window (chain4 without output)\n",
+        "Seconds, and throughput relative to T. *As planned*: the range split on (the default), cutting the stream "
+        "into two ranges per task or more, each at most 32 windows long and reading the window before it, on 2 "
+        f"cores (the stream spans {span / T_MS:.0f} windows of T, {span / (8 * T_MS):.0f} of 8T). *One task*: the "
+        "range split "
+        f"off. *Dense*: one task on the stream of {DENSE_ACCOUNTS:,} accounts, where nearly every transfer finds "
+        "runs of its account at T already, so that the window is all that changes.\n",
+        "| window | as planned s | rel. | one task s | rel. | dense, one task s | rel. |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for i, k in enumerate(WINDOWS):
         cells = []
         for system, series in (("pcea", BY_WINDOW), (ONE_TASK, BY_WINDOW), (ONE_TASK, DENSE_BY_WINDOW)):
@@ -344,13 +440,21 @@ def report(rec: Record) -> None:
         out.append(f"| {k}T | {' | '.join(cells)} |")
     floor, ours, sql = (rec.get("floor", FLOOR, main), rec.get("pcea", chain(4), main), rec.get("sql", chain(4), main))
     if floor and floor.ok and ours and ours.ok:
-        line = (f"\nThe floor, Spark reading the rows chain4's atoms accept and sorting them in one task with no pattern "
-                f"matching: {floor.seconds:.2f} s. chain4 (with output, as planned) takes {ours.seconds:.2f} s, "
-                f"{ours.seconds / floor.seconds:.2f} times the floor")
+        line = (
+            f"\nThe floor, Spark reading the rows chain4's atoms accept and sorting them in one task with no pattern "
+            f"matching: {floor.seconds:.2f} s. chain4 (with output, as planned) takes {ours.seconds:.2f} s, "
+            f"{ours.seconds / floor.seconds:.2f} times the floor"
+        )
         if sql and sql.ok:
-            line += (f"; plain SQL takes {sql.seconds:.2f} s, {sql.seconds / floor.seconds:.1f} times the floor, so 10x "
-                     "plain SQL " + ("would be faster than the floor: out of reach for any evaluation that reads the "
-                                     "stream in order" if sql.seconds / floor.seconds < 10 else "is within reach"))
+            line += (
+                f"; plain SQL takes {sql.seconds:.2f} s, {sql.seconds / floor.seconds:.1f} times the floor, so 10x "
+                "plain SQL "
+                + (
+                    "would be faster than the floor: out of reach for any evaluation that reads the stream in order"
+                    if sql.seconds / floor.seconds < 10
+                    else "is within reach"
+                )
+            )
         out.append(line + ".")
     if (RESULTS / "equality.png").exists():
         out.append("\n![throughput against the window and the length](equality.png)")

@@ -48,10 +48,16 @@ def flink_python() -> Tuple[Optional[Path], str]:
     print(f"  making {VENV.relative_to(REPO)} from {REQUIREMENTS.relative_to(REPO)} (once; about 850 MB)", flush=True)
     try:
         if not python.exists():
-            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, capture_output=True, text=True,
-                           timeout=300)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r",
-                        str(REQUIREMENTS)], check=True, capture_output=True, text=True, timeout=1800)
+            subprocess.run(
+                [sys.executable, "-m", "venv", str(VENV)], check=True, capture_output=True, text=True, timeout=300
+            )
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r", str(REQUIREMENTS)],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
     except subprocess.CalledProcessError as e:
         last = (e.stderr or e.stdout or "").strip().splitlines()
         return None, f"could not make {VENV.relative_to(REPO)}: {last[-1] if last else e}"[:300]
@@ -68,8 +74,20 @@ def run_peer(b: Bench, python: Path, w: Workload, mode: str, scale: int, paralle
     csv = data_paths(b.cache, scale)[1]
     log = b.cache / "flink" / f"{w.name}-{mode}-x{scale}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    command = [str(python), str(PEER), "--csv", str(csv), "--workload", w.name, "--mode", mode,
-               "--parallelism", str(parallelism), "--runs", str(b.args.repeat)] + (["--collect"] if collect else [])
+    command = [
+        str(python),
+        str(PEER),
+        "--csv",
+        str(csv),
+        "--workload",
+        w.name,
+        "--mode",
+        mode,
+        "--parallelism",
+        str(parallelism),
+        "--runs",
+        str(b.args.repeat),
+    ] + (["--collect"] if collect else [])
     r = Result(events=b.rec.events.get(scale))
     try:
         p = subprocess.run(command, capture_output=True, text=True, timeout=b.args.flink_timeout)
@@ -83,15 +101,24 @@ def run_peer(b: Bench, python: Path, w: Workload, mode: str, scale: int, paralle
     if line is None:
         r.status, r.message = "error", f"no result (exit {p.returncode}; log {log})"
         return r
-    out = json.loads(line[len(RESULT_MARKER):])
+    out = json.loads(line[len(RESULT_MARKER) :])
     if "error" in out:
         r.status, r.message = "error", out["error"]
     r.runs = [run["net"] for run in out.get("runs", [])]
     r.seconds = min(r.runs) if r.runs and r.ok else None
     r.rows = out.get("rows")
-    r.extra.update({"wall": [run["wall"] for run in out.get("runs", [])], "warmup": out.get("warmup"),
-                    "jvm_start": out.get("jvm_start"), "digest": out.get("digest"), "flink": out.get("flink"),
-                    "parallelism": parallelism, "statement": out.get("statement"), "load1": os.getloadavg()[0]})
+    r.extra.update(
+        {
+            "wall": [run["wall"] for run in out.get("runs", [])],
+            "warmup": out.get("warmup"),
+            "jvm_start": out.get("jvm_start"),
+            "digest": out.get("digest"),
+            "flink": out.get("flink"),
+            "parallelism": parallelism,
+            "statement": out.get("statement"),
+            "load1": os.getloadavg()[0],
+        }
+    )
     return r
 
 
@@ -102,10 +129,11 @@ def _text(data) -> str:
 def clause_rows(b: Bench, w: Workload, scale: int) -> Result:
     """spark-cer's rows for Flink's clause on the same table: the count and digest Flink's must equal."""
     status, value, seconds, message = b.guarded(
-        lambda: digest(tuple(row) for row in b.spark.sql(query(w.name, "S", SPARK_ORDER)).collect()),
-        b.args.cer_timeout)
-    r = Result(status=status, message=message if message else "rows for the check, not timed",
-               events=b.rec.events.get(scale))
+        lambda: digest(tuple(row) for row in b.spark.sql(query(w.name, "S", SPARK_ORDER)).collect()), b.args.cer_timeout
+    )
+    r = Result(
+        status=status, message=message if message else "rows for the check, not timed", events=b.rec.events.get(scale)
+    )
     if status == "ok":
         r.rows, r.extra["digest"] = value
     return r
@@ -136,5 +164,7 @@ def run_flink_phase(b: Bench, a: argparse.Namespace, workloads: List[Workload], 
         if not r.ok:
             b.rec.fail(f"Flink {mode}, {w.name} at x{scale}: {r.status} {r.message}")
         elif mine and mine.ok and (r.rows, r.extra.get("digest")) != (mine.rows, mine.extra.get("digest")):
-            b.rec.fail(f"Flink {mode}, {w.name} at x{scale}: {r.rows} rows (digest {r.extra.get('digest')}), "
-                       f"spark-cer on Flink's clause {mine.rows} (digest {mine.extra.get('digest')})")
+            b.rec.fail(
+                f"Flink {mode}, {w.name} at x{scale}: {r.rows} rows (digest {r.extra.get('digest')}), "
+                f"spark-cer on Flink's clause {mine.rows} (digest {mine.extra.get('digest')})"
+            )

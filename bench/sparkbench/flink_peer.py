@@ -86,8 +86,12 @@ def timed_run(t, sql: str, n: int) -> Dict[str, float]:
 
     table = t.sql_query(sql)
     sink = f"sink_{n}"
-    t.create_temporary_table(sink, TableDescriptor.for_connector("blackhole").schema(
-        Schema.new_builder().from_row_data_type(table.get_schema().to_row_data_type()).build()).build())
+    t.create_temporary_table(
+        sink,
+        TableDescriptor.for_connector("blackhole")
+        .schema(Schema.new_builder().from_row_data_type(table.get_schema().to_row_data_type()).build())
+        .build(),
+    )
     started = time.perf_counter()
     result = table.execute_insert(sink)
     job = result.get_job_client().get_job_execution_result().result()

@@ -61,8 +61,10 @@ def steady(runs: Sequence[Tuple[str, Optional[Result]]], other: str) -> Optional
     name, low, high = max(spreads, key=lambda s: s[2] / s[1], default=("", 1.0, 1.0))
     if high <= (1 + NOISE) * low:
         return None
-    return (f"{other}'s runs of one workload differ by up to {high / low:.1f}x ({name}: {low:.1f} s and "
-            f"{high:.1f} s), more than the {NOISE:.0%} a ratio may fall and still count as growing")
+    return (
+        f"{other}'s runs of one workload differ by up to {high / low:.1f}x ({name}: {low:.1f} s and "
+        f"{high:.1f} s), more than the {NOISE:.0%} a ratio may fall and still count as growing"
+    )
 
 
 def flat_memory(what: str, peaks: Sequence[Tuple[str, Optional[int]]]) -> Goal:
@@ -70,8 +72,9 @@ def flat_memory(what: str, peaks: Sequence[Tuple[str, Optional[int]]]) -> Goal:
     shortest; not measured when a run failed or kept no metrics (its peak None)."""
     if peaks and all(p is not None for _, p in peaks):
         low, high = peaks[0][1], peaks[-1][1]
-        return Goal(f"memory flat in stream length ({what})", ", ".join(f"{n}: {p}" for n, p in peaks),
-                    high <= 1.5 * low + 16)
+        return Goal(
+            f"memory flat in stream length ({what})", ", ".join(f"{n}: {p}" for n, p in peaks), high <= 1.5 * low + 16
+        )
     return Goal("memory flat in stream length", "not measured", None, "a run failed or kept no metrics")
 
 
@@ -99,8 +102,10 @@ def growing(points: Sequence[Tuple[str, Optional[Ratio]]], other: str = "plain S
     last_name, last = exact[-1]
     low = [f"{name} ({r})" for name, r in bounds if r.value < last.value]
     if low:
-        return None, (f"{', '.join(low)}: lower bound{'s' if len(low) > 1 else ''} under the last exact ratio "
-                      f"({last_name}: {last}), {other} cancelled too early to tell")
+        return None, (
+            f"{', '.join(low)}: lower bound{'s' if len(low) > 1 else ''} under the last exact ratio "
+            f"({last_name}: {last}), {other} cancelled too early to tell"
+        )
     return True, ""
 
 
@@ -121,35 +126,60 @@ def goals(rec: Record) -> List[Goal]:
     cer3, fl3 = rec.get("spark-cer", s3, S), rec.floor_of(s3, S)
     if cer3 and cer3.ok and fl3 and fl3.ok:
         x = cer3.seconds / fl3.seconds
-        out.append(Goal("End to end within 2x of the floor on S3 (time over the floor's)",
-                        f"{x:.2f}x ({cer3.eps:,.0f} vs {fl3.eps:,.0f} events/s, x{S})", x <= 2))
+        out.append(
+            Goal(
+                "End to end within 2x of the floor on S3 (time over the floor's)",
+                f"{x:.2f}x ({cer3.eps:,.0f} vs {fl3.eps:,.0f} events/s, x{S})",
+                x <= 2,
+            )
+        )
     # at every scale: the naive self-join is quadratic in the input, spark-cer linear
-    for variant, label in (("sql-bucketed", "plain SQL (bucketed self-joins)"),
-                           ("sql-naive", "plain SQL (naive self-joins)")):
+    for variant, label in (
+        ("sql-bucketed", "plain SQL (bucketed self-joins)"),
+        ("sql-naive", "plain SQL (naive self-joins)"),
+    ):
         for k in sorted(set(a.scales) | {S}):
             x = speedup(rec.get("spark-cer", s3, k), rec.get(variant, s3, k))
             if x is not None:
-                out.append(Goal(f"At least {TARGET:.0f}x faster than {label} on S3, x{k}", f"{x}x",
-                                *at_least(x, TARGET)))
-    for title, ws in (("length", SEQ_OUT), ("the window (S3, T..4T)", WINDOW_OUT),
-                      ("the window, no output (S3', T..4T)", WINDOW_NONE)):
+                out.append(
+                    Goal(f"At least {TARGET:.0f}x faster than {label} on S3, x{k}", f"{x}x", *at_least(x, TARGET))
+                )
+    for title, ws in (
+        ("length", SEQ_OUT),
+        ("the window (S3, T..4T)", WINDOW_OUT),
+        ("the window, no output (S3', T..4T)", WINDOW_NONE),
+    ):
         xs = [(w.name, speedup(rec.get("spark-cer", w, S), rec.get("sql-bucketed", w, S))) for w in ws]
-        out.append(Goal(f"Speed-up over plain SQL (bucketed) growing with {title}",
-                        ", ".join(f"{n}: {'-' if x is None else x}" for n, x in xs), *growing(xs)))
+        out.append(
+            Goal(
+                f"Speed-up over plain SQL (bucketed) growing with {title}",
+                ", ".join(f"{n}: {'-' if x is None else x}" for n, x in xs),
+                *growing(xs),
+            )
+        )
     # The engine alone at the largest scale: at the main scale a pass over S3' takes about 0.1 s, which the JIT's
     # warm-up and the collector decide more than the window does.
     for system, label, k in (("engine", "engine alone", max(a.scales)), ("spark-cer", "end to end", S)):
         r1, r4 = rec.get(system, s3n, k), rec.get(system, s3x4, k)
         if r1 and r4 and r1.ok and r4.ok:
             x = r4.eps / r1.eps
-            out.append(Goal(f"Flat in the window, {label}: S3' throughput at 4T over T >= 0.8 (x{k})",
-                            f"{x:.2f} ({r1.eps:,.0f} and {r4.eps:,.0f} events/s)", x >= 0.8))
+            out.append(
+                Goal(
+                    f"Flat in the window, {label}: S3' throughput at 4T over T >= 0.8 (x{k})",
+                    f"{x:.2f} ({r1.eps:,.0f} and {r4.eps:,.0f} events/s)",
+                    x >= 0.8,
+                )
+            )
     for w in (s3n, s3, W("s3_by_name")):
         peaks = [(k, rec.get("engine", w, k)) for k in a.scales]
         peaks = [(k, r.extra.get("peak_nodes")) for k, r in peaks if r and r.ok]
         if len(peaks) > 1:
             lo, hi = min(p for _, p in peaks), max(p for _, p in peaks)
-            out.append(Goal(f"Memory flat in stream length, {w.name} (engine peak tECS nodes, "
-                            f"x{peaks[0][0]}..x{peaks[-1][0]})", ", ".join(f"x{k}: {p}" for k, p in peaks),
-                            hi <= 1.1 * lo))
+            out.append(
+                Goal(
+                    f"Memory flat in stream length, {w.name} (engine peak tECS nodes, x{peaks[0][0]}..x{peaks[-1][0]})",
+                    ", ".join(f"x{k}: {p}" for k, p in peaks),
+                    hi <= 1.1 * lo,
+                )
+            )
     return out

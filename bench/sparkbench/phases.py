@@ -10,8 +10,20 @@ from typing import Any, Dict, List, Optional, Tuple
 from .plain_sql import NoSql, SeqSpec, kleene_count_sql, parse_sequence, plain_sql
 from .record import Result, key
 from .runs import Bench, Task, error_text, floor_workload
-from .workloads import (RANGE_SPLIT, RANGE_WIDTH_MS, SCALING, SEQ_NONE, SEQ_OUT, SLICE_EVENTS, SPLIT, T, W,
-                        WINDOW_NONE, WINDOW_OUT, Workload)
+from .workloads import (
+    RANGE_SPLIT,
+    RANGE_WIDTH_MS,
+    SCALING,
+    SEQ_NONE,
+    SEQ_OUT,
+    SLICE_EVENTS,
+    SPLIT,
+    T,
+    W,
+    WINDOW_NONE,
+    WINDOW_OUT,
+    Workload,
+)
 
 
 def run_engine_phase(b: Bench, a: argparse.Namespace) -> None:
@@ -36,8 +48,10 @@ def compare(b: Bench, what: str, w: Workload, scale: int, ours: Result, other: R
     if ours.rows != other.rows:
         b.rec.fail(f"{what}, {w.name} at x{scale}: {ours.rows} matches by spark-cer, {other.rows} by the other")
     elif checksums and ours.checksum != other.checksum:
-        b.rec.fail(f"{what}, {w.name} at x{scale}: same count ({ours.rows}) but different matches (id checksums "
-                   f"{ours.checksum} vs {other.checksum})")
+        b.rec.fail(
+            f"{what}, {w.name} at x{scale}: same count ({ours.rows}) but different matches (id checksums "
+            f"{ours.checksum} vs {other.checksum})"
+        )
 
 
 def slice_check(b: Bench, w: Workload, sql: str) -> Dict[str, Any]:
@@ -47,10 +61,18 @@ def slice_check(b: Bench, w: Workload, sql: str) -> Dict[str, Any]:
     cols = b.id_columns(ours)
     theirs = b.spark.sql(sql).cache()
     try:
+
         def diff():
             a, c = ours.selectExpr(*cols), theirs.selectExpr(*cols)
-            return (ours.count(), theirs.count(), a.exceptAll(c).count(), c.exceptAll(a).count(),
-                    a.exceptAll(c).limit(3).collect(), c.exceptAll(a).limit(3).collect())
+            return (
+                ours.count(),
+                theirs.count(),
+                a.exceptAll(c).count(),
+                c.exceptAll(a).count(),
+                a.exceptAll(c).limit(3).collect(),
+                c.exceptAll(a).limit(3).collect(),
+            )
+
         status, value, _, message = b.guarded(diff, min(60.0, b.args.timeout))
     finally:
         ours.unpersist()
@@ -64,14 +86,17 @@ def slice_check(b: Bench, w: Workload, sql: str) -> Dict[str, Any]:
     same = only_ours == 0 and only_sql == 0 and n_ours == n_sql
     out = {"status": "same" if same else "DIFFERENT", "matches": n_ours, "sql_matches": n_sql}
     if not same:
-        b.rec.fail(f"slice check of {w.name}: spark-cer gives {n_ours} matches, plain SQL {n_sql}; {only_ours} only "
-                   f"in spark-cer (e.g. {[tuple(r) for r in ex_ours]}), {only_sql} only in plain SQL "
-                   f"(e.g. {[tuple(r) for r in ex_sql]})")
+        b.rec.fail(
+            f"slice check of {w.name}: spark-cer gives {n_ours} matches, plain SQL {n_sql}; {only_ours} only "
+            f"in spark-cer (e.g. {[tuple(r) for r in ex_ours]}), {only_sql} only in plain SQL "
+            f"(e.g. {[tuple(r) for r in ex_sql]})"
+        )
     return out
 
 
-def run_group(b: Bench, workloads: List[Workload], scale: int, naive: Tuple[str, ...] = (),
-              chain: bool = False) -> None:
+def run_group(
+    b: Bench, workloads: List[Workload], scale: int, naive: Tuple[str, ...] = (), chain: bool = False
+) -> None:
     """spark-cer, plain SQL (bucketed, and naive for the files in `naive`), the floor, for every workload of the
     group, measured in interleaved rounds; then checked against each other and the engine alone. chain: plain SQL
     of a sequence is not run when that of the one before it (its first joins) was cancelled."""
@@ -94,8 +119,9 @@ def run_group(b: Bench, workloads: List[Workload], scale: int, naive: Tuple[str,
             b.rec.results[key("sql-none", w, scale)] = Result(status="skipped", message=str(why))
             if w.file == "q7_kleene" and not w.limit:
                 count_sql = kleene_count_sql(w.text())
-                tasks.append(Task("sql-count", w, scale, lambda q=count_sql: b.spark.sql(q), a.timeout,
-                                  action="collect"))
+                tasks.append(
+                    Task("sql-count", w, scale, lambda q=count_sql: b.spark.sql(q), a.timeout, action="collect")
+                )
         specs[w.name] = spec
         if spec is not None:
             for variant, bucketed in (("sql-bucketed", True), ("sql-naive", False)):
@@ -108,8 +134,11 @@ def run_group(b: Bench, workloads: List[Workload], scale: int, naive: Tuple[str,
                     r = b.rec.get(variant, before, scale) if before else None
                     if r is not None and r.status == "timeout":
                         # the shorter sequence's joins are this query's first joins, in the same order
-                        return Result(status="timeout", message=f"> {a.timeout:.0f} s (not run: its first joins "
-                                                                f"are {before.name}'s, which were cancelled)")
+                        return Result(
+                            status="timeout",
+                            message=f"> {a.timeout:.0f} s (not run: its first joins "
+                            f"are {before.name}'s, which were cancelled)",
+                        )
                     return None
 
                 tasks.append(Task(variant, w, scale, lambda q=sql: b.spark.sql(q), a.timeout, skip=skip))
@@ -182,9 +211,11 @@ def run_spark_phase(b: Bench, a: argparse.Namespace) -> None:
             off, on = b.rec.get("split-false", w, k), b.rec.get("split-true", w, k)
             on.extra["ranges"] = ranges
             if off.ok and on.ok and (off.rows, off.checksum) != (on.rows, on.checksum):
-                b.rec.fail(f"RANGE SPLIT CHANGES THE RESULT: {w.name} at x{k}: {off.rows} matches with "
-                           f"{RANGE_SPLIT}=false, {on.rows} with true (id checksums {off.checksum} vs "
-                           f"{on.checksum})")
+                b.rec.fail(
+                    f"RANGE SPLIT CHANGES THE RESULT: {w.name} at x{k}: {off.rows} matches with "
+                    f"{RANGE_SPLIT}=false, {on.rows} with true (id checksums {off.checksum} vs "
+                    f"{on.checksum})"
+                )
 
 
 def surface_check(b: Bench) -> None:
@@ -193,16 +224,20 @@ def surface_check(b: Bench) -> None:
     q = W("s3").text()
     for value in ("true", "false"):
         b.spark.conf.set(RANGE_SPLIT, value)
-        for label, make in (("selectExpr('T1.id', 'T3.id')", lambda: b.spark.sql(q).selectExpr("T1.id", "T3.id")),
-                            ("select('match_start')", lambda: b.spark.sql(q).select("match_start")),
-                            ("(whole rows)", lambda: b.spark.sql(q))):
+        for label, make in (
+            ("selectExpr('T1.id', 'T3.id')", lambda: b.spark.sql(q).selectExpr("T1.id", "T3.id")),
+            ("select('match_start')", lambda: b.spark.sql(q).select("match_start")),
+            ("(whole rows)", lambda: b.spark.sql(q)),
+        ):
             try:
                 n = make().count()
                 b.rec.notes.append(f"spark.sql(s3 + ORDER BY).{label}.count() with {RANGE_SPLIT}={value}: {n} rows")
             except Exception as e:  # noqa: BLE001
-                b.rec.fail(f"spark-cer fails when its output is projected: spark.sql(<sql/stocks/s3.ceql> + "
-                           f"'ORDER BY stock_time, id DESC').{label}.count() on the first {SLICE_EVENTS} events, "
-                           f"{RANGE_SPLIT}={value}: {error_text(e)}")
+                b.rec.fail(
+                    f"spark-cer fails when its output is projected: spark.sql(<sql/stocks/s3.ceql> + "
+                    f"'ORDER BY stock_time, id DESC').{label}.count() on the first {SLICE_EVENTS} events, "
+                    f"{RANGE_SPLIT}={value}: {error_text(e)}"
+                )
     b.spark.conf.set(RANGE_SPLIT, "true")
 
 
@@ -213,9 +248,12 @@ def warm_up(b: Bench, scale: int) -> None:
     b.view(scale)
     spec = parse_sequence(W("s3").text())
     for _ in range(2):
-        for make in (lambda: b.spark.sql(W("s3").text()), lambda: b.spark.sql(plain_sql(spec, True)),
-                     lambda: b.spark.table("S").repartition(1).sortWithinPartitions("stock_time", F.desc("id")),
-                     lambda: b.spark.sql(W("s3_by_name").text())):
+        for make in (
+            lambda: b.spark.sql(W("s3").text()),
+            lambda: b.spark.sql(plain_sql(spec, True)),
+            lambda: b.spark.table("S").repartition(1).sortWithinPartitions("stock_time", F.desc("id")),
+            lambda: b.spark.sql(W("s3_by_name").text()),
+        ):
             b.guarded(lambda: make().write.format("noop").mode("overwrite").save(), b.args.cer_timeout)
 
 

@@ -34,21 +34,33 @@ def parse_sequence(text: str) -> SeqSpec:
     body = " ".join(line.split("--")[0] for line in text.splitlines())
     body = " ".join(body.split())
     if re.search(r"\bLIMIT\b", body, re.I):
-        raise NoSql("LIMIT n keeps the first n matches of each completing event in the engine's enumeration "
-                    "order, which plain SQL does not define")
+        raise NoSql(
+            "LIMIT n keeps the first n matches of each completing event in the engine's enumeration "
+            "order, which plain SQL does not define"
+        )
     if re.search(r"\bCONSUME BY\b", body, re.I):
-        raise NoSql("CONSUME BY ANY discards partial matches as the stream is read: a sequential fold that "
-                    "self-joins cannot express")
+        raise NoSql(
+            "CONSUME BY ANY discards partial matches as the stream is read: a sequential fold that "
+            "self-joins cannot express"
+        )
     strategy = re.match(r"SELECT\s+(ANY|NEXT|LAST|MAX|STRICT)\b", body, re.I)
     if strategy:
-        raise NoSql(f"SELECT {strategy[1].upper()}: a selection strategy picks among the matches completed by "
-                    "the same event under an order on valuations, which self-joins do not express")
+        raise NoSql(
+            f"SELECT {strategy[1].upper()}: a selection strategy picks among the matches completed by "
+            "the same event under an order on valuations, which self-joins do not express"
+        )
     if re.search(r"\)\s*:?\+", body):
-        raise NoSql("Kleene closure: a match binds any number of events (every subset of the candidates), "
-                    "which a fixed number of self-joins cannot enumerate")
-    m = re.match(r"SELECT\s+(?P<sel>.*?)\s+FROM\s+S\s+WHERE\s+\((?P<pat>.*?)\)\s*FILTER\s+(?P<filt>.*?)"
-                 r"(?:\s+PARTITION BY\s+(?P<part>.*?))?\s+WITHIN\s+(?P<w>\d+)\s*\[stock_time\]\s*"
-                 r"(?P<rest>.*)$", body, re.I)
+        raise NoSql(
+            "Kleene closure: a match binds any number of events (every subset of the candidates), "
+            "which a fixed number of self-joins cannot enumerate"
+        )
+    m = re.match(
+        r"SELECT\s+(?P<sel>.*?)\s+FROM\s+S\s+WHERE\s+\((?P<pat>.*?)\)\s*FILTER\s+(?P<filt>.*?)"
+        r"(?:\s+PARTITION BY\s+(?P<part>.*?))?\s+WITHIN\s+(?P<w>\d+)\s*\[stock_time\]\s*"
+        r"(?P<rest>.*)$",
+        body,
+        re.I,
+    )
     if not m:
         raise NoSql("not a filtered sequence with a window on stock_time")
     if m["sel"].strip() != "*":
@@ -57,8 +69,10 @@ def parse_sequence(text: str) -> SeqSpec:
     for atom in m["pat"].split(";"):
         atom = atom.strip()
         if "+" in atom:
-            raise NoSql("Kleene closure: a match binds any number of events (every subset of the candidates), "
-                        "which a fixed number of self-joins cannot enumerate")
+            raise NoSql(
+                "Kleene closure: a match binds any number of events (every subset of the candidates), "
+                "which a fixed number of self-joins cannot enumerate"
+            )
         a = re.fullmatch(r"\(?\s*([A-Z]+(?:\s+OR\s+[A-Z]+)*)\s*\)?\s+AS\s+(\w+)", atom, re.I)
         if not a:
             raise NoSql(f"pattern element {atom!r} is not a type or a disjunction of types")
@@ -95,8 +109,7 @@ def plain_sql(spec: SeqSpec, bucketed: bool) -> str:
     ctes, joins = [], []
     for i, v in enumerate(spec.vars, start=1):
         types = v.types[0] if len(v.types) == 1 else None
-        conds = [f"event_type = '{types}'" if types else
-                 "event_type IN (" + ", ".join(f"'{t}'" for t in v.types) + ")"]
+        conds = [f"event_type = '{types}'" if types else "event_type IN (" + ", ".join(f"'{t}'" for t in v.types) + ")"]
         conds += [f"({p})" for p in v.preds] + [f"{k} IS NOT NULL" for k in spec.partition]
         bucket = f"floor(stock_time / {w})"
         extra = ""
@@ -110,10 +123,12 @@ def plain_sql(spec: SeqSpec, bucketed: bool) -> str:
     n = len(spec.vars)
     select = [f"t1.{k} AS {k}" for k in spec.partition]
     select += ["t1.stock_time AS match_start", f"t{n}.stock_time AS match_end"]
-    select += [f"struct({', '.join(f't{i}.{c}' for c in COLUMNS)}) AS {v.name}"
-               for i, v in enumerate(spec.vars, start=1)]
-    return ("WITH " + ",\n     ".join(ctes) + "\nSELECT " + ",\n       ".join(select) +
-            "\nFROM e1 t1\n" + "\n".join(joins))
+    select += [
+        f"struct({', '.join(f't{i}.{c}' for c in COLUMNS)}) AS {v.name}" for i, v in enumerate(spec.vars, start=1)
+    ]
+    return (
+        "WITH " + ",\n     ".join(ctes) + "\nSELECT " + ",\n       ".join(select) + "\nFROM e1 t1\n" + "\n".join(joins)
+    )
 
 
 def kleene_count_sql(text: str) -> str:
@@ -123,8 +138,12 @@ def kleene_count_sql(text: str) -> str:
     them, there are 2^k - 1 matches. Enumerating them needs one join per element of the subset.
     """
     body = " ".join(" ".join(line.split("--")[0] for line in text.splitlines()).split())
-    m = re.match(r"SELECT \* FROM S WHERE \((\w+) AS (\w+); \(BUY OR SELL\)\+ AS (\w+); (\w+) AS (\w+)\) FILTER "
-                 r"(.*?) WITHIN (\d+) \[stock_time\]", body, re.I)
+    m = re.match(
+        r"SELECT \* FROM S WHERE \((\w+) AS (\w+); \(BUY OR SELL\)\+ AS (\w+); (\w+) AS (\w+)\) FILTER "
+        r"(.*?) WITHIN (\d+) \[stock_time\]",
+        body,
+        re.I,
+    )
     if not m:
         raise NoSql("not of Q7's shape")
     first_type, first, mid, last_type, last, filters, w = m.groups()
@@ -139,7 +158,7 @@ WITH a AS (SELECT *, floor(stock_time / {w}) AS kb FROM S WHERE {conds(first, f"
      x AS (SELECT *, explode(array(floor(stock_time / {w}), floor(stock_time / {w}) - 1)) AS kb
            FROM S WHERE {conds(mid, "event_type IN ('BUY', 'SELL')")}),
      pairs AS (SELECT a.id AS aid, a.stock_time AS a_t, b.id AS bid, b.stock_time AS b_t, a.kb
-               FROM a JOIN b ON b.kb = a.kb AND {_before('a', 'b')} AND b.stock_time - a.stock_time < {w}),
+               FROM a JOIN b ON b.kb = a.kb AND {_before("a", "b")} AND b.stock_time - a.stock_time < {w}),
      k AS (SELECT p.aid, p.bid, count(x.id) AS k
            FROM pairs p LEFT JOIN x ON x.kb = p.kb
              AND (x.stock_time > p.a_t OR (x.stock_time = p.a_t AND x.id < p.aid))

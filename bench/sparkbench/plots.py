@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import List
 
 from .record import Record
-from .workloads import (LENGTH, RANGE_SPLIT, RESULTS, SEQ_NONE, SEQ_OUT, SPLIT, T, W, WINDOW_NONE, WINDOW_OUT,
-                        Workload)
+from .workloads import LENGTH, RANGE_SPLIT, RESULTS, SEQ_NONE, SEQ_OUT, SPLIT, T, W, WINDOW_NONE, WINDOW_OUT, Workload
 
 
 PLOTS = [
-    ("spark-length.png", "throughput vs sequence length (S3..S24 with and without output): engine alone, "
-                         "spark-cer, plain SQL, floor"),
+    (
+        "spark-length.png",
+        "throughput vs sequence length (S3..S24 with and without output): engine alone, spark-cer, plain SQL, floor",
+    ),
     ("spark-window.png", "throughput vs window T..4T (S3' and S3)"),
     ("spark-memory.png", "peak tECS nodes and active states vs stream length"),
     ("spark-scale.png", "S3 throughput vs stream length"),
@@ -28,8 +29,12 @@ def plots(rec: Record) -> None:
     import matplotlib.pyplot as plt
 
     a, S = rec.args, rec.args.scale
-    systems = [("engine", "engine alone", "o-"), ("spark-cer", "spark-cer end to end", "s-"),
-               ("sql-bucketed", "plain SQL (bucketed joins)", "^-"), ("sql-naive", "plain SQL (naive joins)", "v-")]
+    systems = [
+        ("engine", "engine alone", "o-"),
+        ("spark-cer", "spark-cer end to end", "s-"),
+        ("sql-bucketed", "plain SQL (bucketed joins)", "^-"),
+        ("sql-naive", "plain SQL (naive joins)", "v-"),
+    ]
 
     def series(system: str, ws: List[Workload], k: int, xs: List[float]):
         """Throughput of `system` ("floor": the floor each workload was compared with) over the x values."""
@@ -49,9 +54,14 @@ def plots(rec: Record) -> None:
                 ax.plot(x, y, style, label=label)
             t = timeouts(system, ws, S, xs)
             if t:  # at most events / timeout
-                ax.plot(t, [rec.events.get(S, 0) / a.timeout] * len(t), "x", markersize=9,
-                        color=ax.lines[-1].get_color() if x else "red",
-                        label=f"{label}: cancelled after {a.timeout:.0f} s (at most)")
+                ax.plot(
+                    t,
+                    [rec.events.get(S, 0) / a.timeout] * len(t),
+                    "x",
+                    markersize=9,
+                    color=ax.lines[-1].get_color() if x else "red",
+                    label=f"{label}: cancelled after {a.timeout:.0f} s (at most)",
+                )
         x, y = series("floor", ws, S, xs)
         if x:
             ax.plot(x, y, "k--", label="floor (read, shuffle, sort)")
@@ -90,8 +100,11 @@ def plots(rec: Record) -> None:
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     for w, style in ((W("s3_none"), "o-"), (W("s3"), "s-"), (W("s3_by_name"), "^-"), (W("rising_last"), "v-")):
-        pts = [(rec.events.get(k), r.extra.get("peak_nodes"), r.extra.get("peak_states"))
-               for k in a.scales if (r := rec.get("engine", w, k)) and r.ok]
+        pts = [
+            (rec.events.get(k), r.extra.get("peak_nodes"), r.extra.get("peak_states"))
+            for k in a.scales
+            if (r := rec.get("engine", w, k)) and r.ok
+        ]
         if pts:
             axes[0].plot([p[0] for p in pts], [p[1] for p in pts], style, label=w.name)
             axes[1].plot([p[0] for p in pts], [p[2] for p in pts], style, label=w.name)

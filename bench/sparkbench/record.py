@@ -70,15 +70,41 @@ class Record:
         return self.results.get(key("floor-used", w, scale))
 
     def write(self, path: Path) -> None:
-        results = {k: {"status": r.status, "seconds": r.seconds, "runs": r.runs, "events": r.events, "rows": r.rows,
-                       "checksum": r.checksum, "events_per_s": r.eps, "message": r.message, **r.extra}
-                   for k, r in self.results.items()}
+        results = {
+            k: {
+                "status": r.status,
+                "seconds": r.seconds,
+                "runs": r.runs,
+                "events": r.events,
+                "rows": r.rows,
+                "checksum": r.checksum,
+                "events_per_s": r.eps,
+                "message": r.message,
+                **r.extra,
+            }
+            for k, r in self.results.items()
+        }
         args = None if self.args is None else {**vars(self.args), "ops": [[w.file, w.limit] for w in self.args.ops]}
-        path.write_text(json.dumps(
-            {"command": self.command, "date": self.started.isoformat() if self.started else None,
-             "elapsed": self.elapsed, "args": args, "machine": self.machine, "load": self.load, "notes": self.notes,
-             "failures": self.failures, "results": results, "events": self.events, "plans": self.plans},
-            indent=1, default=str) + "\n")
+        path.write_text(
+            json.dumps(
+                {
+                    "command": self.command,
+                    "date": self.started.isoformat() if self.started else None,
+                    "elapsed": self.elapsed,
+                    "args": args,
+                    "machine": self.machine,
+                    "load": self.load,
+                    "notes": self.notes,
+                    "failures": self.failures,
+                    "results": results,
+                    "events": self.events,
+                    "plans": self.plans,
+                },
+                indent=1,
+                default=str,
+            )
+            + "\n"
+        )
 
     @classmethod
     def read(cls, path: Path) -> "Record":
@@ -88,12 +114,23 @@ class Record:
         args = data.get("args")
         if args is not None:
             args = argparse.Namespace(**{**args, "ops": [W(file, limit) for file, limit in args["ops"]]})
-        results = {k: Result(**{f: v[f] for f in FIELDS if v.get(f) is not None},
-                             extra={x: y for x, y in v.items() if x not in FIELDS and x != "events_per_s"})
-                   for k, v in data["results"].items()}
-        return cls(args=args, command=data["command"],
-                   started=dt.datetime.fromisoformat(data["date"]) if data.get("date") else None,
-                   elapsed=data.get("elapsed"), results=results, failures=data.get("failures", []),
-                   notes=data.get("notes", []), events={int(k): v for k, v in data.get("events", {}).items()},
-                   plans=data.get("plans", {}), load=[(label, tuple(v)) for label, v in data.get("load", [])],
-                   machine=[(k, v) for k, v in data.get("machine", [])])
+        results = {
+            k: Result(
+                **{f: v[f] for f in FIELDS if v.get(f) is not None},
+                extra={x: y for x, y in v.items() if x not in FIELDS and x != "events_per_s"},
+            )
+            for k, v in data["results"].items()
+        }
+        return cls(
+            args=args,
+            command=data["command"],
+            started=dt.datetime.fromisoformat(data["date"]) if data.get("date") else None,
+            elapsed=data.get("elapsed"),
+            results=results,
+            failures=data.get("failures", []),
+            notes=data.get("notes", []),
+            events={int(k): v for k, v in data.get("events", {}).items()},
+            plans=data.get("plans", {}),
+            load=[(label, tuple(v)) for label, v in data.get("load", [])],
+            machine=[(k, v) for k, v in data.get("machine", [])],
+        )

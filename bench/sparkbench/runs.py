@@ -80,8 +80,10 @@ class Bench:
             else:
                 copied.append(entry)
         tool = snap / "engine-tool"
-        subprocess.run(["javac", "-cp", ":".join(copied), "-d", str(tool),
-                        str(REPO / "bench" / "engine" / "EngineRepeat.java")], check=True)
+        subprocess.run(
+            ["javac", "-cp", ":".join(copied), "-d", str(tool), str(REPO / "bench" / "engine" / "EngineRepeat.java")],
+            check=True,
+        )
         self.engine_cp = ":".join([str(tool)] + copied)
 
     def machine_facts(self) -> List[Tuple[str, str]]:
@@ -106,13 +108,16 @@ class Bench:
         java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
         try:
             import matplotlib
+
             mpl = matplotlib.__version__
         except ImportError:
             mpl = "not installed"
-        git = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h %s"], capture_output=True,
-                             text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "jvm", "python"],
-                               capture_output=True, text=True).stdout.strip()
+        git = subprocess.run(
+            ["git", "-C", str(REPO), "log", "-1", "--format=%h %s"], capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "jvm", "python"], capture_output=True, text=True
+        ).stdout.strip()
         return [
             ("CPU", f"{cpu}, {os.cpu_count()} cores"),
             ("memory", mem),
@@ -138,9 +143,24 @@ class Bench:
         r = Result(events=self.rec.events.get(scale))
         started = time.perf_counter()
         try:
-            p = subprocess.run(["java", f"-Xmx{self.args.engine_heap}", "-cp", self.engine_cp, "EngineRepeat",
-                                str(1 + passes), "--query", str(query), "--csv", str(csv), "--quiet"],
-                               capture_output=True, text=True, timeout=self.args.engine_timeout)
+            p = subprocess.run(
+                [
+                    "java",
+                    f"-Xmx{self.args.engine_heap}",
+                    "-cp",
+                    self.engine_cp,
+                    "EngineRepeat",
+                    str(1 + passes),
+                    "--query",
+                    str(query),
+                    "--csv",
+                    str(csv),
+                    "--quiet",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=self.args.engine_timeout,
+            )
         except subprocess.TimeoutExpired:
             p = None
             r.status, r.message = "timeout", f"> {self.args.engine_timeout:.0f} s"
@@ -219,8 +239,9 @@ class Bench:
             # it): later unguarded runs must not take this run's name
             sc.setLocalProperty("spark.job.description", None)
 
-    def run_once(self, make_df: Callable[[], Any], timeout: float, action: str
-                 ) -> Tuple[str, float, Optional[int], Optional[int], str]:
+    def run_once(
+        self, make_df: Callable[[], Any], timeout: float, action: str
+    ) -> Tuple[str, float, Optional[int], Optional[int], str]:
         """One timed action (see Task.action); (status, seconds, rows, checksum, message)."""
         from pyspark.sql import Observation
         from pyspark.sql import functions as F
@@ -233,9 +254,11 @@ class Bench:
                 df.write.format("noop").mode("overwrite").save()
                 return None, None
             obs = Observation(f"obs_{next(self._ids)}")
-            df.observe(obs, F.count(F.lit(1)).alias("rows"),
-                       F.expr(f"bit_xor(xxhash64({', '.join(self.id_columns(df))}))").alias("h")
-                       ).write.format("noop").mode("overwrite").save()
+            df.observe(
+                obs,
+                F.count(F.lit(1)).alias("rows"),
+                F.expr(f"bit_xor(xxhash64({', '.join(self.id_columns(df))}))").alias("h"),
+            ).write.format("noop").mode("overwrite").save()
             got = obs.get
             return got["rows"], got["h"]
 
@@ -405,8 +428,15 @@ class Bench:
             return df.repartition(*[F.col(k) for k in keys]).sortWithinPartitions(*sort)
 
         w = floor_workload(kind, keys)
-        return Task("floor", w, scale, make, self.args.cer_timeout, action="write",
-                    check=lambda: self.check_floor(f"{w.name}@x{scale}"))
+        return Task(
+            "floor",
+            w,
+            scale,
+            make,
+            self.args.cer_timeout,
+            action="write",
+            check=lambda: self.check_floor(f"{w.name}@x{scale}"),
+        )
 
     def check_floor(self, name: str) -> None:
         """The floor's write as Spark executed it must still sort, and read every column: otherwise it measures

@@ -44,8 +44,17 @@ SEQ_OUT = [W(f"s{n}") for n in (3, 6, 9, 12, 24)]
 SEQ_NONE = [W(f"s{n}_none") for n in (3, 6, 9, 12, 24)]
 WINDOW_NONE = [W("s3_none"), W("s3_none_x2"), W("s3_none_x3"), W("s3_none_x4")]
 WINDOW_OUT = [W("s3"), W("s3_x2"), W("s3_x3"), W("s3_x4")]
-OPS = [W("q1_seq4"), W("q2_seq4_filter"), W("q3_seq4_by_volume"), W("q4_or", 1000), W("q5_or_filter"),
-       W("q6_or_by_volume"), W("q7_kleene", 1000), W("s3_by_name"), W("rising_last")]
+OPS = [
+    W("q1_seq4"),
+    W("q2_seq4_filter"),
+    W("q3_seq4_by_volume"),
+    W("q4_or", 1000),
+    W("q5_or_filter"),
+    W("q6_or_by_volume"),
+    W("q7_kleene", 1000),
+    W("s3_by_name"),
+    W("rising_last"),
+]
 OPS_HEAVY = [W("q4_or"), W("q7_kleene")]  # 87 M and 30 M matches on the one-day trace: --heavy only
 OPS_QUICK = [W("q2_seq4_filter"), W("q3_seq4_by_volume"), W("q7_kleene", 1000), W("s3_by_name"), W("rising_last")]
 SPLIT = [W("s3"), W("s3_none"), W("s3_none_x4")]
@@ -59,6 +68,7 @@ def partition_keys(w: Workload) -> List[str]:
     if not m:
         return []
     return [p.strip() for p in m[1].replace("[", "").replace("]", "").split(",") if p.strip()]
+
 
 # The range split's longest range: 32 windows (spark.cer.rangeSplit.windowsPerRange) of the 10 s window T.
 RANGE_WIDTH_MS = 32 * 10_000

@@ -212,8 +212,9 @@ def match_recognize(df: "DataFrame", clause: str) -> "DataFrame":
     """
     if not isinstance(clause, str):
         raise TypeError(f"clause must be a string, not {type(clause).__name__}")
-    return _analyzed(df, "SELECT * FROM __cer_mr(TABLE({mr_input}), {mr_clause})", clause, mr_input=df,
-                     mr_clause=clause)
+    return _analyzed(
+        df, "SELECT * FROM __cer_mr(TABLE({mr_input}), {mr_clause})", clause, mr_input=df, mr_clause=clause
+    )
 
 
 def install() -> None:

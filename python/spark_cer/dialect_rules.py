@@ -111,14 +111,18 @@ def _within_match(site: Site, node: exp.Expression, backwards: bool) -> exp.Expr
     """
     value, offset = _navigation(node)
     if any(c.table for c in value.find_all(exp.Column)):
-        raise Refused(f"{node.sql(site.dialect)}: Snowflake navigates from the current row of the match, not from "
-                      "a variable's rows; write FIRST(var.col, n) or LAST(var.col, n)")
+        raise Refused(
+            f"{node.sql(site.dialect)}: Snowflake navigates from the current row of the match, not from "
+            "a variable's rows; write FIRST(var.col, n) or LAST(var.col, n)"
+        )
     navigation = exp.Anonymous(this="PREV" if backwards else "NEXT", expressions=[value.copy(), offset.copy()])
     if backwards:
         inside = exp.GT(this=exp.Count(this=exp.Star()), expression=offset.copy())
     else:
-        inside = exp.GTE(this=exp.Sub(this=exp.Var(this="FINAL COUNT(*)"), expression=exp.Count(this=exp.Star())),
-                         expression=offset.copy())
+        inside = exp.GTE(
+            this=exp.Sub(this=exp.Var(this="FINAL COUNT(*)"), expression=exp.Count(this=exp.Star())),
+            expression=offset.copy(),
+        )
     return exp.If(this=inside, true=navigation, false=exp.Null())
 
 
@@ -129,8 +133,9 @@ def _snowflake_lag_lead(site: Site, node: exp.Expression) -> exp.Expression:
             raise Refused(f"{node.sql(site.dialect)}: LAG and LEAD outside MATCH_RECOGNIZE need an OVER clause")
         return node
     if node.args.get("default") is not None:
-        raise Refused(f"{node.sql(site.dialect)}: a default value has no PREV or NEXT form; "
-                      "write COALESCE(LAG(...), default)")
+        raise Refused(
+            f"{node.sql(site.dialect)}: a default value has no PREV or NEXT form; write COALESCE(LAG(...), default)"
+        )
     if site.kind == "measure":
         return _within_match(site, node, backwards)
     # DEFINE: the frame of LAG and LEAD is the partition, not the match attempt.
@@ -145,8 +150,10 @@ def _snowflake_prev_next(site: Site, node: exp.Expression) -> exp.Expression:
 def _window_only(site: Site, node: exp.Expression) -> exp.Expression:
     """LAG and LEAD as window functions; in a clause, the engines whose clauses have PREV and NEXT refuse them."""
     if site.in_clause:
-        raise Refused(f"{node.sql(site.dialect)}: {site.dialect.capitalize()} has no LAG or LEAD in "
-                      "MATCH_RECOGNIZE; write PREV or NEXT")
+        raise Refused(
+            f"{node.sql(site.dialect)}: {site.dialect.capitalize()} has no LAG or LEAD in "
+            "MATCH_RECOGNIZE; write PREV or NEXT"
+        )
     if not isinstance(node.parent, exp.Window):
         raise Refused(f"{node.sql(site.dialect)}: LAG and LEAD need an OVER clause")
     return node
@@ -162,9 +169,17 @@ def _snowflake_sequence_number(site: Site, node: exp.Expression) -> exp.Expressi
 # Spark's integral types, and the Snowflake and Oracle integer types (NUMBER(38, 0) both).
 _INTEGRAL = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT, exp.DataType.Type.BIGINT}
 _CASTABLE = _INTEGRAL | {
-    exp.DataType.Type.DECIMAL, exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT, exp.DataType.Type.VARCHAR,
-    exp.DataType.Type.TEXT, exp.DataType.Type.CHAR, exp.DataType.Type.NVARCHAR, exp.DataType.Type.DATE,
-    exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.DATETIME,
+    exp.DataType.Type.DECIMAL,
+    exp.DataType.Type.DOUBLE,
+    exp.DataType.Type.FLOAT,
+    exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.TEXT,
+    exp.DataType.Type.CHAR,
+    exp.DataType.Type.NVARCHAR,
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.DATETIME,
     exp.DataType.Type.BOOLEAN,
 }
 
@@ -176,10 +191,21 @@ def _cast(site: Site, node: exp.Expression) -> exp.Expression:
     Trino's keep their width, the value rounded first.
     """
     to: exp.DataType = node.args["to"]
-    if to.this not in _CASTABLE or to.expressions and to.this not in (
-            exp.DataType.Type.DECIMAL, exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR, exp.DataType.Type.TIMESTAMP):
-        raise Refused(f"{node.sql(site.dialect)}: a cast to {to.sql(site.dialect)} is not among the casts "
-                      "translated (numbers, text, dates, timestamps and booleans)")
+    if (
+        to.this not in _CASTABLE
+        or to.expressions
+        and to.this
+        not in (
+            exp.DataType.Type.DECIMAL,
+            exp.DataType.Type.VARCHAR,
+            exp.DataType.Type.CHAR,
+            exp.DataType.Type.TIMESTAMP,
+        )
+    ):
+        raise Refused(
+            f"{node.sql(site.dialect)}: a cast to {to.sql(site.dialect)} is not among the casts "
+            "translated (numbers, text, dates, timestamps and booleans)"
+        )
     if to.this == exp.DataType.Type.DECIMAL and not to.expressions:
         if site.dialect == "trino" and isinstance(node.this, exp.Literal) and node.this.is_string:
             # Trino's DECIMAL '1.0' is a DECIMAL(2, 1), which sqlglot reads as CAST('1.0' AS DECIMAL), a DECIMAL(38, 0)
@@ -200,8 +226,10 @@ def _trino_try_cast(site: Site, node: exp.Expression) -> exp.Expression:
     Trino's TRY_CAST to an integer rounds a number but refuses the text of one ('12.7'): no one Spark cast does both.
     """
     if node.args["to"].this in _INTEGRAL:
-        raise Refused(f"{node.sql(site.dialect)}: TRY_CAST to an integer is not translated; write "
-                      "TRY_CAST(ROUND(x) AS ...) for numbers")
+        raise Refused(
+            f"{node.sql(site.dialect)}: TRY_CAST to an integer is not translated; write "
+            "TRY_CAST(ROUND(x) AS ...) for numbers"
+        )
     return _cast(site, node)
 
 
@@ -222,8 +250,7 @@ def _oracle_concat(site: Site, node: exp.Expression) -> exp.Expression:
     Oracle's ``||`` and CONCAT read NULL as the empty string, and an empty result is NULL (its empty string is NULL).
     """
     parts = [node.this, node.expression] if isinstance(node, exp.DPipe) else node.expressions
-    joined = exp.Concat(expressions=[exp.Coalesce(this=p.copy(), expressions=[exp.Literal.string("")])
-                                     for p in parts])
+    joined = exp.Concat(expressions=[exp.Coalesce(this=p.copy(), expressions=[exp.Literal.string("")]) for p in parts])
     return exp.Nullif(this=joined, expression=exp.Literal.string(""))
 
 
@@ -244,8 +271,10 @@ def _like(site: Site, node: exp.Expression) -> exp.Expression:
     """
     pattern = node.expression
     if not (isinstance(pattern, exp.Literal) and pattern.is_string and "\\" not in pattern.this):
-        raise Refused(f"{node.sql(site.dialect)}: only a pattern written as a string without backslashes means the "
-                      "same in Spark's LIKE")
+        raise Refused(
+            f"{node.sql(site.dialect)}: only a pattern written as a string without backslashes means the "
+            "same in Spark's LIKE"
+        )
     return node
 
 
@@ -262,8 +291,9 @@ def _average(function: str) -> Rewrite:
     def rewrite(site: Site, node: exp.Expression) -> exp.Expression:
         if isinstance(node.this, exp.Distinct):
             raise Refused(f"{node.sql(site.dialect)}: AVG(DISTINCT ...) is not translated")
-        return exp.Anonymous(this=function,
-                             expressions=[exp.Sum(this=node.this.copy()), exp.Count(this=node.this.copy())])
+        return exp.Anonymous(
+            this=function, expressions=[exp.Sum(this=node.this.copy()), exp.Count(this=node.this.copy())]
+        )
 
     return rewrite
 
@@ -286,8 +316,10 @@ def _subtraction(function: str) -> Rewrite:
     as_function = _operator(function)
 
     def rewrite(site: Site, node: exp.Expression) -> exp.Expression:
-        if any(isinstance(side, exp.Interval) or isinstance(side, exp.Literal) and side.is_number
-               for side in (node.this, node.expression)):
+        if any(
+            isinstance(side, exp.Interval) or isinstance(side, exp.Literal) and side.is_number
+            for side in (node.this, node.expression)
+        ):
             return node
         return as_function(site, node)
 
@@ -306,17 +338,19 @@ _BOUNDARIES = {
     "DAY": "DATEDIFF(CAST(_b AS DATE), CAST(_a AS DATE))",
     "HOUR": "DATEDIFF(CAST(_b AS DATE), CAST(_a AS DATE)) * 24 + HOUR(_b) - HOUR(_a)",
     "MINUTE": "(DATEDIFF(CAST(_b AS DATE), CAST(_a AS DATE)) * 24 + HOUR(_b) - HOUR(_a)) * 60"
-              " + MINUTE(_b) - MINUTE(_a)",
+    " + MINUTE(_b) - MINUTE(_a)",
     "SECOND": "((DATEDIFF(CAST(_b AS DATE), CAST(_a AS DATE)) * 24 + HOUR(_b) - HOUR(_a)) * 60"
-              " + MINUTE(_b) - MINUTE(_a)) * 60 + SECOND(_b) - SECOND(_a)",
+    " + MINUTE(_b) - MINUTE(_a)) * 60 + SECOND(_b) - SECOND(_a)",
 }
 
 
 def _snowflake_datediff(site: Site, node: exp.Expression) -> exp.Expression:
     unit = (node.unit.name if node.args.get("unit") is not None else "DAY").upper()
     if unit not in _BOUNDARIES:
-        raise Refused(f"{node.sql(site.dialect)}: DATEDIFF is translated in years, quarters, months, weeks, days, "
-                      "hours, minutes and seconds")
+        raise Refused(
+            f"{node.sql(site.dialect)}: DATEDIFF is translated in years, quarters, months, weeks, days, "
+            "hours, minutes and seconds"
+        )
     return exp.Paren(this=_spark(_BOUNDARIES[unit], _a=node.expression, _b=node.this))
 
 
@@ -324,12 +358,44 @@ def _snowflake_datediff(site: Site, node: exp.Expression) -> exp.Expression:
 # ("Date and time formats in conversion functions") as Spark's datetime patterns ("Datetime Patterns"). RR is
 # handled by its own rule; other elements are refused.
 _FORMAT_ELEMENTS = {
-    "oracle": {"YYYY": "yyyy", "YY": "yy", "RR": "yy", "MM": "MM", "MONTH": "MMMM", "MON": "MMM", "DD": "dd",
-               "DY": "EEE", "DAY": "EEEE", "HH24": "HH", "HH12": "hh", "HH": "hh", "MI": "mm", "SS": "ss",
-               "AM": "a", "PM": "a", "FF3": "SSS", "FF6": "SSSSSS"},
-    "snowflake": {"YYYY": "yyyy", "YY": "yy", "MM": "MM", "MMMM": "MMMM", "MON": "MMM", "DD": "dd", "DY": "EEE",
-                  "HH24": "HH", "HH12": "hh", "MI": "mm", "SS": "ss", "AM": "a", "PM": "a", "FF3": "SSS",
-                  "FF6": "SSSSSS", "FF9": "SSSSSSSSS"},
+    "oracle": {
+        "YYYY": "yyyy",
+        "YY": "yy",
+        "RR": "yy",
+        "MM": "MM",
+        "MONTH": "MMMM",
+        "MON": "MMM",
+        "DD": "dd",
+        "DY": "EEE",
+        "DAY": "EEEE",
+        "HH24": "HH",
+        "HH12": "hh",
+        "HH": "hh",
+        "MI": "mm",
+        "SS": "ss",
+        "AM": "a",
+        "PM": "a",
+        "FF3": "SSS",
+        "FF6": "SSSSSS",
+    },
+    "snowflake": {
+        "YYYY": "yyyy",
+        "YY": "yy",
+        "MM": "MM",
+        "MMMM": "MMMM",
+        "MON": "MMM",
+        "DD": "dd",
+        "DY": "EEE",
+        "HH24": "HH",
+        "HH12": "hh",
+        "MI": "mm",
+        "SS": "ss",
+        "AM": "a",
+        "PM": "a",
+        "FF3": "SSS",
+        "FF6": "SSSSSS",
+        "FF9": "SSSSSSSSS",
+    },
 }
 _SEPARATORS = set(" -/.,:;")  # as they are; any other text is quoted in the source ("T") and in Spark ('T')
 
@@ -348,13 +414,15 @@ def _datetime_pattern(site: Site, node: exp.Expression, format_: str) -> Tuple[s
             end = format_.find('"', at + 1)
             if end < 0:
                 break
-            pattern += "'" + format_[at + 1:end].replace("'", "''") + "'"
+            pattern += "'" + format_[at + 1 : end].replace("'", "''") + "'"
             at = end + 1
             continue
-        element = next((e for e in longest if format_[at:at + len(e)].upper() == e), None)
+        element = next((e for e in longest if format_[at : at + len(e)].upper() == e), None)
         if element is None:
-            raise Refused(f"{node.sql(site.dialect)}: the format element at {format_[at:]!r} is not among those "
-                          f"translated ({', '.join(sorted(elements))})")
+            raise Refused(
+                f"{node.sql(site.dialect)}: the format element at {format_[at:]!r} is not among those "
+                f"translated ({', '.join(sorted(elements))})"
+            )
         rr = rr or element == "RR"
         pattern += elements[element]
         at += len(element)
@@ -390,14 +458,18 @@ def _parsed_datetime(site: Site, node: exp.Expression) -> exp.Expression:
 def _formatted_datetime(site: Site, node: exp.Expression) -> exp.Expression:
     """TO_CHAR of a date or timestamp with a format; without one, the text depends on the session's settings."""
     if node.args.get("format") is None:
-        raise Refused(f"{node.sql(site.dialect)}: without a format, {site.dialect.capitalize()}'s text depends on "
-                      "the session's output format; give one (TO_CHAR(x, 'YYYY-MM-DD')), or CAST(x AS VARCHAR)")
+        raise Refused(
+            f"{node.sql(site.dialect)}: without a format, {site.dialect.capitalize()}'s text depends on "
+            "the session's output format; give one (TO_CHAR(x, 'YYYY-MM-DD')), or CAST(x AS VARCHAR)"
+        )
     format_ = _format_literal(site, node, node.args["format"])
     named = re.search(r"MON|MONTH|MMMM|DY|DAY|AM|PM", format_, re.IGNORECASE)
     if named:
         # Oracle writes names in the case of the element and pads MONTH and DAY; Spark writes them capitalized.
-        raise Refused(f"{node.sql(site.dialect)}: TO_CHAR is translated with numeric elements only ({named.group()} "
-                      "writes a name)")
+        raise Refused(
+            f"{node.sql(site.dialect)}: TO_CHAR is translated with numeric elements only ({named.group()} "
+            "writes a name)"
+        )
     pattern, rr = _datetime_pattern(site, node, format_)
     if rr:
         raise Refused(f"{node.sql(site.dialect)}: RR is a format for reading; write YY")
@@ -444,12 +516,14 @@ _COMMON: Dict[Key, Rule] = {
     exp.Coalesce: _same("COALESCE and NVL"),
     exp.Nullif: _same("NULLIF"),
     exp.Case: _same("CASE"),
-    exp.Greatest: Rule("GREATEST: NULL where an argument is NULL (Spark's skips NULLs)", _STANDARD,
-                       _null_if_any_null),
+    exp.Greatest: Rule("GREATEST: NULL where an argument is NULL (Spark's skips NULLs)", _STANDARD, _null_if_any_null),
     exp.Least: Rule("LEAST: NULL where an argument is NULL (Spark's skips NULLs)", _STANDARD, _null_if_any_null),
-    exp.Cast: Rule("CAST to an integer rounds (Spark's truncates); to numbers, text, dates, timestamps, booleans",
-                   "Snowflake: https://docs.snowflake.com/en/sql-reference/data-types-numeric; Oracle: SQL Language "
-                   "Reference, CAST; Trino: https://trino.io/docs/current/functions/conversion.html", _cast),
+    exp.Cast: Rule(
+        "CAST to an integer rounds (Spark's truncates); to numbers, text, dates, timestamps, booleans",
+        "Snowflake: https://docs.snowflake.com/en/sql-reference/data-types-numeric; Oracle: SQL Language "
+        "Reference, CAST; Trino: https://trino.io/docs/current/functions/conversion.html",
+        _cast,
+    ),
     exp.Extract: _same("EXTRACT(YEAR | MONTH | DAY | HOUR | MINUTE | SECOND FROM x)"),
     exp.CurrentDate: _same("CURRENT_DATE"),
     exp.RowNumber: _same("ROW_NUMBER() OVER (...)"),
@@ -490,67 +564,127 @@ RULES: Dict[str, Dict[Key, Rule]] = {
         **_DATE_PARTS,
         exp.Concat: _same("CONCAT: NULL where an argument is NULL"),
         exp.DPipe: _same("||: NULL where an operand is NULL"),
-        exp.TryCast: Rule("TRY_CAST, as CAST", "https://docs.snowflake.com/en/sql-reference/functions/try_cast",
-                          _cast),
+        exp.TryCast: Rule("TRY_CAST, as CAST", "https://docs.snowflake.com/en/sql-reference/functions/try_cast", _cast),
         exp.ILike: Rule("ILIKE, a pattern without backslashes", _STANDARD, _like),
         exp.StartsWith: _same("STARTSWITH"),
         exp.Contains: _same("CONTAINS"),
-        exp.Avg: Rule("AVG of exact numbers keeps decimals as its division does (1, 2, 2: 1.666667)",
-                      "https://docs.snowflake.com/en/developer-guide/snowpark/reference/python/latest/api/"
-                      "snowflake.snowpark.functions.avg", _average("cer_snowflake_divide")),
-        exp.DateAdd: _same("DATEADD(part, n, x): a month added to its last day stays within the next month",
-                           "https://docs.snowflake.com/en/sql-reference/functions/dateadd"),
-        exp.DateDiff: Rule("DATEDIFF(part, a, b): the boundaries of the part crossed from a to b (Spark's counts "
-                           "whole parts)", "https://docs.snowflake.com/en/sql-reference/functions/datediff",
-                           _snowflake_datediff),
-        exp.Div: Rule("/: a quotient of exact numbers keeps max(s1, min(s1 + 6, 12)) decimals (Spark's is a double "
-                      "for integers): cer_snowflake_divide", "https://docs.snowflake.com/en/sql-reference/"
-                      "operators-arithmetic", _operator("cer_snowflake_divide")),
-        exp.Sub: Rule("-: a DATE minus a DATE is the number of days between them (Spark's is an interval), a "
-                      "TIMESTAMP minus a TIMESTAMP is refused: cer_snowflake_subtract", "https://docs.snowflake.com/"
-                      "en/sql-reference/operators-arithmetic", _subtraction("cer_snowflake_subtract")),
-        exp.StrToTime: Rule("TO_TIMESTAMP(s, format)", "https://docs.snowflake.com/en/sql-reference/"
-                            "date-time-input-output", _parsed_datetime),
-        exp.TsOrDsToDate: Rule("TO_DATE(s [, format])", "https://docs.snowflake.com/en/sql-reference/functions/"
-                               "to_date", lambda site, node: _parsed_datetime(site, node)
-                               if node.args.get("format") is not None else node),
-        exp.ToChar: Rule("TO_CHAR(x, format) of a date or timestamp", "https://docs.snowflake.com/en/sql-reference/"
-                         "functions/to_char", _formatted_datetime),
-        exp.TimeToStr: Rule("TO_CHAR(x, format) of what is read as a date or timestamp", "https://docs.snowflake.com/"
-                            "en/sql-reference/functions/to_char", _formatted_datetime),
-        exp.Lag: Rule("LAG(x [, n]): in DEFINE the partition's row n back; in MEASURES the match's, NULL before its "
-                      "first row", _SNOWFLAKE_MR, _snowflake_lag_lead),
-        exp.Lead: Rule("LEAD(x [, n]): in DEFINE the partition's row n ahead; in MEASURES the match's, NULL past "
-                       "its last row", _SNOWFLAKE_MR, _snowflake_lag_lead),
-        "PREV": Rule("PREV(x [, n]): in MEASURES kept within the match, as LAG", _SNOWFLAKE_MR,
-                     _snowflake_prev_next, clause_only=True),
-        "NEXT": Rule("NEXT(x [, n]): in MEASURES LEAD, NULL past the match's last row", _SNOWFLAKE_MR,
-                     _snowflake_prev_next, clause_only=True),
-        "MATCH_SEQUENCE_NUMBER": Rule("MATCH_SEQUENCE_NUMBER(): the row's place in the match", _SNOWFLAKE_MR,
-                                      _snowflake_sequence_number, clause_only=True),
+        exp.Avg: Rule(
+            "AVG of exact numbers keeps decimals as its division does (1, 2, 2: 1.666667)",
+            "https://docs.snowflake.com/en/developer-guide/snowpark/reference/python/latest/api/"
+            "snowflake.snowpark.functions.avg",
+            _average("cer_snowflake_divide"),
+        ),
+        exp.DateAdd: _same(
+            "DATEADD(part, n, x): a month added to its last day stays within the next month",
+            "https://docs.snowflake.com/en/sql-reference/functions/dateadd",
+        ),
+        exp.DateDiff: Rule(
+            "DATEDIFF(part, a, b): the boundaries of the part crossed from a to b (Spark's counts whole parts)",
+            "https://docs.snowflake.com/en/sql-reference/functions/datediff",
+            _snowflake_datediff,
+        ),
+        exp.Div: Rule(
+            "/: a quotient of exact numbers keeps max(s1, min(s1 + 6, 12)) decimals (Spark's is a double "
+            "for integers): cer_snowflake_divide",
+            "https://docs.snowflake.com/en/sql-reference/operators-arithmetic",
+            _operator("cer_snowflake_divide"),
+        ),
+        exp.Sub: Rule(
+            "-: a DATE minus a DATE is the number of days between them (Spark's is an interval), a "
+            "TIMESTAMP minus a TIMESTAMP is refused: cer_snowflake_subtract",
+            "https://docs.snowflake.com/en/sql-reference/operators-arithmetic",
+            _subtraction("cer_snowflake_subtract"),
+        ),
+        exp.StrToTime: Rule(
+            "TO_TIMESTAMP(s, format)",
+            "https://docs.snowflake.com/en/sql-reference/date-time-input-output",
+            _parsed_datetime,
+        ),
+        exp.TsOrDsToDate: Rule(
+            "TO_DATE(s [, format])",
+            "https://docs.snowflake.com/en/sql-reference/functions/to_date",
+            lambda site, node: _parsed_datetime(site, node) if node.args.get("format") is not None else node,
+        ),
+        exp.ToChar: Rule(
+            "TO_CHAR(x, format) of a date or timestamp",
+            "https://docs.snowflake.com/en/sql-reference/functions/to_char",
+            _formatted_datetime,
+        ),
+        exp.TimeToStr: Rule(
+            "TO_CHAR(x, format) of what is read as a date or timestamp",
+            "https://docs.snowflake.com/en/sql-reference/functions/to_char",
+            _formatted_datetime,
+        ),
+        exp.Lag: Rule(
+            "LAG(x [, n]): in DEFINE the partition's row n back; in MEASURES the match's, NULL before its first row",
+            _SNOWFLAKE_MR,
+            _snowflake_lag_lead,
+        ),
+        exp.Lead: Rule(
+            "LEAD(x [, n]): in DEFINE the partition's row n ahead; in MEASURES the match's, NULL past its last row",
+            _SNOWFLAKE_MR,
+            _snowflake_lag_lead,
+        ),
+        "PREV": Rule(
+            "PREV(x [, n]): in MEASURES kept within the match, as LAG",
+            _SNOWFLAKE_MR,
+            _snowflake_prev_next,
+            clause_only=True,
+        ),
+        "NEXT": Rule(
+            "NEXT(x [, n]): in MEASURES LEAD, NULL past the match's last row",
+            _SNOWFLAKE_MR,
+            _snowflake_prev_next,
+            clause_only=True,
+        ),
+        "MATCH_SEQUENCE_NUMBER": Rule(
+            "MATCH_SEQUENCE_NUMBER(): the row's place in the match",
+            _SNOWFLAKE_MR,
+            _snowflake_sequence_number,
+            clause_only=True,
+        ),
     },
     "oracle": {
         **_COMMON,
         **_STANDARD_NAVIGATION,
         exp.Literal: Rule("'' is NULL", "Oracle Database SQL Language Reference, Nulls", _oracle_empty_string),
         exp.DateStrToDate: _same("DATE 'yyyy-mm-dd'", "Oracle Database SQL Language Reference, Datetime Literals"),
-        exp.Concat: Rule("CONCAT: NULL read as '', and an empty result NULL", "Oracle Database SQL Language "
-                         "Reference, CONCAT", _oracle_concat),
-        exp.DPipe: Rule("||: NULL read as '', and an empty result NULL", "Oracle Database SQL Language Reference, "
-                        "Concatenation Operator", _oracle_concat),
-        exp.DecodeCase: Rule("DECODE: NULL equal to NULL", "Oracle Database SQL Language Reference, DECODE",
-                             _oracle_decode),
-        exp.Sub: Rule("-: a DATE minus a DATE is the number of days between them (Spark's is an interval): "
-                      "cer_oracle_subtract", "Oracle Database SQL Language Reference, Datetime/Interval Arithmetic",
-                      _subtraction("cer_oracle_subtract")),
-        exp.StrToDate: Rule("TO_DATE(s, format), RR a two-digit year of the nearer century", "Oracle Database SQL "
-                            "Language Reference, Format Models", _parsed_datetime),
-        exp.StrToTime: Rule("TO_TIMESTAMP(s, format)", "Oracle Database SQL Language Reference, Format Models",
-                            _parsed_datetime),
-        exp.ToChar: Rule("TO_CHAR(x, format) of a date or timestamp", "Oracle Database SQL Language Reference, "
-                         "TO_CHAR (datetime)", _formatted_datetime),
-        exp.TimeToStr: Rule("TO_CHAR(x, format) of what is read as a date or timestamp", "Oracle Database SQL "
-                            "Language Reference, TO_CHAR (datetime)", _formatted_datetime),
+        exp.Concat: Rule(
+            "CONCAT: NULL read as '', and an empty result NULL",
+            "Oracle Database SQL Language Reference, CONCAT",
+            _oracle_concat,
+        ),
+        exp.DPipe: Rule(
+            "||: NULL read as '', and an empty result NULL",
+            "Oracle Database SQL Language Reference, Concatenation Operator",
+            _oracle_concat,
+        ),
+        exp.DecodeCase: Rule(
+            "DECODE: NULL equal to NULL", "Oracle Database SQL Language Reference, DECODE", _oracle_decode
+        ),
+        exp.Sub: Rule(
+            "-: a DATE minus a DATE is the number of days between them (Spark's is an interval): cer_oracle_subtract",
+            "Oracle Database SQL Language Reference, Datetime/Interval Arithmetic",
+            _subtraction("cer_oracle_subtract"),
+        ),
+        exp.StrToDate: Rule(
+            "TO_DATE(s, format), RR a two-digit year of the nearer century",
+            "Oracle Database SQL Language Reference, Format Models",
+            _parsed_datetime,
+        ),
+        exp.StrToTime: Rule(
+            "TO_TIMESTAMP(s, format)", "Oracle Database SQL Language Reference, Format Models", _parsed_datetime
+        ),
+        exp.ToChar: Rule(
+            "TO_CHAR(x, format) of a date or timestamp",
+            "Oracle Database SQL Language Reference, TO_CHAR (datetime)",
+            _formatted_datetime,
+        ),
+        exp.TimeToStr: Rule(
+            "TO_CHAR(x, format) of what is read as a date or timestamp",
+            "Oracle Database SQL Language Reference, TO_CHAR (datetime)",
+            _formatted_datetime,
+        ),
         exp.Lag: Rule("LAG(x [, n]) OVER (...)", _ORACLE_MR, _window_only),
         exp.Lead: Rule("LEAD(x [, n]) OVER (...)", _ORACLE_MR, _window_only),
     },
@@ -560,16 +694,25 @@ RULES: Dict[str, Dict[Key, Rule]] = {
         **_STANDARD_NAVIGATION,
         exp.Concat: _same("CONCAT: NULL where an argument is NULL"),
         exp.DPipe: _same("||: NULL where an operand is NULL"),
-        exp.TryCast: Rule("TRY_CAST, as CAST, but not to an integer", "https://trino.io/docs/current/functions/"
-                          "conversion.html", _trino_try_cast),
+        exp.TryCast: Rule(
+            "TRY_CAST, as CAST, but not to an integer",
+            "https://trino.io/docs/current/functions/conversion.html",
+            _trino_try_cast,
+        ),
         exp.DateAdd: _same("date_add(unit, n, x)", "https://trino.io/docs/current/functions/datetime.html"),
-        exp.DateDiff: _same("date_diff(unit, a, b): whole units", "https://trino.io/docs/current/functions/"
-                            "datetime.html"),
-        exp.Avg: Rule("avg of DECIMALs keeps their scale, rounded half up (Spark's adds four decimals): "
-                      "cer_trino_average", "https://trino.io/docs/current/functions/aggregate.html",
-                      _average("cer_trino_average")),
-        exp.Div: Rule("/: integers divided as integers, decimals to the larger scale: cer_trino_divide",
-                      "https://trino.io/docs/current/functions/math.html", _operator("cer_trino_divide")),
+        exp.DateDiff: _same(
+            "date_diff(unit, a, b): whole units", "https://trino.io/docs/current/functions/datetime.html"
+        ),
+        exp.Avg: Rule(
+            "avg of DECIMALs keeps their scale, rounded half up (Spark's adds four decimals): cer_trino_average",
+            "https://trino.io/docs/current/functions/aggregate.html",
+            _average("cer_trino_average"),
+        ),
+        exp.Div: Rule(
+            "/: integers divided as integers, decimals to the larger scale: cer_trino_divide",
+            "https://trino.io/docs/current/functions/math.html",
+            _operator("cer_trino_divide"),
+        ),
         exp.Lag: Rule("lag(x [, n]) OVER (...)", _TRINO_MR, _window_only),
         exp.Lead: Rule("lead(x [, n]) OVER (...)", _TRINO_MR, _window_only),
     },
@@ -577,8 +720,10 @@ RULES: Dict[str, Dict[Key, Rule]] = {
 
 # Oracle's quotient is a NUMBER of 38 significant digits; Spark's closest is its double (about 16): the digits past
 # those differ, never a comparison's outcome at the data's precision.
-RULES["oracle"][exp.Div] = _same("/: a double quotient (Oracle's NUMBER keeps 38 digits, Spark's double about 16)",
-                                 "Oracle Database SQL Language Reference, Arithmetic Operators")
+RULES["oracle"][exp.Div] = _same(
+    "/: a double quotient (Oracle's NUMBER keeps 38 digits, Spark's double about 16)",
+    "Oracle Database SQL Language Reference, Arithmetic Operators",
+)
 
 #: Databricks SQL is Spark's own: its functions mean what Spark's do.
 SPARK_DIALECTS = ("databricks", "spark")
@@ -601,8 +746,9 @@ def _rule_for(dialect: str, node: exp.Expression) -> Tuple[Optional[Key], Option
     return key, rules.get(key)
 
 
-def in_spark_terms(tree: exp.Expression, site: Site,
-                   applied: Optional[Callable[[str, Key], None]] = None) -> exp.Expression:
+def in_spark_terms(
+    tree: exp.Expression, site: Site, applied: Optional[Callable[[str, Key], None]] = None
+) -> exp.Expression:
     """
     `tree` (read in `site.dialect`) with each function and operator given its meaning in Spark, innermost first; an
     expression no rule keeps is :class:`Refused`. `applied` hears of each rule used (the tests count them).
@@ -614,9 +760,12 @@ def in_spark_terms(tree: exp.Expression, site: Site,
         if key is None:
             continue
         if rule is None:
-            raise Refused(f"{node.sql(site.dialect)}: not among the {site.dialect.capitalize()} functions and "
-                          "operators whose meaning in Spark spark-cer knows (the list is in docs/translate.md); "
-                          "write it with those", node)
+            raise Refused(
+                f"{node.sql(site.dialect)}: not among the {site.dialect.capitalize()} functions and "
+                "operators whose meaning in Spark spark-cer knows (the list is in docs/translate.md); "
+                "write it with those",
+                node,
+            )
         if rule.clause_only and not site.in_clause:
             raise Refused(f"{node.sql(site.dialect)}: a MATCH_RECOGNIZE function, outside MATCH_RECOGNIZE", node)
         if applied is not None:

@@ -104,13 +104,19 @@ class AutomatonPicture:
           "q0" -> "q1" [label="SELL → s"];
         }
         """
-        shapes = {"start": "shape=circle, style=bold", "state": "shape=circle", "accepting": "shape=doublecircle",
-                  "junction": "shape=point"}
+        shapes = {
+            "start": "shape=circle, style=bold",
+            "state": "shape=circle",
+            "accepting": "shape=doublecircle",
+            "junction": "shape=point",
+        }
         styles = {"read": "", "skip": ", style=dashed, color=gray", "join": ", style=dashed, color=darkgreen"}
         lines = [f"digraph {self.automaton} {{", "  rankdir=LR;"]
         lines += [f"  {_quoted(n.id)} [label={_quoted(n.label)}, {shapes[n.kind]}];" for n in self.nodes]
-        lines += [f"  {_quoted(e.source)} -> {_quoted(e.target)} [label={_quoted(e.label)}{styles[e.kind]}];"
-                  for e in self.edges]
+        lines += [
+            f"  {_quoted(e.source)} -> {_quoted(e.target)} [label={_quoted(e.label)}{styles[e.kind]}];"
+            for e in self.edges
+        ]
         return "\n".join(lines + ["}"])
 
     # ---- matplotlib --------------------------------------------------------------------------------------
@@ -125,15 +131,19 @@ class AutomatonPicture:
         try:
             import matplotlib.pyplot as plt
         except ImportError as e:  # pragma: no cover - matplotlib is in the test environment
-            raise ImportError("drawing an automaton needs matplotlib: pip install matplotlib "
-                              "(or use AutomatonPicture.to_dot() with Graphviz)") from e
+            raise ImportError(
+                "drawing an automaton needs matplotlib: pip install matplotlib "
+                "(or use AutomatonPicture.to_dot() with Graphviz)"
+            ) from e
         if not self.nodes:
-            raise ValueError(f"this {self.automaton} has {self.size} states, too many to draw; its summary: "
-                             f"{self.summary}")
+            raise ValueError(
+                f"this {self.automaton} has {self.size} states, too many to draw; its summary: {self.summary}"
+            )
         layout = _Layout(self)
         # The metrics a run set, each as its total (an average metric's first figure): zeros are paths not taken.
-        metrics = [(name, value.split()[0]) for name, value in self.metrics
-                   if value.split() and value.split()[0] != "0"]
+        metrics = [
+            (name, value.split()[0]) for name, value in self.metrics if value.split() and value.split()[0] != "0"
+        ]
         if ax is None:
             width, height = layout.size
             height = max(height, 0.14 * (len(metrics) + 3))
@@ -145,8 +155,14 @@ class AutomatonPicture:
             fig.text(0.01, 0.1 / (height + below), caption, fontsize=7, va="bottom")
             if metrics:
                 text = "\n".join(f"{name}: {value}" for name, value in sorted(metrics))
-                fig.text(width / (width + side) + 0.01, 0.97, "Spark UI, last run\n\n" + text, fontsize=6.5,
-                         va="top", family="monospace")
+                fig.text(
+                    width / (width + side) + 0.01,
+                    0.97,
+                    "Spark UI, last run\n\n" + text,
+                    fontsize=6.5,
+                    va="top",
+                    family="monospace",
+                )
         layout.draw(ax)
         return ax.figure
 
@@ -243,9 +259,16 @@ class _Layout:
             (x0, y0), (x1, y1) = self.position[e.source], self.position[e.target]
             style = "-" if e.kind == "read" else "--"
             if e.source == e.target:
-                loop = FancyArrowPatch((x0 - 0.2, y0 + 0.27), (x0 + 0.2, y0 + 0.27), connectionstyle="arc3,rad=-2.2",
-                                       arrowstyle="-|>", mutation_scale=9, color=colours[e.kind], linestyle=style,
-                                       lw=0.9)
+                loop = FancyArrowPatch(
+                    (x0 - 0.2, y0 + 0.27),
+                    (x0 + 0.2, y0 + 0.27),
+                    connectionstyle="arc3,rad=-2.2",
+                    arrowstyle="-|>",
+                    mutation_scale=9,
+                    color=colours[e.kind],
+                    linestyle=style,
+                    lw=0.9,
+                )
                 ax.add_patch(loop)
                 ax.text(x0, y0 + 0.98, e.label, ha="center", va="bottom", fontsize=6.5)
                 continue
@@ -253,16 +276,34 @@ class _Layout:
             # arc3 bends to the right of the direction of travel: an edge and its twin the other way part.
             bend = 0.0 if span == 1 and (e.target, e.source) not in pairs else 0.3
             shrink = {"junction": 3.0, "start": 13.5, "state": 13.5, "accepting": 13.5}
-            ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), connectionstyle=f"arc3,rad={bend}", arrowstyle="-|>",
-                                         mutation_scale=10, shrinkA=shrink[kinds[e.source]],
-                                         shrinkB=shrink[kinds[e.target]], color=colours[e.kind], linestyle=style,
-                                         lw=0.9))
+            ax.add_patch(
+                FancyArrowPatch(
+                    (x0, y0),
+                    (x1, y1),
+                    connectionstyle=f"arc3,rad={bend}",
+                    arrowstyle="-|>",
+                    mutation_scale=10,
+                    shrinkA=shrink[kinds[e.source]],
+                    shrinkB=shrink[kinds[e.target]],
+                    color=colours[e.kind],
+                    linestyle=style,
+                    lw=0.9,
+                )
+            )
             if e.label:
                 # The middle of arc3's quadratic curve: halfway from the chord's middle to the control point.
                 mx, my = (x0 + x1) / 2, (y0 + y1) / 2
                 lx, ly = mx + bend * (y1 - y0) / 2, my - bend * (x1 - x0) / 2
-                ax.text(lx, ly, e.label, ha="center", va="center", fontsize=6.5, color=colours[e.kind],
-                        bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
+                ax.text(
+                    lx,
+                    ly,
+                    e.label,
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    color=colours[e.kind],
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85),
+                )
         for n in self.picture.nodes:
             x, y = self.position[n.id]
             if n.kind == "junction":
@@ -328,20 +369,31 @@ def explain_pattern(
     'program'
     """
     if isinstance(query, str):
-        request = {"query": query, "time_column": time_column, "type_column": type_column, **_schema_fields(schema),
-                   "language": "match_recognize" if match_recognize else "ceql", "automaton": True}
+        request = {
+            "query": query,
+            "time_column": time_column,
+            "type_column": type_column,
+            **_schema_fields(schema),
+            "language": "match_recognize" if match_recognize else "ceql",
+            "automaton": True,
+        }
         answer = _ask(request, spark)
         return AutomatonPicture._from_answer(answer["automaton"])
     jdf = getattr(query, "_jdf", None)
     if jdf is None:
-        raise TypeError("explain_pattern takes a query's text, or a DataFrame of a classic session (on Spark Connect, "
-                        f"pass the query's text), not {type(query).__name__}")
+        raise TypeError(
+            "explain_pattern takes a query's text, or a DataFrame of a classic session (on Spark Connect, "
+            f"pass the query's text), not {type(query).__name__}"
+        )
     jvm = query.sparkSession._jvm
     found = json.loads(jvm.io.sparkcer.spark.PatternPicture.ofDataFrame(jdf))
     if not found:
-        raise ValueError("this DataFrame's plan has no pattern of spark-cer (a streaming DataFrame's pattern runs "
-                         "in a stateful operator: pass its query's text)")
+        raise ValueError(
+            "this DataFrame's plan has no pattern of spark-cer (a streaming DataFrame's pattern runs "
+            "in a stateful operator: pass its query's text)"
+        )
     if pattern is None and len(found) > 1:
-        raise ValueError(f"this DataFrame's plan has {len(found)} patterns: choose one with pattern=0 .. "
-                         f"{len(found) - 1}")
+        raise ValueError(
+            f"this DataFrame's plan has {len(found)} patterns: choose one with pattern=0 .. {len(found) - 1}"
+        )
     return AutomatonPicture._from_answer(found[pattern or 0])

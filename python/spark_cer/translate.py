@@ -46,7 +46,7 @@ def _place(sql: str, offset: int, length: int, problem: str) -> TranslationError
     line = sql.count("\n", 0, offset) + 1
     line_start = sql.rfind("\n", 0, offset) + 1
     line_end = sql.find("\n", offset)
-    text = sql[line_start:line_end if line_end >= 0 else len(sql)]
+    text = sql[line_start : line_end if line_end >= 0 else len(sql)]
     column = offset - line_start + 1
     caret = " " * (column - 1) + "^" * max(1, min(length, len(text) - column + 1))
     message = f"line {line}, column {column}: {problem}\n  {text}\n  {caret}"
@@ -73,8 +73,10 @@ class _Translation:
 
     def __init__(self, sql: str, read: str, spark: Optional[Any]) -> None:
         if read not in DIALECTS and read not in SPARK_DIALECTS:
-            raise ValueError(f"translate reads {', '.join(DIALECTS)}, not {read!r}: the meaning in Spark of another "
-                             "dialect's functions has not been decided")
+            raise ValueError(
+                f"translate reads {', '.join(DIALECTS)}, not {read!r}: the meaning in Spark of another "
+                "dialect's functions has not been decided"
+            )
         self.sql = sql
         self.read = read
         self.spark = spark
@@ -129,15 +131,15 @@ class _Translation:
         Where `node` (read from `text`) stands in the statement: its first token, found again in the statement's text
         from `at` (the text sqlglot read may differ from it by the JVM's and the quoting's edits, never in a name).
         """
-        written = self.as_written(node, self.sql[at:at + length])
+        written = self.as_written(node, self.sql[at : at + length])
         if written is not None:
             return at + written[0], written[1]
         first = _first_token(node)
         if first is None:
             return at, length
-        word = re.escape(text[first[0]:first[1] + 1].strip('"`'))
-        found = list(re.finditer(rf"\b{word}\b", self.sql[at:at + length], re.IGNORECASE))
-        earlier = len(re.findall(rf"\b{word}\b", text[:first[0]], re.IGNORECASE))
+        word = re.escape(text[first[0] : first[1] + 1].strip('"`'))
+        found = list(re.finditer(rf"\b{word}\b", self.sql[at : at + length], re.IGNORECASE))
+        earlier = len(re.findall(rf"\b{word}\b", text[: first[0]], re.IGNORECASE))
         if earlier >= len(found):
             return at, length
         start = at + found[earlier].start()
@@ -147,9 +149,9 @@ class _Translation:
 
     def text(self, piece: Dict[str, Any]) -> str:
         """A piece as written, with the JVM's edits applied: RUNNING and FINAL as functions, which any parser reads."""
-        text = self.sql[piece["start"]:piece["end"]]
+        text = self.sql[piece["start"] : piece["end"]]
         for offset, length, replacement in sorted(piece["edits"], key=lambda e: -e[0]):
-            text = text[:offset] + replacement + text[offset + length:]
+            text = text[:offset] + replacement + text[offset + length :]
         return text
 
     def qualified(self, text: str, variables: List[str]) -> str:
@@ -165,9 +167,12 @@ class _Translation:
         names = {v.upper() for v in variables}
         quote = '"' if '"' in self.sqlglot.Dialect.get_or_raise(self.read).tokenizer_class.IDENTIFIERS else "`"
         for t, after in reversed(list(zip(tokens, tokens[1:]))):
-            if after.token_type == TokenType.DOT and t.text.upper() in names and \
-                    t.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
-                text = text[:t.start] + quote + t.text + quote + text[t.end + 1:]
+            if (
+                after.token_type == TokenType.DOT
+                and t.text.upper() in names
+                and t.token_type not in (TokenType.VAR, TokenType.IDENTIFIER)
+            ):
+                text = text[: t.start] + quote + t.text + quote + text[t.end + 1 :]
         return text
 
     def nameable_next(self, text: str) -> str:
@@ -182,7 +187,7 @@ class _Translation:
         TokenType = self.sqlglot.tokens.TokenType
         for t, after in reversed(list(zip(tokens, tokens[1:]))):
             if t.text.upper() == "NEXT" and after.token_type == TokenType.L_PAREN:
-                text = text[:t.start] + _NEXT + text[t.end + 1:]
+                text = text[: t.start] + _NEXT + text[t.end + 1 :]
         return text
 
     def expression(self, piece: Dict[str, Any], variables: List[str]) -> str:
@@ -193,8 +198,13 @@ class _Translation:
 
         def classifier(node):
             # Snowflake's CLASSIFIER may go without parentheses.
-            if self.read == "snowflake" and isinstance(node, exp.Column) and not node.table and \
-                    node.name.upper() == "CLASSIFIER" and not node.this.quoted:
+            if (
+                self.read == "snowflake"
+                and isinstance(node, exp.Column)
+                and not node.table
+                and node.name.upper() == "CLASSIFIER"
+                and not node.this.quoted
+            ):
                 return exp.Anonymous(this="CLASSIFIER", expressions=[])
             if isinstance(node, exp.Anonymous) and node.name == _NEXT:
                 return exp.Anonymous(this="NEXT", expressions=node.expressions)
@@ -243,7 +253,7 @@ class _Translation:
             # MATCH_RECOGNIZE it stands as a query in parentheses, as the source wrote it.
             alias = source.args["alias"].pop()
             return f"({source.sql(dialect='spark')}) AS {alias.sql(dialect='spark')}"
-        return text[len(prefix):]
+        return text[len(prefix) :]
 
     def clause(self, found: Dict[str, Any]) -> str:
         """`MATCH_RECOGNIZE (...)` with its pieces translated, its layout and the rest of its words as written."""
@@ -251,9 +261,14 @@ class _Translation:
         text = self.sql[start:end]
         for piece in sorted(found["pieces"], key=lambda p: -p["start"]):
             kind = piece["kind"]
-            translated = self.order_item(piece) if kind == "order" else self.name(piece) if kind == "name" else \
-                self.expression(piece, found["variables"])
-            text = text[: piece["start"] - start] + translated + text[piece["end"] - start:]
+            translated = (
+                self.order_item(piece)
+                if kind == "order"
+                else self.name(piece)
+                if kind == "name"
+                else self.expression(piece, found["variables"])
+            )
+            text = text[: piece["start"] - start] + translated + text[piece["end"] - start :]
         return text
 
     # ---- the statement -------------------------------------------------------------------------------------
@@ -281,14 +296,19 @@ class _Translation:
         # A clause inside another's relation is translated with that relation.
         spans = answer["clauses"]
         self.clauses = len(spans)
-        outer = [c for c in spans if not any(o is not c and o["relation"][0] <= c["relation"][0] and
-                                             c["clause"][1] <= o["clause"][1] for o in spans)]
+        outer = [
+            c
+            for c in spans
+            if not any(
+                o is not c and o["relation"][0] <= c["relation"][0] and c["clause"][1] <= o["clause"][1] for o in spans
+            )
+        ]
         self.outer_clauses = outer
         # The statement with each clause (and its relation) as a name, which any dialect reads: (offset in the
         # text given to sqlglot, offset in the statement) where each stand-in starts, to place sqlglot's errors.
         text, moved, last = "", [(0, 0)], 0
         for n, c in enumerate(outer):
-            text += self.sql[last:c["relation"][0]]
+            text += self.sql[last : c["relation"][0]]
             text += _PLACEHOLDER.format(n)
             last = c["clause"][1]
             moved.append((len(text), last))
@@ -299,7 +319,7 @@ class _Translation:
             if len(stand_in.findall(written)) != 1:  # pragma: no cover - sqlglot keeps a table's plain name
                 raise RuntimeError(f"sqlglot did not keep the stand-in of clause {n}: {written}")
             # What stands between the relation and the clause (an alias the clause's output does not take) as written.
-            between = self.sql[c["relation"][1]:c["clause"][0]]
+            between = self.sql[c["relation"][1] : c["clause"][0]]
             relation = self.relation(*c["relation"])
             clause = f"{relation}{between}{self.clause(c)}"
             written = stand_in.sub(lambda _: clause, written)
@@ -327,12 +347,14 @@ class _Translation:
         else:
             reason = "no session"
         if columns is None:
-            warnings.warn(f"SELECT * over MATCH_RECOGNIZE keeps spark-cer's column order, not Snowflake's (the input's "
-                          f"columns, then the measures): its input's columns are not known here ({reason}); give "
-                          "translate a session that has the input (spark=...)", stacklevel=4)
+            warnings.warn(
+                f"SELECT * over MATCH_RECOGNIZE keeps spark-cer's column order, not Snowflake's (the input's "
+                f"columns, then the measures): its input's columns are not known here ({reason}); give "
+                "translate a session that has the input (spark=...)",
+                stacklevel=4,
+            )
             return "*"
-        names = [f"`{c.replace('`', '``')}`" if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", c) else c
-                 for c in columns]
+        names = [f"`{c.replace('`', '``')}`" if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", c) else c for c in columns]
         measures = [self.name(p) for p in found["pieces"] if p["kind"] == "name"]
         return ", ".join(names + measures)
 
@@ -349,10 +371,15 @@ class _Translation:
         except errors.ParseError as e:
             first = e.errors[0] if e.errors else {}
             lines = text.split("\n")
-            offset = sum(len(line) + 1 for line in lines[: max(0, first.get("line", 1) - 1)]) + \
-                max(0, first.get("col", 1) - len(first.get("highlight") or " "))
-            raise _place(self.sql, original(offset), len(first.get("highlight") or "") or 1,
-                         f"{self.read} SQL that sqlglot cannot read: {first.get('description', str(e))}") from None
+            offset = sum(len(line) + 1 for line in lines[: max(0, first.get("line", 1) - 1)]) + max(
+                0, first.get("col", 1) - len(first.get("highlight") or " ")
+            )
+            raise _place(
+                self.sql,
+                original(offset),
+                len(first.get("highlight") or "") or 1,
+                f"{self.read} SQL that sqlglot cannot read: {first.get('description', str(e))}",
+            ) from None
         statements = []
         for tree in (t for t in trees if t is not None):
             if self.read == "snowflake":
@@ -369,12 +396,20 @@ class _Translation:
     def mark_all_rows_stars(self, tree) -> None:
         """Each ``SELECT *`` read straight from a clause of ALL ROWS PER MATCH, marked to be laid out as Snowflake's."""
         exp = self.sqlglot.exp
-        stand_ins = {_PLACEHOLDER.format(n): n for n, c in enumerate(self.outer_clauses)
-                     if c.get("rows_per_match", "").startswith("ALL ROWS")}
+        stand_ins = {
+            _PLACEHOLDER.format(n): n
+            for n, c in enumerate(self.outer_clauses)
+            if c.get("rows_per_match", "").startswith("ALL ROWS")
+        }
         for select in tree.find_all(exp.Select):
             source = select.args.get("from_")
-            if source is None or select.args.get("joins") or len(select.expressions) != 1 or \
-                    not isinstance(select.expressions[0], exp.Star) or not isinstance(source.this, exp.Table):
+            if (
+                source is None
+                or select.args.get("joins")
+                or len(select.expressions) != 1
+                or not isinstance(select.expressions[0], exp.Star)
+                or not isinstance(source.this, exp.Table)
+            ):
                 continue
             n = stand_ins.get(source.this.name)
             if n is not None:
@@ -391,10 +426,11 @@ class _Translation:
             start, end = found["clause"]
             opened = written.index("(", start) + 1
             try:
-                validate(written[opened: end - 1], match_recognize=True, spark=self.spark)
+                validate(written[opened : end - 1], match_recognize=True, spark=self.spark)
             except PatternError as e:
-                raise _place(written, opened + max(0, e.offset), e.length,
-                             f"the translated clause is refused: {e.problem}") from None
+                raise _place(
+                    written, opened + max(0, e.offset), e.length, f"the translated clause is refused: {e.problem}"
+                ) from None
         if self.spark is not None and self.queries:
             from pyspark.errors import PySparkException
 
@@ -403,11 +439,16 @@ class _Translation:
             except PySparkException as e:
                 placed = from_spark_error(e, written)
                 if placed is not None:  # spark-cer's own, at its place in the translated statement
-                    raise _place(written, placed.offset, placed.length,
-                                 f"Spark cannot analyze the translated statement: {placed.problem}") from None
+                    raise _place(
+                        written,
+                        placed.offset,
+                        placed.length,
+                        f"Spark cannot analyze the translated statement: {placed.problem}",
+                    ) from None
                 problem = " ".join(str(e).strip().split("\n")[0].split())
-                raise _place(written, 0, len(written.split("\n")[0]),
-                             f"Spark cannot analyze the translated statement: {problem}") from None
+                raise _place(
+                    written, 0, len(written.split("\n")[0]), f"Spark cannot analyze the translated statement: {problem}"
+                ) from None
 
 
 def translate(sql: str, read: str, *, spark: Optional[Any] = None, check: bool = True) -> str:

@@ -273,8 +273,10 @@ class _ValidationServer:
         java_home = os.environ.get("JAVA_HOME")
         java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
         if not java:
-            raise RuntimeError("spark_cer.validate without a Spark session needs Java (set JAVA_HOME or put java on "
-                               "the PATH), as PySpark does; or pass spark=<session>")
+            raise RuntimeError(
+                "spark_cer.validate without a Spark session needs Java (set JAVA_HOME or put java on "
+                "the PATH), as PySpark does; or pass spark=<session>"
+            )
         classpath = os.pathsep.join([jar_path(), os.path.join(spark_home, "jars", "*")])
         self._log: IO[bytes] = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
@@ -436,8 +438,13 @@ def validate(
     """
     if not isinstance(query, str):
         raise TypeError(f"query must be a string, not {type(query).__name__}")
-    request = {"query": query, "time_column": time_column, "type_column": type_column, **_schema_fields(schema),
-               "language": "match_recognize" if match_recognize else "ceql"}
+    request = {
+        "query": query,
+        "time_column": time_column,
+        "type_column": type_column,
+        **_schema_fields(schema),
+        "language": "match_recognize" if match_recognize else "ceql",
+    }
     answer = _ask(request, spark)
     if answer.get("language") == "match_recognize":
         return RowPatternQuery(

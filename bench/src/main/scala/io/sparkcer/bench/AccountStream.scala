@@ -8,8 +8,9 @@ package io.sparkcer.bench
  */
 object AccountStream {
   val Columns: IndexedSeq[String] = IndexedSeq("event_type", "id", "acct", "peer", "amount", "ts")
-  private val Types = IndexedSeq.fill(8)("TRANSFER") ++ IndexedSeq.fill(3)("DEPOSIT") ++ IndexedSeq.fill(3)("WITHDRAW") ++
-    IndexedSeq.fill(3)("LOGIN") ++ IndexedSeq.fill(3)("LOGOUT")
+  private val Types =
+    IndexedSeq.fill(8)("TRANSFER") ++ IndexedSeq.fill(3)("DEPOSIT") ++ IndexedSeq.fill(3)("WITHDRAW") ++
+      IndexedSeq.fill(3)("LOGIN") ++ IndexedSeq.fill(3)("LOGOUT")
 
   def rows(events: Int, accounts: Int): IndexedSeq[Array[Any]] = {
     val boxed = Array.tabulate[java.lang.Long](accounts)(Long.box(_))
@@ -23,9 +24,9 @@ object AccountStream {
 
   /** SplitMix64's finalizer. */
   private def mix(x: Long): Long = {
-    var z = x + 0x9E3779B97F4A7C15L
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL
+    var z = x + 0x9e3779b97f4a7c15L
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL
     z ^ (z >>> 31)
   }
 
@@ -44,7 +45,8 @@ object AccountStream {
   /** Chain of length L (equality.py's chainL): L - 1 transfers along the accounts they pay, then its end. */
   def chain(length: Int, windowMs: Long, end: End = Withdrawal): String = {
     val hops = (1 until length).map(i => s"TRANSFER AS t$i")
-    val equalities = (1 until length - 1).map(i => s"t$i.peer = t${i + 1}.acct") :+ s"t${length - 1}.peer = w.${end.key}"
+    val equalities =
+      (1 until length - 1).map(i => s"t$i.peer = t${i + 1}.acct") :+ s"t${length - 1}.peer = w.${end.key}"
     s"SELECT * FROM S WHERE ${(hops :+ s"${end.atom} AS w").mkString(" ; ")} FILTER ${equalities.mkString(" AND ")} " +
       s"WITHIN $windowMs [ts] ORDER BY ts"
   }

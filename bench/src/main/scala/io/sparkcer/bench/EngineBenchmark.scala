@@ -29,7 +29,8 @@ object EngineBenchmark {
    * One workload's best pass: events per second of wall time, and per second of the evaluating thread's CPU time, which
    * other processes on a shared machine disturb less (the collector's threads are left out of it).
    */
-  private[bench] final case class Result(name: String, matches: Long, eventsPerSecond: Double, eventsPerCpuSecond: Double,
+  private[bench] final case class Result(name: String, matches: Long, eventsPerSecond: Double,
+      eventsPerCpuSecond: Double,
       peakNodes: Int, outputDepth: Int)
 
   def main(args: Array[String]): Unit = {
@@ -71,8 +72,9 @@ object EngineBenchmark {
       }
     }
     def query(file: String, options: EngineOptions = EngineOptions(), path: String = ""): Result =
-      run(file.stripSuffix(".ceql") + path, new String(Files.readAllBytes(Paths.get("sql/stocks", file)),
-        StandardCharsets.UTF_8), columns, rows, options)
+      run(file.stripSuffix(".ceql") + path,
+        new String(Files.readAllBytes(Paths.get("sql/stocks", file)),
+          StandardCharsets.UTF_8), columns, rows, options)
     // A chain as planned (each partition on the path that costs it less), then on each path alone.
     def paths(name: String, on: (EngineOptions, String) => Result): ChainPaths = ChainPaths(name,
       on(EngineOptions(), ""), on(EngineOptions(chainsByCost = false), " (lazy chain)"),
@@ -80,9 +82,10 @@ object EngineBenchmark {
     val chains = Seq("c_dearer", "c_dearer3", "c_conj").map(f => paths(f, (o, p) => query(s"$f.ceql", o, p)))
     // A condition between the first two events only (the lazy chain searched every pair again at each C),
     // and one across the chain too (it still does: the race moves to registers).
-    val blowUps = Seq(("adjacent", "", 100), ("adjacent", "", 1000), ("across", " AND a.v < c.v", 1000)).map { case (name, more, w) =>
-      val text = s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v$more WITHIN $w [ts]"
-      paths(s"${name}_w$w", (o, p) => run(s"${name}_w$w$p", text, UniformStream.Columns, UniformStream.rows, o))
+    val blowUps = Seq(("adjacent", "", 100), ("adjacent", "", 1000), ("across", " AND a.v < c.v", 1000)).map {
+      case (name, more, w) =>
+        val text = s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v$more WITHIN $w [ts]"
+        paths(s"${name}_w$w", (o, p) => run(s"${name}_w$w$p", text, UniformStream.Columns, UniformStream.rows, o))
     }
     if (onlyChains) {
       println(chainReport(floor, chains, blowUps))
@@ -94,7 +97,8 @@ object EngineBenchmark {
       require(text.contains("SELECT *"), s"$file.ceql should select *")
       file -> run(s"$file $s", text.replace("SELECT *", s"SELECT $s *"), columns, rows, EngineOptions())
     }
-    val strategyReport = EngineBenchmark.table(floor, "Selection strategies on CORE's sequences (S3, S6, S3'), each against ALL",
+    val strategyReport = EngineBenchmark.table(
+      floor, "Selection strategies on CORE's sequences (S3, S6, S3'), each against ALL",
       strategies.map(_._2), "peak tECS nodes | max output depth") + "\n### Strategies over ALL (same run)\n\n" +
       strategies.grouped(4).map { group =>
         val all = group.head._2
@@ -120,22 +124,27 @@ object EngineBenchmark {
     table("Sequences without output (S3'..S24')", noOutput)
     table("S3' with windows T, 2T, 3T, 4T", windows)
     table("Conditions relating events: c_dearer with windows T, 2T, 3T, 4T", dearer)
-    table("Conditions relating events: Kleene with prev and count, a contiguous burst's sum, and c_dearer without its " +
-      "conditions", others)
+    table(
+      "Conditions relating events: Kleene with prev and count, a contiguous burst's sum, and c_dearer without its " +
+        "conditions", others)
     report ++= chainReport(floor, chains, blowUps)
     report ++= "\n### Ratios (same run)\n\n"
     report ++= f"- c_dearer at 4T over T: ${dearer(3).eventsPerSecond / dearer(0).eventsPerSecond}%.3f; c_dearer over " +
-      f"the same pattern without its conditions (c_dearer_plain): ${dearer(0).eventsPerSecond / others(2).eventsPerSecond}%.2f\n"
+      f"the same pattern without its conditions (c_dearer_plain): ${dearer(0).eventsPerSecond / others(
+          2).eventsPerSecond}%.2f\n"
     report ++= f"- throughput at 4T over T (S3'): ${windows(3).eventsPerSecond / windows(0).eventsPerSecond}%.3f (goal >= 0.8)\n"
     report ++= f"- length 24 over length 3 (no output): ${noOutput(4).eventsPerSecond / noOutput(0).eventsPerSecond}%.3f\n"
-    report ++= f"- S3' over the floor: ${noOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f; S3 over the floor: ${withOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f\n"
+    report ++= f"- S3' over the floor: ${noOutput(0).eventsPerSecond / floor.eventsPerSecond}%.3f; S3 over the floor: ${withOutput(
+        0).eventsPerSecond / floor.eventsPerSecond}%.3f\n"
     report ++= strategyReport
     report ++= WindowGrowth.report(passes)
     report ++= equality(passes)
     println(report)
     val out = Paths.get("bench/results/engine.md")
     Files.createDirectories(out.getParent)
-    Files.write(out, (s"# Engine benchmark\n\nCommand: `make bench-engine` (data: $data, $passes passes)\n" + report).getBytes(StandardCharsets.UTF_8))
+    Files.write(out,
+      (s"# Engine benchmark\n\nCommand: `make bench-engine` (data: $data, $passes passes)\n" + report).getBytes(
+        StandardCharsets.UTF_8))
     println(s"written to $out")
   }
 
@@ -168,10 +177,10 @@ object EngineBenchmark {
       measured.map { case (strategy, n, r, perEvent) =>
         f"| $strategy | $n | ${r.matches} | ${n / r.eventsPerSecond}%.3f | $perEvent%.1f | ${r.peakNodes} |\n"
       }.mkString + "\n" + measured.groupBy(_._1).toSeq.sortBy(s => Seq("ALL", "NEXT", "LAST", "MAX").indexOf(s._1))
-      .map { case (strategy, m) =>
-        val Seq(ten, twenty) = m.take(2).map(x => x._2 / x._3.eventsPerSecond)
-        f"- $strategy: 20,000 events over 10,000 in time ${twenty / ten}%.2f (goal <= 2.5)\n"
-      }.mkString
+        .map { case (strategy, m) =>
+          val Seq(ten, twenty) = m.take(2).map(x => x._2 / x._3.eventsPerSecond)
+          f"- $strategy: 20,000 events over 10,000 in time ${twenty / ten}%.2f (goal <= 2.5)\n"
+        }.mkString
   }
 
   /** A chain's throughput as planned and on each of its paths alone. */
@@ -191,11 +200,19 @@ object EngineBenchmark {
   private def chainReport(floor: Result, chains: Seq[ChainPaths], blowUps: Seq[ChainPaths]): String = {
     val all = chains ++ blowUps
     def each(c: Seq[ChainPaths]) = c.flatMap(p => Seq(p.chosen, p.lazyChain, p.registers))
-    table(floor, "Conditions relating events: chains as planned, on the lazy chain alone and on registers alone", each(chains),
-      "peak tECS nodes | max output depth") +
-      table(floor, s"Chains the lazy chain alone once blew up on: `A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v` (adjacent), with `AND a.v < c.v` " +
-        s"(across), on ${UniformStream.Events} uniform events of A, B, C, D (v in [0, 100)), windows of 100 and 1000 events",
-        each(blowUps), "peak tECS nodes | max output depth") +
+    table(
+      floor,
+      "Conditions relating events: chains as planned, on the lazy chain alone and on registers alone",
+      each(chains),
+      "peak tECS nodes | max output depth"
+    ) +
+      table(
+        floor,
+        s"Chains the lazy chain alone once blew up on: `A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v` (adjacent), with `AND a.v < c.v` " +
+          s"(across), on ${UniformStream.Events} uniform events of A, B, C, D (v in [0, 100)), windows of 100 and 1000 events",
+        each(blowUps),
+        "peak tECS nodes | max output depth"
+      ) +
       "\n### Chains: as planned over each path alone (same run)\n\n" +
       all.map { p =>
         f"- ${p.name}: over the lazy chain alone ${p.chosen.eventsPerSecond / p.lazyChain.eventsPerSecond}%.2f, over " +
@@ -210,8 +227,9 @@ object EngineBenchmark {
     val Columns: IndexedSeq[String] = IndexedSeq("event_type", "v", "ts")
     lazy val rows: IndexedSeq[Array[Any]] = {
       val random = new java.util.Random(7)
-      IndexedSeq.tabulate(Events)(i => Array[Any](Seq("A", "B", "C", "D")(random.nextInt(4)), Long.box(random.nextInt(100)),
-        Long.box(i)))
+      IndexedSeq.tabulate(Events)(i =>
+        Array[Any](Seq("A", "B", "C", "D")(random.nextInt(4)), Long.box(random.nextInt(100)),
+          Long.box(i)))
     }
   }
 
@@ -254,13 +272,27 @@ object EngineBenchmark {
       val built = Seq(1, 8).map(k =>
         run(s"chain4_stranger_x$k ($accounts accounts)", rows, AccountStream.chain(4, k * TMs, AccountStream.Stranger)))
       section ++= f"\nFloor on $accounts accounts (a hash probe and insertion per event): ${floor.eventsPerSecond}%.0f events/s\n"
-      section ++= table(floor, s"Equality correlation by PCEA: chain4 without output, windows T, 2T, 4T, 8T " +
-        s"($AccountEvents events, $accounts accounts, T = $TMs ms)", windows, PceaCounts)
-      section ++= table(floor, s"Equality correlation by PCEA: chain4 ending in a withdrawal by id, windows T and 8T " +
-        s"(runs are built at every withdrawal, and nothing matches after the first 1 % of the stream)", built, PceaCounts)
+      section ++= table(
+        floor,
+        s"Equality correlation by PCEA: chain4 without output, windows T, 2T, 4T, 8T " +
+          s"($AccountEvents events, $accounts accounts, T = $TMs ms)",
+        windows,
+        PceaCounts
+      )
+      section ++= table(
+        floor,
+        s"Equality correlation by PCEA: chain4 ending in a withdrawal by id, windows T and 8T " +
+          s"(runs are built at every withdrawal, and nothing matches after the first 1 % of the stream)",
+        built,
+        PceaCounts
+      )
       if (accounts == 100000)
-        section ++= table(floor, "Equality correlation by PCEA: chains of length 2 to 8 with output, window T",
-          Seq(2, 3, 4, 6, 8).map(n => run(s"chain$n", rows, AccountStream.chain(n, TMs))), PceaCounts)
+        section ++= table(
+          floor,
+          "Equality correlation by PCEA: chains of length 2 to 8 with output, window T",
+          Seq(2, 3, 4, 6, 8).map(n => run(s"chain$n", rows, AccountStream.chain(n, TMs))),
+          PceaCounts
+        )
       ratios ++= f"- chain4 without output, $accounts accounts, throughput at 8T over T: " +
         f"${windows.last.eventsPerSecond / windows.head.eventsPerSecond}%.3f (CPU time: " +
         f"${windows.last.eventsPerCpuSecond / windows.head.eventsPerCpuSecond}%.3f; goal >= 0.8); at 8T over the hash " +
@@ -293,7 +325,8 @@ object EngineBenchmark {
       bestCpu = math.min(bestCpu, (cpu.getCurrentThreadCpuTime - c0) / 1e9)
     }
     val r = Result(name, last._1, events / best, events / bestCpu, last._2, last._3)
-    println(f"$name%-40s ${r.eventsPerSecond}%12.0f events/s ${r.eventsPerCpuSecond}%12.0f events/CPU s  ${r.matches}%10d matches")
+    println(
+      f"$name%-40s ${r.eventsPerSecond}%12.0f events/s ${r.eventsPerCpuSecond}%12.0f events/CPU s  ${r.matches}%10d matches")
     r
   }
 

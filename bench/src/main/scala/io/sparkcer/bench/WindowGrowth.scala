@@ -19,8 +19,12 @@ private[bench] object WindowGrowth {
   private final case class Stream(description: String, columns: IndexedSeq[String], rows: IndexedSeq[Array[Any]])
 
   /** The blow-up cases' stream: uniform types A, B, C, D, a value v in [0, 100), ts the position. */
-  private lazy val uniform: Stream = Stream(s"${EngineBenchmark.UniformStream.Events} uniform events of A, B, C, D, " +
-    "v in [0, 100)", EngineBenchmark.UniformStream.Columns, EngineBenchmark.UniformStream.rows)
+  private lazy val uniform: Stream = Stream(
+    s"${EngineBenchmark.UniformStream.Events} uniform events of A, B, C, D, " +
+      "v in [0, 100)",
+    EngineBenchmark.UniformStream.Columns,
+    EngineBenchmark.UniformStream.rows
+  )
 
   /**
    * Orders and what refers to them (the PCEA's self-join): an order A every 50,000 events with k its ts; between them
@@ -30,13 +34,16 @@ private[bench] object WindowGrowth {
   private lazy val orders: Stream = {
     val random = new java.util.Random(3)
     val gap = 50000
-    Stream("200,000 events: an order A every 50,000, B and D referring to the latest", IndexedSeq("event_type", "k", "v", "ts"),
+    Stream(
+      "200,000 events: an order A every 50,000, B and D referring to the latest",
+      IndexedSeq("event_type", "k", "v", "ts"),
       IndexedSeq.tabulate(200000) { i =>
         val ts = Long.box(i.toLong)
         if (i % gap == 0) Array[Any]("A", ts, Long.box(-1L), ts)
         else Array[Any](if (random.nextBoolean()) "B" else "D", Long.box(random.nextInt(10).toLong),
           Long.box((i / gap * gap).toLong), ts)
-      })
+      }
+    )
   }
 
   private def uniformCase(name: String, windows: Seq[Int])(query: String): Case =
@@ -53,8 +60,14 @@ private[bench] object WindowGrowth {
       "SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER (b.v < c.v OR b.v > c.v + 50)"),
     uniformCase("PCEA, b unselected: A AS a ; B AS b ; C AS c FILTER b.v = c.v", Seq(10, 100, 1000))(
       "SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER b.v = c.v"),
-    Case("PCEA self-join without a match", w => s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +
-      s"FILTER a.k = b.v AND b.v = d.v AND d.v = c.k WITHIN $w [ts]", Seq(100, 1000, 10000), orders),
+    Case(
+      "PCEA self-join without a match",
+      w =>
+        s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +
+          s"FILTER a.k = b.v AND b.v = d.v AND d.v = c.k WITHIN $w [ts]",
+      Seq(100, 1000, 10000),
+      orders
+    ),
     uniformCase("chain: A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v", Seq(100, 1000, 10000))(
       "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v"),
     uniformCase("tECS: (A ; B ; C) AND D, filtered", Seq(100, 1000, 10000))(
@@ -73,7 +86,8 @@ private[bench] object WindowGrowth {
       "SELECT a, d FROM S WHERE A AS a ; C AS c ; B AS b ; D AS d FILTER c.v < d.v"),
     // A run per subset of the b's, each with the row (a, c), before the iteration was read as one event.
     uniformCase("b+ unselected, an average: A AS a ; (B AS b)+ ; C AS c FILTER avg(b.v) < c.v", Seq(10, 100, 1000))(
-      "SELECT a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER avg(b.v) < c.v"))
+      "SELECT a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER avg(b.v) < c.v")
+  )
 
   /** The section of the report: a row per case and window, then ratios taken in this run. */
   def report(passes: Int): String = {
@@ -85,9 +99,10 @@ private[bench] object WindowGrowth {
       }
       val work = query.metrics.work // the last pass's
       val events = c.stream.rows.size.toDouble
-      (c, w) -> (result, work.update / events, f"| ${c.name} | $w | ${result.matches}%d | ${result.eventsPerSecond}%.0f | " +
-        f"${work.update / events}%.2f | ${work.enumerationSteps.toDouble / math.max(1L, result.matches)}%.2f | " +
-        f"${work.dropped}%d | ${result.outputDepth}%d | ${path(query)} |\n")
+      (c, w) -> (result, work.update / events,
+        f"| ${c.name} | $w | ${result.matches}%d | ${result.eventsPerSecond}%.0f | " +
+          f"${work.update / events}%.2f | ${work.enumerationSteps.toDouble / math.max(1L, result.matches)}%.2f | " +
+          f"${work.dropped}%d | ${result.outputDepth}%d | ${path(query)} |\n")
     }
     val speed = measured.map { case (key, (result, _, _)) => key -> result.eventsPerSecond }.toMap
     val update = measured.map { case (key, (_, work, _)) => key -> work }.toMap
@@ -97,8 +112,10 @@ private[bench] object WindowGrowth {
       f"- ${c.name}: update steps per event at 100T over T ${update(hundred) / math.max(update(t), 1e-9)}%.2f; " +
         f"throughput at 100T over T ${speed(hundred) / speed(t)}%.3f\n"
     }
-    val strategies = for (s <- Seq("NEXT", "LAST"); w <- named(s).windows) yield
-      f"- $s over ALL on the same sequence at $w events: ${speed(named(s) -> w) / speed(named("ALL") -> w)}%.3f (goal >= 1)\n"
+    val strategies = for (s <-
+        Seq("NEXT", "LAST");
+      w <- named(s).windows)
+      yield f"- $s over ALL on the same sequence at $w events: ${speed(named(s) -> w) / speed(named("ALL") -> w)}%.3f (goal >= 1)\n"
     "\n### Window growth: the work counted per event and per match at windows T, 10T, 100T\n\n" +
       s"Streams: ${uniform.description}; ${orders.description}. Update steps: transitions, condition checks, index " +
       "probes, union copies and buffered events visited, per event read; enumeration steps (tECS or PCEA nodes " +
@@ -106,7 +123,8 @@ private[bench] object WindowGrowth {
       "exact and the same on every machine.\n\n" +
       "| case | window (events) | matches | events/s | update steps per event | enumeration steps per match | " +
       "dropped | max output depth | path |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n" +
-      measured.map(_._2._3).mkString + "\n### Ratios of the window-growth cases (same run)\n\nThroughput falls where the output grows with the " +
+      measured.map(
+        _._2._3).mkString + "\n### Ratios of the window-growth cases (same run)\n\nThroughput falls where the output grows with the " +
       "window (the chain, the tECS, ALL); the update steps per event are what the papers bound.\n\n" + growth.mkString +
       strategies.mkString
   }

@@ -1,6 +1,8 @@
 package io.sparkcer.engine
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataOutput, ObjectInputStream, ObjectOutputStream}
+import java.io.{
+  ByteArrayInputStream, ByteArrayOutputStream, DataInput, DataOutput, ObjectInputStream, ObjectOutputStream
+}
 
 import io.sparkcer.engine.analysis.{Equality, OrderComparison}
 import io.sparkcer.engine.ceql.{Condition, SlotFunction}
@@ -33,39 +35,61 @@ final class ConditionInterpreter(conditions: IndexedSeq[Condition], columns: Ind
   private val compiled: IndexedSeq[ExprInterpreter.Compiled] = conditions.map { c =>
     val variables = c.variables
     val slots = c.slots.map(_.name.stripPrefix("`").stripSuffix("`"))
-    compile(c.predicate, {
-      case Expr.Attribute(v, name) if variables.contains(v.value) => variables.indexOf(v.value) * width + column(name)
-      case Expr.Column(name) if slots.contains(name.value) => variables.length * width + slots.indexOf(name.value)
-      case r => throw new PatternException(s"'${r.column.value}' needs the variable whose event it reads, e.g. " +
-        s"${variables.headOption.getOrElse("b")}.${r.column.value}", r.pos, c.predicate.sparkSql)
-    })
+    compile(
+      c.predicate,
+      {
+        case Expr.Attribute(v, name) if variables.contains(v.value) => variables.indexOf(v.value) * width + column(name)
+        case Expr.Column(name) if slots.contains(name.value) => variables.length * width + slots.indexOf(name.value)
+        case r => throw new PatternException(
+            s"'${r.column.value}' needs the variable whose event it reads, e.g. " +
+              s"${variables.headOption.getOrElse("b")}.${r.column.value}",
+            r.pos,
+            c.predicate.sparkSql
+          )
+      }
+    )
   }
 
-  private val arguments: IndexedSeq[Seq[ExprInterpreter.Compiled]] = conditions.map(_.slots.map { s =>
-    s.argument.map(a => compile(a, {
-      case Expr.Attribute(v, name) if v.value == s.variable.value => column(name)
-      case r => throw new PatternException(s"expected an attribute of ${s.variable.value} here, e.g. " +
-        s"${s.variable.value}.${r.column.value}", r.pos, a.sparkSql)
-    })).orNull
-  })
+  private val arguments: IndexedSeq[Seq[ExprInterpreter.Compiled]] = conditions.map(
+    _.slots.map { s =>
+      s.argument.map(a =>
+        compile(
+          a,
+          {
+            case Expr.Attribute(v, name) if v.value == s.variable.value => column(name)
+            case r => throw new PatternException(s"expected an attribute of ${s.variable.value} here, e.g. " +
+                  s"${s.variable.value}.${r.column.value}", r.pos, a.sparkSql)
+          }
+        )).orNull
+    })
 
   /**
    * Per condition that is an order comparison (slots included), each side that reads one event alone compiled over
    * its row (a side that reads a slot is never compared: None), and the comparison.
    */
   private lazy val orderSides: IndexedSeq[Option[(Seq[Option[ExprInterpreter.Compiled]], OrderComparison)]] =
-    conditions.map(c => OrderComparison.withSlots(c).map { o =>
-      val sides = Seq(o.left, o.right).map(e => try Some(ExprInterpreter.compile(e, {
-        case Expr.Attribute(_, name) => column(name)
-        case r => throw new PatternException(s"${c.text} reads ${r.column.value} outside an event", r.pos, c.text)
-      }, c.predicate.sparkSql)) catch { case _: PatternException => None })
-      (sides, o)
-    })
+    conditions.map(c =>
+      OrderComparison.withSlots(c).map { o =>
+        val sides = Seq(o.left, o.right).map(e =>
+          try Some(
+              ExprInterpreter.compile(
+                e,
+                {
+                  case Expr.Attribute(_, name) => column(name)
+                  case r =>
+                    throw new PatternException(s"${c.text} reads ${r.column.value} outside an event", r.pos, c.text)
+                },
+                c.predicate.sparkSql
+              ))
+          catch { case _: PatternException => None })
+        (sides, o)
+      })
 
   /** [[io.sparkcer.engine.eval.EventReader.compareHardness]] on two events' rows, by the values' own order. */
   def compareHardness(c: Int, side: Int, a: Array[Any], b: Array[Any]): Int = orderSides(c) match {
     case Some((sides, comparison)) =>
-      val read = sides(side).getOrElse(throw new IllegalStateException(s"${conditions(c).text}: side $side reads a slot"))
+      val read =
+        sides(side).getOrElse(throw new IllegalStateException(s"${conditions(c).text}: side $side reads a slot"))
       val (x, y) = (read(a), read(b))
       if (x == null) { if (y == null) 0 else 1 }
       else if (y == null) -1
@@ -122,9 +146,11 @@ object ConditionInterpreter {
     case SlotFunction.Count => new Aggregation.Count(skipsNulls = counted)
     case SlotFunction.Sum => Fold[Any](null, (s, v) => if (v == null) s else if (s == null) v else add(s, v), identity)
     case SlotFunction.Avg => Fold[(Double, Long)]((0.0, 0L),
-      (s, v) => Values.toDouble(v).fold(s)(d => (s._1 + d, s._2 + 1)), s => if (s._2 == 0) null else s._1 / s._2)
-    case SlotFunction.Min => Fold[Any](null, (m, v) => if (v == null || (m != null && Values.compare(m, v) <= 0)) m else v, identity)
-    case SlotFunction.Max => Fold[Any](null, (m, v) => if (v == null || (m != null && Values.compare(m, v) >= 0)) m else v, identity)
+        (s, v) => Values.toDouble(v).fold(s)(d => (s._1 + d, s._2 + 1)), s => if (s._2 == 0) null else s._1 / s._2)
+    case SlotFunction.Min =>
+      Fold[Any](null, (m, v) => if (v == null || (m != null && Values.compare(m, v) <= 0)) m else v, identity)
+    case SlotFunction.Max =>
+      Fold[Any](null, (m, v) => if (v == null || (m != null && Values.compare(m, v) >= 0)) m else v, identity)
     case SlotFunction.First => Fold[Option[Any]](None, (f, v) => if (f.isDefined) f else Some(v), _.orNull)
     case SlotFunction.Last => Fold[Option[Any]](None, (_, v) => Some(v), _.orNull)
     case SlotFunction.Prev => throw new IllegalArgumentException("prev is not an aggregate")
@@ -133,9 +159,9 @@ object ConditionInterpreter {
   private def add(a: Any, b: Any): Any = (a, b) match {
     case (x: java.lang.Long, y: java.lang.Long) => java.lang.Long.valueOf(x + y)
     case _ => (Values.toDouble(a), Values.toDouble(b)) match {
-      case (Some(x), Some(y)) => java.lang.Double.valueOf(x + y)
-      case _ => null
-    }
+        case (Some(x), Some(y)) => java.lang.Double.valueOf(x + y)
+        case _ => null
+      }
   }
 
   /** A fold whose state is boxed in [[State]], so that states compare by value. */

@@ -4,4 +4,3 @@ package io.sparkcer.engine
 final class Event(val seq: Long, val values: Array[Any]) {
   override def toString: String = values.mkString(s"#$seq(", ", ", ")")
 }
-

@@ -27,7 +27,8 @@ object LocalEngine {
       matchBound: MatchBound = MatchBound.Default): LocalQuery = {
     val analyzed = Analyzer.analyze(CeqlParser.parse(query), query, columns, options.typeColumn, options.streamColumn,
       options.timeColumn)
-    val compiled = new LocalQuery(new CompiledPattern(analyzed, options.lazyChains, options.equalityPcea, options.chainsByCost), matchBound)
+    val compiled = new LocalQuery(
+      new CompiledPattern(analyzed, options.lazyChains, options.equalityPcea, options.chainsByCost), matchBound)
     compiled.reader // compiles the guards now, so that their errors surface here
     compiled
   }
@@ -62,7 +63,9 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
         throw new PatternException(
           s"the input has no event type column; the columns are: ${columns.mkString(", ")}. Name the type column " +
             "(typeColumn=...), or name the stream in FROM so that every row takes the stream's name as its type",
-          Position.Unknown, analyzed.text)
+          Position.Unknown,
+          analyzed.text
+        )
     }
     val streamOf: Array[Any] => Any = analyzed.streamColumn match {
       case Some(i) => row => row(i)
@@ -75,9 +78,13 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
           val (variable, predicate) = (p.filter.variable, p.filter.predicate)
           val resolve: Expr.Reference => Int = {
             case Expr.Attribute(v, name) if v.value != variable.value =>
-              throw new PatternException(s"a filter on ${variable.value} reads only its own event: write " +
-                s"${variable.value}.${name.value}, or relate the events in a condition of their own", v.pos,
-                predicate.sparkSql, v.value.length)
+              throw new PatternException(
+                s"a filter on ${variable.value} reads only its own event: write " +
+                  s"${variable.value}.${name.value}, or relate the events in a condition of their own",
+                v.pos,
+                predicate.sparkSql,
+                v.value.length
+              )
             case r => Analyzer.column(r.column, columns, predicate.sparkSql)
           }
           predicate.readIn(analyzed.text) {
@@ -111,20 +118,23 @@ final class LocalQuery private[engine] (val pattern: CompiledPattern, val matchB
       }
       def hasWindowKey(event: Event): Boolean = windowColumn.forall(event.values(_) != null)
       def windowKey(event: Event): Long = LocalQuery.windowValue(event.values(windowColumn.get))
-      override def describe(event: Event): String = located.map(i => s"${columns(i)} = ${event.values(i)}").mkString(", ")
+      override def describe(event: Event): String =
+        located.map(i => s"${columns(i)} = ${event.values(i)}").mkString(", ")
       override def holds(condition: Int, events: Array[AnyRef], slots: Array[Any]): Boolean = {
         val rows = new Array[Array[Any]](events.length)
         var i = 0
         while (i < rows.length) { rows(i) = events(i).asInstanceOf[Event].values; i += 1 }
         conditions.holds(condition, rows, slots)
       }
-      override def argument(condition: Int, slot: Int, event: Event): Any = conditions.argument(condition, slot, event.values)
+      override def argument(condition: Int, slot: Int, event: Event): Any =
+        conditions.argument(condition, slot, event.values)
       override def aggregation(condition: Int, slot: Int): Aggregation = conditions.aggregation(condition, slot)
       override def operand(condition: Int, side: Int, event: Event): AnyRef =
         conditions.operand(condition, side, event.values)
       override def compareHardness(condition: Int, side: Int, a: Event, b: Event): Int =
         conditions.compareHardness(condition, side, a.values, b.values)
-      override def compareSlotValues(condition: Int, slot: Int, a: Any, b: Any): Int = conditions.compareSlotValues(a, b)
+      override def compareSlotValues(condition: Int, slot: Int, a: Any, b: Any): Int =
+        conditions.compareSlotValues(a, b)
     }
   }
 }
@@ -137,6 +147,7 @@ object LocalQuery {
     case t: java.sql.Timestamp => t.getTime
     case t: java.time.Instant => t.toEpochMilli
     case d: java.lang.Double if d == math.floor(d) && !d.isInfinite => d.longValue
-    case other => throw new IllegalArgumentException(s"a window needs an integer or timestamp order column, found '$other'")
+    case other =>
+      throw new IllegalArgumentException(s"a window needs an integer or timestamp order column, found '$other'")
   }
 }

@@ -17,7 +17,8 @@ class BoundedMemorySuite extends AnyFunSuite {
     var ts = 0L
     Iterator.tabulate(n) { i =>
       ts += 1 + random.nextInt(2)
-      Array[Any](types(random.nextInt(4)), Long.box((i / 50 + random.nextInt(3)) % keys), Long.box(random.nextInt(10)), Long.box(ts))
+      Array[Any](types(random.nextInt(4)), Long.box((i / 50 + random.nextInt(3)) % keys), Long.box(random.nextInt(10)),
+        Long.box(ts))
     }
   }
 
@@ -39,16 +40,19 @@ class BoundedMemorySuite extends AnyFunSuite {
       "AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER c.v > a.v WITHIN 20 [ts]",
       // Equalities on a PCEA: its index and the run nodes it reaches.
       "PCEA chain" -> "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER a.k = b.v AND b.v = c.v WITHIN 20 [ts]",
-      "PCEA AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER b.v = c.v WITHIN 20 [ts]")) {
+      "PCEA AND" -> "SELECT * FROM S WHERE (A AS a ; B AS b) AND C AS c FILTER b.v = c.v WITHIN 20 [ts]"
+    )) {
     test(s"$name: nodes and buffered events stay flat over a 20x longer stream") {
       flat(query, EngineOptions())
     }
   }
 
   // Kleene iteration with aggregates runs on the registers or the lazy chain, raced: each path alone stays flat.
-  private val aggregates = "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER sum(b.v) > a.v AND count(b) <= 3 " +
-    "WITHIN 15 [ts]"
-  for ((path, options) <- Seq("registers" -> EngineOptions(lazyChains = false), "lazy chain" -> EngineOptions(chainsByCost = false)))
+  private val aggregates =
+    "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER sum(b.v) > a.v AND count(b) <= 3 " +
+      "WITHIN 15 [ts]"
+  for ((path, options) <-
+      Seq("registers" -> EngineOptions(lazyChains = false), "lazy chain" -> EngineOptions(chainsByCost = false)))
     test(s"aggregates on the $path: nodes and buffered events stay flat over a 20x longer stream") {
       flat(aggregates, options)
     }
@@ -56,9 +60,12 @@ class BoundedMemorySuite extends AnyFunSuite {
   private def flat(query: String, options: EngineOptions): Unit = {
     val short = peaks(query, 20000, options = options)
     val long = peaks(query, 400000, options = options)
-    assert(long.peakLiveNodes <= short.peakLiveNodes * 3 / 2 + 64, s"tECS grew: ${short.peakLiveNodes} -> ${long.peakLiveNodes}")
-    assert(long.peakBufferedEvents <= short.peakBufferedEvents + 16, s"buffer grew: ${short.peakBufferedEvents} -> ${long.peakBufferedEvents}")
-    assert(long.peakActiveStates <= short.peakActiveStates * 3 / 2 + 16, s"runs grew: ${short.peakActiveStates} -> ${long.peakActiveStates}")
+    assert(long.peakLiveNodes <= short.peakLiveNodes * 3 / 2 + 64,
+      s"tECS grew: ${short.peakLiveNodes} -> ${long.peakLiveNodes}")
+    assert(long.peakBufferedEvents <= short.peakBufferedEvents + 16,
+      s"buffer grew: ${short.peakBufferedEvents} -> ${long.peakBufferedEvents}")
+    assert(long.peakActiveStates <= short.peakActiveStates * 3 / 2 + 16,
+      s"runs grew: ${short.peakActiveStates} -> ${long.peakActiveStates}")
     assert(long.peakBufferedEvents < 200)
   }
 
@@ -68,7 +75,8 @@ class BoundedMemorySuite extends AnyFunSuite {
     flat(chain, EngineOptions(chainsByCost = false))
   }
 
-  test("a chain by cost holds at most what its two paths hold together (both read during a race), however long the stream") {
+  test(
+    "a chain by cost holds at most what its two paths hold together (both read during a race), however long the stream") {
     // Which path leads, and when they race, changes along the stream: the peaks are those of one path or the sum.
     val (lazyChain, registers) = (peaks(chain, 400000, options = EngineOptions(chainsByCost = false)),
       peaks(chain, 400000, options = EngineOptions(lazyChains = false)))
@@ -89,8 +97,9 @@ class BoundedMemorySuite extends AnyFunSuite {
         events.slice(i, i + 16).count(e => e(0) == "A" && e(3).asInstanceOf[Long] - ts < 8)
       }.max
       val metrics = peaks(query, n)
-      assert(metrics.peakActiveStates <= (1 << densest) + 2, s"$n events: ${metrics.peakActiveStates} runs, at most " +
-        s"$densest A events in a window")
+      assert(metrics.peakActiveStates <= (1 << densest) + 2,
+        s"$n events: ${metrics.peakActiveStates} runs, at most " +
+          s"$densest A events in a window")
       assert(metrics.peakBufferedEvents < 16)
     }
   }

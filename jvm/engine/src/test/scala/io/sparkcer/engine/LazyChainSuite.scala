@@ -23,7 +23,8 @@ class LazyChainSuite extends AnyFunSuite {
 
   private def rows(seed: Long, n: Int, types: Seq[String]): IndexedSeq[Array[Any]] = {
     val random = new Random(seed)
-    (0 until n).map(i => Array[Any](types(random.nextInt(types.size)), L(random.nextInt(5)), L(random.nextInt(5)), L(i)))
+    (0 until n).map(i =>
+      Array[Any](types(random.nextInt(types.size)), L(random.nextInt(5)), L(random.nextInt(5)), L(i)))
   }
 
   // Equalities alone would run on a PCEA: here they are conditions as any, to compare the chain with the eager run.
@@ -48,8 +49,9 @@ class LazyChainSuite extends AnyFunSuite {
     (chain, compiled)
   }
 
-  private val conditions = Seq("a.x < b.x", "b.y = c.y", "a.x + c.y > b.x", "a.y <> c.y OR a.x = b.y", "NOT (a.x > c.x)",
-    "b.x - a.y >= 1")
+  private val conditions =
+    Seq("a.x < b.x", "b.y = c.y", "a.x + c.y > b.x", "a.y <> c.y OR a.x = b.y", "NOT (a.x > c.x)",
+      "b.x - a.y >= 1")
 
   test("LAZY-T9: chain and eager give the same matches on random streams (SEQ and AND, 2 and 3 atoms)") {
     val random = new Random(11)
@@ -61,7 +63,8 @@ class LazyChainSuite extends AnyFunSuite {
       val atoms = if (three) Seq("A AS a", "B AS b", "C AS c") else Seq("A AS a", "B AS b")
       val usable = conditions.filter(c => three || !c.contains("c."))
       val chosen = random.shuffle(usable).take(1 + random.nextInt(2))
-      val window = if (random.nextBoolean()) s"WITHIN ${2 + random.nextInt(6)} EVENTS ORDER BY ts" else s"WITHIN ${2 + random.nextInt(6)} [ts]"
+      val window = if (random.nextBoolean()) s"WITHIN ${2 + random.nextInt(6)} EVENTS ORDER BY ts"
+      else s"WITHIN ${2 + random.nextInt(6)} [ts]"
       val query = s"SELECT * FROM S WHERE ${atoms.mkString(s" $op ")} FILTER ${chosen.mkString(" AND ")} $window"
       val data = rows(round, 12 + random.nextInt(12), Seq("A", "B", "C", "D"))
       val (chain, compiled) = run(query, data, Lazy)
@@ -86,7 +89,8 @@ class LazyChainSuite extends AnyFunSuite {
       "((A AS a ; B AS b) FILTER %s) OR (C AS c ; D AS d)",
       "(A AS a ; B AS b) OR (C AS c ; A AS a ; B AS b) FILTER %s",
       "A AS a ; B AS b ; C AS c FILTER %s OR b.y > c.y",
-      "(A AS a ; B AS b) OR (A AS a ; C AS b) FILTER %s")
+      "(A AS a ; B AS b) OR (A AS a ; C AS b) FILTER %s"
+    )
     val usable = Seq("a.x < b.x", "a.y <> b.y", "a.x + b.y > 3", "b.x - a.y >= 1")
     var compared = 0
     for (round <- 0 until 140) {
@@ -102,8 +106,9 @@ class LazyChainSuite extends AnyFunSuite {
       compared += chain.size
     }
     assert(compared > 1000, s"only $compared matches compared")
-    val explained = LocalEngine.compile("SELECT * FROM S WHERE (A AS a ; B AS b) OR (B AS b ; A AS a) FILTER a.x < b.x " +
-      "WITHIN 5 EVENTS ORDER BY ts", columns, Lazy).pattern.describe
+    val explained =
+      LocalEngine.compile("SELECT * FROM S WHERE (A AS a ; B AS b) OR (B AS b ; A AS a) FILTER a.x < b.x " +
+          "WITHIN 5 EVENTS ORDER BY ts", columns, Lazy).pattern.describe
     info(explained)
     assert(explained.contains("an OR of 2 lazy chains (a ; b, b ; a), each match reported once"), explained)
   }
@@ -116,13 +121,15 @@ class LazyChainSuite extends AnyFunSuite {
     val shapes = Seq(
       "(B AS b ; A AS a ; C AS c) OR (A AS a ; B AS b ; C AS c) FILTER %s",
       "(A AS a ; B AS b ; C AS c) OR (A AS a ; D AS b ; C AS c) FILTER %s",
-      "(A AS a ; B AS b ; C AS c) OR (A AS a ; C AS c ; B AS b) FILTER %s")
+      "(A AS a ; B AS b ; C AS c) OR (A AS a ; C AS c ; B AS b) FILTER %s"
+    )
     val usable = Seq("b.x < c.x", "b.y <> a.y", "a.x + b.y > 3", "b.x = c.y")
     var compared = 0
     for (round <- 0 until 90) {
       val shape = shapes(round % shapes.length)
       val conditions = random.shuffle(usable).take(1 + random.nextInt(2)).mkString(" AND ")
-      val query = s"SELECT a, c FROM S WHERE ${shape.format(conditions)} WITHIN ${4 + random.nextInt(8)} EVENTS ORDER BY ts"
+      val query =
+        s"SELECT a, c FROM S WHERE ${shape.format(conditions)} WITHIN ${4 + random.nextInt(8)} EVENTS ORDER BY ts"
       val data = rows(3000 + round, 30 + random.nextInt(30), Seq("A", "B", "C", "D"))
       val (chain, compiled) = sameAsEager(query, data)
       assert(compiled.pattern.chain.exists(_.alternatives.exists(_.witnesses.nonEmpty)), compiled.pattern.describe)
@@ -131,7 +138,8 @@ class LazyChainSuite extends AnyFunSuite {
     assert(compared > 500, s"only $compared rows compared")
   }
 
-  test("a sequence whose conditions relate adjacent events, assembled backwards: the matches of the eager run, with the predecessors kept as the window slides") {
+  test(
+    "a sequence whose conditions relate adjacent events, assembled backwards: the matches of the eager run, with the predecessors kept as the window slides") {
     val random = new Random(13)
     val adjacent = Seq("a.x < b.x", "b.y = c.y", "b.x - a.y >= 1", "c.x <> d.x", "c.y + d.y > 4", "a.y >= b.y")
     var compared = 0
@@ -140,7 +148,8 @@ class LazyChainSuite extends AnyFunSuite {
       val atoms = if (four) Seq("A AS a", "B AS b", "C AS c", "D AS d") else Seq("A AS a", "B AS b", "C AS c")
       val usable = adjacent.filter(c => four || !c.contains("d."))
       val chosen = random.shuffle(usable).take(1 + random.nextInt(3))
-      val window = if (random.nextBoolean()) s"WITHIN ${5 + random.nextInt(30)} EVENTS ORDER BY ts" else s"WITHIN ${5 + random.nextInt(30)} [ts]"
+      val window = if (random.nextBoolean()) s"WITHIN ${5 + random.nextInt(30)} EVENTS ORDER BY ts"
+      else s"WITHIN ${5 + random.nextInt(30)} [ts]"
       val query = s"SELECT * FROM S WHERE ${atoms.mkString(" ; ")} FILTER ${chosen.mkString(" AND ")} $window"
       val data = rows(1000 + round, 300, Seq("A", "B", "C", "D"))
       val (chain, compiled) = run(query, data, Lazy)
@@ -163,12 +172,14 @@ class LazyChainSuite extends AnyFunSuite {
     def plan(query: String) = LocalEngine.compile(query, columns).pattern
     val explained = plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").describe
     info(explained)
-    assert(explained.contains("lazy chain over a ; b") && explained.contains("or 1 conditions relating events checked") &&
-      explained.contains("whichever does less work on each partition"))
+    assert(
+      explained.contains("lazy chain over a ; b") && explained.contains("or 1 conditions relating events checked") &&
+        explained.contains("whichever does less work on each partition"))
     // No window, a strategy that chooses, a LIMIT, or no condition: not a chain.
     assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x ORDER BY ts").chain.isEmpty)
     assert(plan("SELECT ANY * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
-    assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts LIMIT 1").chain.isEmpty)
+    assert(
+      plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts LIMIT 1").chain.isEmpty)
     assert(plan("SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x < 3 WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
     assert(plan("SELECT * FROM S WHERE A AS a : B AS b FILTER a.x < b.x WITHIN 5 EVENTS ORDER BY ts").chain.isEmpty)
   }
@@ -196,7 +207,9 @@ class LazyChainSuite extends AnyFunSuite {
     val (byAccount, partitioned) = run(query.replace("WITHIN 10 EVENTS", "WITHIN 10 [ts]"), data, ByCost)
     assert(byAccount == out)
     assert(partitioned.pattern.chain.isEmpty && partitioned.pattern.registers.isEmpty)
-    assert(partitioned.pattern.describe.contains("partitioned by x (from c.x = a.x AND b.x = a.x: equal across every event)"))
+    assert(
+      partitioned.pattern.describe.contains(
+        "partitioned by x (from c.x = a.x AND b.x = a.x: equal across every event)"))
     // NONE(B) of any account: every B breaks the gap. It runs on the automaton, alone or with the condition.
     val anyB = "SELECT * FROM S WHERE A AS a ; NONE(B) ; C AS c %s WITHIN 10 EVENTS ORDER BY ts"
     for (options <- Seq(Lazy, Eager, ByCost)) {
@@ -206,11 +219,13 @@ class LazyChainSuite extends AnyFunSuite {
     assert(LocalEngine.compile(anyB.format(""), columns).pattern.nfa.toString.contains("TRUE but B/∘"))
   }
 
-  test("NONE in the chain against the eager run: a NONE of its event alone, with conditions relating the atoms, in an OR of chains too") {
+  test(
+    "NONE in the chain against the eager run: a NONE of its event alone, with conditions relating the atoms, in an OR of chains too") {
     val random = new Random(17)
     var compared = 0
     for (round <- 0 until 60) {
-      val none = random.shuffle(Seq("NONE(D)", "NONE(D FILTER D[x > 1])", "NONE(B OR D)", "NONE(D) ; NONE(B FILTER B.y = 0)")).head
+      val none = random.shuffle(Seq("NONE(D)", "NONE(D FILTER D[x > 1])", "NONE(B OR D)",
+          "NONE(D) ; NONE(B FILTER B.y = 0)")).head
       val query = s"SELECT * FROM S WHERE A AS a ; $none ; B AS b ; C AS c FILTER a.x < c.x AND b.y <> c.y " +
         s"WITHIN ${5 + random.nextInt(30)} EVENTS ORDER BY ts"
       val data = rows(2000 + round, 300, Seq("A", "B", "C", "D"))
@@ -254,7 +269,8 @@ class LazyChainSuite extends AnyFunSuite {
   private val changing = Seq(
     "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.x + 95 < b.x WITHIN 60 [ts]",
     "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.x + 95 < c.x AND b.y < c.y WITHIN 40 EVENTS ORDER BY ts",
-    "SELECT * FROM S WHERE A AS a AND B AS b AND C AS c FILTER a.x + 90 < b.x AND b.y < c.y WITHIN 30 [ts]")
+    "SELECT * FROM S WHERE A AS a AND B AS b AND C AS c FILTER a.x + 90 < b.x AND b.y < c.y WITHIN 30 [ts]"
+  )
 
   test("by cost: the matches of either path, through races won by each path along a stream that changes") {
     val won = new Array[Long](ChainPath.all.length)
@@ -301,7 +317,9 @@ class LazyChainSuite extends AnyFunSuite {
   }
 
   test("LAZY-T3 in the chain: (B AS b)+ between a and c takes every non-empty subset of the B events between them") {
-    val data = Seq("A", "B", "B", "B", "C").zipWithIndex.map { case (t, i) => Array[Any](t, L(i), L(0), L(i)) }.toIndexedSeq
+    val data = Seq("A", "B", "B", "B", "C").zipWithIndex.map { case (t, i) =>
+      Array[Any](t, L(i), L(0), L(i))
+    }.toIndexedSeq
     val query = "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER a.x < c.x WITHIN 10 EVENTS ORDER BY ts"
     val (out, q) = run(query, data, Lazy)
     assert(q.pattern.chain.isDefined, query)
@@ -318,14 +336,16 @@ class LazyChainSuite extends AnyFunSuite {
     "A AS a ; (B AS b)+ ; C AS c FILTER b.x >= prev(b.x) AND a.y < c.y",
     "A AS a ; (B AS b)+ ; C AS c FILTER b.x < sum(b.y) + a.x",
     "A AS a ; (B AS b FILTER b[x > 0])+ ; D AS d ; C AS c FILTER count(b) <= 2 AND first(b.y) > last(b.y) - 2",
-    "(B AS b)+ FILTER sum(b.x) = 4")
+    "(B AS b)+ FILTER sum(b.x) = 4"
+  )
 
   test("Kleene iteration with aggregates in the chain against the eager run: every subset, each kind of condition") {
     val random = new Random(23)
     var compared = 0
     for (round <- 0 until 80; body <- iterations) {
       val selection = if (round % 4 == 0) "b" else "*"
-      val window = if (random.nextBoolean()) s"WITHIN ${4 + random.nextInt(6)} EVENTS ORDER BY ts" else s"WITHIN ${4 + random.nextInt(6)} [ts]"
+      val window = if (random.nextBoolean()) s"WITHIN ${4 + random.nextInt(6)} EVENTS ORDER BY ts"
+      else s"WITHIN ${4 + random.nextInt(6)} [ts]"
       val query = s"SELECT $selection FROM S WHERE $body $window"
       val data = rows(3000 + round, 40, Seq("A", "B", "B", "C", "D"))
       val (chain, compiled) = run(query, data, Lazy)
@@ -340,31 +360,38 @@ class LazyChainSuite extends AnyFunSuite {
   }
 
   test("EXPLAIN names the iterated atom; shapes the chain does not take run on registers") {
-    def plan(body: String) = LocalEngine.compile(s"SELECT * FROM S WHERE $body WITHIN 5 EVENTS ORDER BY ts", columns).pattern
+    def plan(body: String) =
+      LocalEngine.compile(s"SELECT * FROM S WHERE $body WITHIN 5 EVENTS ORDER BY ts", columns).pattern
     val explained = plan("A AS a ; (B AS b)+ ; C AS c FILTER sum(b.x) > a.x AND c.x > a.x").describe
     info(explained)
-    assert(explained.contains("lazy chain over a ; b+ ; c") && explained.contains("every subset of b's events"), explained)
+    assert(
+      explained.contains("lazy chain over a ; b+ ; c") && explained.contains("every subset of b's events"), explained)
     for (body <- Seq(
-      "A AS a ; (B AS b ; D AS d)+ ; C AS c FILTER sum(b.x) > a.x", // the iteration of a compound
-      "A AS a ; ((B AS b)+)+ ; C AS c FILTER sum(b.x) > a.x", // nested
-      "A AS a ; (B AS b)+ ; (D AS d)+ ; C AS c FILTER sum(b.x) > a.x", // two iterations
-      "A AS b ; (B AS b)+ ; C AS c FILTER sum(b.x) > c.x", // b bound inside and outside
-      "A AS a ; (B AS b)+ ; C AS b FILTER sum(b.x) > a.x", // b bound inside and after
-      "A AS a ; (B AS b)+ : C AS c FILTER sum(b.x) > a.x", // contiguous
-      "A AS a ; (B AS b):+ ; C AS c FILTER sum(b.x) > a.x", // contiguous iteration
-      "(A AS a ; (B AS b)+) OR (C AS a ; B AS b) FILTER sum(b.x) > a.x", // an OR
-      "(A AS a AND (B AS b)+) ; C AS c FILTER sum(b.x) > a.x")) // under AND
+        "A AS a ; (B AS b ; D AS d)+ ; C AS c FILTER sum(b.x) > a.x", // the iteration of a compound
+        "A AS a ; ((B AS b)+)+ ; C AS c FILTER sum(b.x) > a.x", // nested
+        "A AS a ; (B AS b)+ ; (D AS d)+ ; C AS c FILTER sum(b.x) > a.x", // two iterations
+        "A AS b ; (B AS b)+ ; C AS c FILTER sum(b.x) > c.x", // b bound inside and outside
+        "A AS a ; (B AS b)+ ; C AS b FILTER sum(b.x) > a.x", // b bound inside and after
+        "A AS a ; (B AS b)+ : C AS c FILTER sum(b.x) > a.x", // contiguous
+        "A AS a ; (B AS b):+ ; C AS c FILTER sum(b.x) > a.x", // contiguous iteration
+        "(A AS a ; (B AS b)+) OR (C AS a ; B AS b) FILTER sum(b.x) > a.x", // an OR
+        "(A AS a AND (B AS b)+) ; C AS c FILTER sum(b.x) > a.x"
+      )) // under AND
       assert(plan(body).chain.isEmpty, body)
     // A strategy that chooses; b unselected (each subset would give the same row).
     for (select <- Seq("SELECT NEXT *", "SELECT a, c"))
-      assert(LocalEngine.compile(s"$select FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER sum(b.x) > a.x " +
-        "WITHIN 5 EVENTS ORDER BY ts", columns).pattern.chain.isEmpty, select)
+      assert(
+        LocalEngine.compile(s"$select FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER sum(b.x) > a.x " +
+            "WITHIN 5 EVENTS ORDER BY ts", columns).pattern.chain.isEmpty,
+        select
+      )
   }
 
   test("a subset as long as the window's events is searched without a stack of its own depth") {
     // 100,000 B between an A and a C: the first subset the search grows takes every B, one level per event. A search
     // recursing per level overflowed the thread's stack there, before the bound on subsets could stop it.
-    val data = ((("A" +: Seq.fill(100000)("B")) :+ "C").zipWithIndex.map { case (t, i) => Array[Any](t, L(1), L(1), L(i)) })
+    val data =
+      ((("A" +: Seq.fill(100000)("B")) :+ "C").zipWithIndex.map { case (t, i) => Array[Any](t, L(1), L(1), L(i)) })
     val query = "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.x) < 0 WITHIN 200000 EVENTS ORDER BY ts"
     val q = LocalEngine.compile(query, columns, Lazy, MatchBound(200000, "spark.cer.maxMatchesPerEvent"))
     val e = intercept[TooManyMatchesException](q.run(data.iterator).toVector)
@@ -375,14 +402,16 @@ class LazyChainSuite extends AnyFunSuite {
     // Blocks of A, 14 B and C, a maximum no subset reaches: 2^14 subsets to visit in vain at each C, none a match.
     val block = ("A" +: Seq.fill(14)("B")) :+ "C"
     val data = Seq.fill(5)(block).flatten.zipWithIndex.map { case (t, i) => Array[Any](t, L(1), L(1), L(i)) }
-    val query = "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.x) < 0 AND a.x = c.x WITHIN 16 EVENTS " +
-      "ORDER BY ts"
+    val query =
+      "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.x) < 0 AND a.x = c.x WITHIN 16 EVENTS " +
+        "ORDER BY ts"
     val bound = MatchBound(10000, "spark.cer.maxMatchesPerEvent")
     val q = LocalEngine.compile(query, columns, Lazy, bound)
     val e = intercept[TooManyMatchesException](q.run(data.iterator).toVector)
     info(e.getMessage)
-    assert(e.getMessage.contains("at ts = 15 has the lazy chain visit more than 10000 subsets of the events of b+, the " +
-      "bound spark.cer.maxMatchesPerEvent"))
+    assert(
+      e.getMessage.contains("at ts = 15 has the lazy chain visit more than 10000 subsets of the events of b+, the " +
+        "bound spark.cer.maxMatchesPerEvent"))
     assert(q.metrics.work.bufferVisits <= 10000 + 100)
     // By cost, the registers keep one run (every maximum is 1): the chain, leading as the race begins, passes its
     // bound at the first C before reporting anything, and hands over to them; the query goes on.
@@ -392,7 +421,8 @@ class LazyChainSuite extends AnyFunSuite {
     // count(b) <= 2 fails on every larger subset, which grows from one of 2: per C, the 14 B read as candidates, the
     // 14 + 91 subsets of at most 2 visited, all of them matches, and the one A.
     val few = LocalEngine.compile(query.replace("max(b.x) < 0", "count(b) <= 2"), columns, Lazy, bound)
-    assert(few.pattern.describe.contains("every subset of b's events between its neighbours' enumerated up to 2 events"))
+    assert(
+      few.pattern.describe.contains("every subset of b's events between its neighbours' enumerated up to 2 events"))
     assert(few.run(data.iterator).length == 5 * 105)
     assert(few.metrics.work.bufferVisits == 5 * (14 + 105 + 1), few.metrics.work.describe)
   }

@@ -29,8 +29,11 @@ class MatchBoundSuite extends AnyFunSuite {
     val error = intercept[TooManyMatchesException](count(unbounded, 60))
     assert((System.nanoTime() - started) / 1e9 < 20, "the bound should stop the evaluation early")
     // The 21st event (pos 20) completes 2^20 = 1,048,576 matches, the first count above 1,000,000.
-    assert(error.getMessage.startsWith("the event at pos = 20 completes more than 1000000 matches, the bound " +
-      "matchBound (LocalEngine.compile)."), error.getMessage)
+    assert(
+      error.getMessage.startsWith("the event at pos = 20 completes more than 1000000 matches, the bound " +
+        "matchBound (LocalEngine.compile)."),
+      error.getMessage
+    )
     for (remedy <- Seq("WITHIN", "SELECT LAST", "SELECT MAX", "LIMIT n", "raise matchBound (LocalEngine.compile)"))
       assert(error.getMessage.contains(remedy), s"'$remedy' in: ${error.getMessage}")
   }
@@ -45,7 +48,8 @@ class MatchBoundSuite extends AnyFunSuite {
     val error = intercept[TooManyMatchesException](
       count("SELECT * FROM S WHERE (A AS a)+ PARTITION BY name ORDER BY pos", 20, MatchBound(100, "--max")))
     // In partition x (even positions), the 8th event (pos 14) completes 2^7 = 128 matches.
-    assert(error.getMessage.startsWith("the event at name = x, pos = 14 completes more than 100 matches, the bound --max."),
+    assert(
+      error.getMessage.startsWith("the event at name = x, pos = 14 completes more than 100 matches, the bound --max."),
       error.getMessage)
   }
 
@@ -62,9 +66,12 @@ class MatchBoundSuite extends AnyFunSuite {
     val query = "SELECT * FROM S WHERE (A AS a)+ ; A AS z FILTER a.pos - z.pos < 0 ORDER BY pos WITHIN 1000 EVENTS"
     val error = intercept[TooManyMatchesException](
       count(query, 40, MatchBound(1000, "--max"), EngineOptions(lazyChains = false)))
-    assert(error.getMessage.startsWith("the event at pos = 9 leaves more than 1000 partial matches that its " +
-      "conditions keep apart (each keeps other events in its registers), the bound --max: runs up to 2^n over the " +
-      "window's n events, as 'a.pos - z.pos < 0' keeps every event of a."), error.getMessage)
+    assert(
+      error.getMessage.startsWith("the event at pos = 9 leaves more than 1000 partial matches that its " +
+        "conditions keep apart (each keeps other events in its registers), the bound --max: runs up to 2^n over the " +
+        "window's n events, as 'a.pos - z.pos < 0' keeps every event of a."),
+      error.getMessage
+    )
     assert(error.getMessage.contains("(b.price < s.price rather than b.price - s.price < 0)"), error.getMessage)
     // The comparison it suggests keeps the hardest a alone (the latest): within the bound, with the same matches.
     val hardest = "SELECT * FROM S WHERE (A AS a)+ ; A AS z FILTER a.pos < z.pos ORDER BY pos WITHIN 1000 EVENTS"

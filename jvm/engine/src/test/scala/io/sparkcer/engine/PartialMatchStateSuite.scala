@@ -44,9 +44,12 @@ class PartialMatchStateSuite extends AnyFunSuite {
     val error = intercept[TooManyMatchesException](run(query, 2000, i => 1L << (i % 40), small))
     assert((System.nanoTime() - started) / 1e9 < 10, "the bound should stop the evaluation early")
     val message = error.getMessage
-    assert(message.startsWith("at the event at pos = 16, the partial matches of its partition hold more than 100000 " +
-      "tECS nodes (one per run and event of the window), the bound --nodes: its conditions (sum(a.v) < 0) keep a run " +
-      "per distinct value of what they read"), message)
+    assert(
+      message.startsWith("at the event at pos = 16, the partial matches of its partition hold more than 100000 " +
+        "tECS nodes (one per run and event of the window), the bound --nodes: its conditions (sum(a.v) < 0) keep a run " +
+        "per distinct value of what they read"),
+      message
+    )
     for (remedy <- Seq("Shorten the window (WITHIN)", "PARTITION BY", "':' and ':+'", "raise --nodes"))
       assert(message.contains(remedy), s"'$remedy' in: $message")
   }
@@ -61,8 +64,11 @@ class PartialMatchStateSuite extends AnyFunSuite {
     val bound = small.copy(nodes = 1000)
     val error = intercept[TooManyMatchesException](
       run("SELECT * FROM S WHERE (A AS a)+ ; B AS b ORDER BY pos WITHIN 100000 EVENTS", 5000, _ => 1L, bound))
-    assert(error.getMessage.contains("hold more than 1000 tECS nodes (one per run and event of the window), the bound " +
-      "--nodes: the window holds too many events for them."), error.getMessage)
+    assert(
+      error.getMessage.contains("hold more than 1000 tECS nodes (one per run and event of the window), the bound " +
+        "--nodes: the window holds too many events for them."),
+      error.getMessage
+    )
   }
 
   test("a node bound below 1 is refused") {

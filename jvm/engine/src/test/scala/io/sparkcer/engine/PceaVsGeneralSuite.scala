@@ -38,8 +38,10 @@ class PceaVsGeneralSuite extends AnyFunSuite {
    * Whether the engine takes the PCEA for the query, and the problem with its output, if any (None: skip). The query
    * is compiled (`compiled`, once) only where the oracle can check it.
    */
-  private def check(q: Query, rows: IndexedSeq[Array[Any]], compiled: => LocalQuery): Option[(Boolean, Option[String])] =
-    (try Some(new BruteForce.Oracle(q, columns, options).prepare(rows)) catch { case _: BruteForce.TooLarge => None })
+  private def check(q: Query, rows: IndexedSeq[Array[Any]], compiled: => LocalQuery)
+      : Option[(Boolean, Option[String])] =
+    (try Some(new BruteForce.Oracle(q, columns, options).prepare(rows))
+    catch { case _: BruteForce.TooLarge => None })
       .map { prepared =>
         val query = compiled
         val got = EngineHarness.matches(query, rows)
@@ -47,14 +49,17 @@ class PceaVsGeneralSuite extends AnyFunSuite {
           val deterministic = q.strategy == Strategy.All && q.limit.isEmpty
           val general =
             try Some(EngineHarness.run(Printer.query(q), columns, rows, options.copy(equalityPcea = false))._2)
-            catch { case e: PatternException if e.problem.contains("Def. 3.2") => None } // registers would need a window
+            catch {
+              case e: PatternException if e.problem.contains("Def. 3.2") => None
+            } // registers would need a window
           general.filter(g => deterministic && g.sortBy(_.toString) != got.sortBy(_.toString))
             .map(g => s"the general evaluator gives other rows:\n    ${g.mkString("\n    ")}")
         }
         (query.pattern.pcea.isDefined, problem)
       }
 
-  private def check(q: Query, rows: IndexedSeq[Array[Any]]): Option[(Boolean, Option[String])] = check(q, rows, compile(q))
+  private def check(q: Query, rows: IndexedSeq[Array[Any]]): Option[(Boolean, Option[String])] =
+    check(q, rows, compile(q))
 
   /** Whether the query runs on a PCEA whose operands of AND can read one event ([[io.sparkcer.engine.pcea.SharedEvents]]). */
   private def sharesEvents(compiled: LocalQuery): Boolean = compiled.pattern.pcea.exists(!_.shared.isEmpty)
@@ -106,36 +111,53 @@ class PceaVsGeneralSuite extends AnyFunSuite {
     }
     info(s"$checked checked, $viaPcea on a PCEA ($conjunctions of them with AND" +
       (if (unselected) s"; $merged keeping the latest runs of an unselected atom, $grouped of them per incoming key, " +
-        s"$apart with no row de-duplicated)" else ")"))
+         s"$apart with no row de-duplicated)"
+       else ")"))
     if (failures.nonEmpty) fail(failures.mkString("\n\n"))
     if (onlySeed.isEmpty) {
-      assert(merged >= minMerged && grouped >= minMerged / 10 && apart >= minMerged / 3,
+      assert(
+        merged >= minMerged && grouped >= minMerged / 10 && apart >= minMerged / 3,
         s"only $merged cases kept the latest runs of an unselected atom, $grouped per incoming key, $apart with no row " +
-          "de-duplicated")
+          "de-duplicated"
+      )
       assert(viaPcea >= checked * minPcea, s"only $viaPcea of $checked cases took the PCEA")
       assert(conjunctions > 0 || !features.conjunction, "no case with AND took the PCEA")
       assert(!selfJoins || checked >= cases / 50, s"only $checked self-joins among $cases queries")
     }
   }
 
-  property("equalities in sequences, OR, iterations and AND: PCEA, the oracle and the general evaluator agree", 1500,
+  property(
+    "equalities in sequences, OR, iterations and AND: PCEA, the oracle and the general evaluator agree",
+    1500,
     Features(equalities = true, conjunction = true, strategies = false, consumption = false, limits = false,
-      partitions = false), minPcea = 0.3)
+      partitions = false),
+    minPcea = 0.3
+  )
 
   property("equalities with windows, partitions, ANY, CONSUME BY, LIMIT and projections", 1000,
     Features(equalities = true, conjunction = true), minPcea = 0.2)
 
   // Runs that differ only in an unselected atom's event, of which the PCEA keeps the latest per key (in a
   // chain: without AND).
-  property("equalities with some variables not selected: PCEA, the oracle and the general evaluator agree, no row " +
-    "repeated where the latest run of an unselected atom is kept alone", 1500,
+  property(
+    "equalities with some variables not selected: PCEA, the oracle and the general evaluator agree, no row " +
+      "repeated where the latest run of an unselected atom is kept alone",
+    1500,
     Features(equalities = true, conjunction = false, strategies = false, consumption = false, limits = false,
-      partitions = false, someUnselected = true), minPcea = 0.3, unselected = true, minMerged = 160)
+      partitions = false, someUnselected = true),
+    minPcea = 0.3,
+    unselected = true,
+    minMerged = 160
+  )
 
   // The operands of AND may read one event (two atoms of one type); the PCEA keeps them apart in its joins.
-  property("self-joins: conjunctions whose operands can read one event; PCEA, the oracle and the general evaluator agree",
-    12000, Features(equalities = true, conjunction = true, strategies = false, consumption = false, limits = false),
-    minPcea = 1.0, selfJoins = true)
+  property(
+    "self-joins: conjunctions whose operands can read one event; PCEA, the oracle and the general evaluator agree",
+    12000,
+    Features(equalities = true, conjunction = true, strategies = false, consumption = false, limits = false),
+    minPcea = 1.0,
+    selfJoins = true
+  )
 
   test("an ambiguous PCEA would be caught: two runs per valuation report each match twice, and the oracle says so") {
     val text = "SELECT * FROM S WHERE A AS a ; B AS b FILTER a.x = b.g WITHIN 5 EVENTS ORDER BY ts"
@@ -148,12 +170,16 @@ class PceaVsGeneralSuite extends AnyFunSuite {
     /** The plan's automaton with each transition into a final state twice: every valuation gets two run trees. */
     val original = plan.pcea
     val doubled = original.transitions.indices.filter(e => original.finals(original.transitions(e).target))
-    val ambiguous = new Pcea(original.stateCount, original.transitions ++ doubled.map(original.transitions), original.finals,
+    val ambiguous = new Pcea(
+      original.stateCount,
+      original.transitions ++ doubled.map(original.transitions),
+      original.finals,
       (producer, consumer, slot) => {
         def of(e: Int) = if (e < original.transitions.length) e else doubled(e - original.transitions.length)
         val c = original.consumers(original.transitions(of(producer)).target).indexOf((of(consumer), slot))
         original.indexKeys(of(producer))(c)
-      })
+      }
+    )
 
     /** The rows of a plan over `rows`, reported as the engine reports them (one partition, WITHIN 5 EVENTS). */
     def rowsOf(p: io.sparkcer.engine.pcea.PceaPlan): Vector[BruteForce.Row] = {
@@ -166,13 +192,21 @@ class PceaVsGeneralSuite extends AnyFunSuite {
         val bits = new Array[Long](local.pattern.nfa.symbolWords)
         local.reader.classify(event, bits)
         events.append(i.toLong, event, i.toLong)
-        run.read(i.toLong, 0, bits, i.toLong, i - 5L, new MatchSink {
-          def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
-            val bound = (0 until 2).map(v => (0 until size).filter(k => variables(labels(k)).contains(v)).map(positions).sorted.toVector)
-            out += BruteForce.Row(Vector.empty, start, i.toLong, bound.toVector)
-            true
+        run.read(
+          i.toLong,
+          0,
+          bits,
+          i.toLong,
+          i - 5L,
+          new MatchSink {
+            def accept(start: Long, size: Int, positions: Array[Long], labels: Array[Int]): Boolean = {
+              val bound = (0 until 2).map(v =>
+                (0 until size).filter(k => variables(labels(k)).contains(v)).map(positions).sorted.toVector)
+              out += BruteForce.Row(Vector.empty, start, i.toLong, bound.toVector)
+              true
+            }
           }
-        })
+        )
       }
       out.result()
     }

@@ -42,7 +42,8 @@ class ReadmeExamplesSuite extends AnyFunSuite {
 
   test("the example as it was, (SELL AS s)+ FILTER sum(s.volume) > 100000, ends at the node bound with a message") {
     // It ran the driver out of memory: on one stock's first 400 events, 5.6 GB of runs, one per distinct sum.
-    val query = "SELECT * FROM stocks PATTERN (SELL AS s)+ FILTER sum(s.volume) > 100000 PARTITION BY name WITHIN 1 MINUTES"
+    val query =
+      "SELECT * FROM stocks PATTERN (SELL AS s)+ FILTER sum(s.volume) > 100000 PARTITION BY name WITHIN 1 MINUTES"
     val intc = trace.iterator.filter(_(columns.indexOf("name")) == "INTC").take(600)
     val bound = MatchBound(MatchBound.DefaultPerEvent, "--matches", nodes = 200000, nodesSetting = "--nodes")
     val error = intercept[TooManyMatchesException](

@@ -20,7 +20,12 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
   // RMA paper, Table 1: (type, id, value) at index 0..5.
   private val rmaColumns = IndexedSeq("event_type", "id", "value", "ts")
   private val table1: IndexedSeq[Array[Any]] = IndexedSeq(
-    ("T", 1, 22), ("T", 1, 24), ("T", 2, 32), ("H", 1, 70), ("H", 1, 68), ("T", 2, 33)
+    ("T", 1, 22),
+    ("T", 1, 24),
+    ("T", 2, 32),
+    ("H", 1, 70),
+    ("H", 1, 68),
+    ("T", 2, 33)
   ).zipWithIndex.map { case ((t, id, v), i) => Array[Any](t, L(id), L(v), L(i)) }
 
   /** The matches of `query`, each as the set of its events, grouped by the event that completed them. */
@@ -53,7 +58,8 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
   }
 
   test("RMA-T4: Expression (2) is refused; its bounded reading needs a window and then includes {0,1,3}") {
-    val phi3 = intercept[PatternException](matches("SELECT * FROM S WHERE (T AS x FILTER x.id = y.id)+ ; H AS y ORDER BY ts"))
+    val phi3 =
+      intercept[PatternException](matches("SELECT * FROM S WHERE (T AS x FILTER x.id = y.id)+ ; H AS y ORDER BY ts"))
     assert(phi3.problem.startsWith("variable 'y' is not bound in the pattern this FILTER applies to"))
     assert(phi3.problem.contains("move this FILTER outward"))
     // Relating each x to y keeps every x until y comes: refused without a window where registers would hold them.
@@ -87,7 +93,8 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     assert(matches(query, rows) == Set(set(0, 2)))
     assert(LocalEngine.compile(query, rmaColumns).pattern.pcea.isDefined, "a PCEA keys the equality")
     val compiled = LocalEngine.compile(query, rmaColumns, EngineOptions(equalityPcea = false)).pattern
-    assert(matches(query, rows) == run(query, rows, rmaColumns, EngineOptions(equalityPcea = false)).values.flatten.toSet)
+    assert(matches(query, rows) == run(
+      query, rows, rmaColumns, EngineOptions(equalityPcea = false)).values.flatten.toSet)
     val program = compiled.registers.get
     val written = program.actions.flatMap(_.write).toSet
     assert(written.size == 1, s"registers written: $written")
@@ -138,13 +145,17 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     assert(all == Set(set(0, 1, 4), set(0, 2, 4), set(0, 3, 4), set(0, 1, 2, 4), set(0, 1, 3, 4), set(0, 2, 3, 4),
       set(0, 1, 2, 3, 4)))
     val pairs = matches("SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER count(b) = 2 " +
-      "ORDER BY ts", rows, lazyColumns)
+        "ORDER BY ts", rows, lazyColumns)
     assert(pairs == Set(set(0, 1, 2, 4), set(0, 1, 3, 4), set(0, 2, 3, 4)))
   }
 
   test("LAZY-T6: Pattern 8, OR(SEQ(A,B,C), SEQ(C,D,E)), on a b c d e gives {a,b,c} and {c,d,e}") {
-    assert(matches("SELECT * FROM S WHERE (A AS a ; B AS b ; C AS c) OR (C AS c ; D AS d ; E AS e) WITHIN 1 HOURS " +
-      "ORDER BY ts", stream("A", "B", "C", "D", "E"), lazyColumns) == Set(set(0, 1, 2), set(2, 3, 4)))
+    assert(matches(
+      "SELECT * FROM S WHERE (A AS a ; B AS b ; C AS c) OR (C AS c ; D AS d ; E AS e) WITHIN 1 HOURS " +
+        "ORDER BY ts",
+      stream("A", "B", "C", "D", "E"),
+      lazyColumns
+    ) == Set(set(0, 1, 2), set(2, 3, 4)))
   }
 
   test("LAZY-T7: Pattern 9, SEQ(A, OR(B, C), D) with a.price > d.price, reports the pair <a,d> once") {
@@ -152,7 +163,7 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
       Array[Any](t, L(p), L(i))
     }
     val out = LocalEngine.compile("SELECT a, d FROM S WHERE A AS a ; (B AS b OR C AS c) ; D AS d " +
-      "FILTER a.price > d.price WITHIN 1 HOURS ORDER BY ts", lazyColumns).run(rows.iterator).toVector
+        "FILTER a.price > d.price WITHIN 1 HOURS ORDER BY ts", lazyColumns).run(rows.iterator).toVector
     assert(out.map(m => m.bindings.map(_.map(_.seq))) == Vector(Vector(Vector(0L), Vector(3L))))
   }
 
@@ -189,7 +200,14 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
   // CEL paper (Grez, Riveros, Ugarte), Figure 1: (type, id, value) at index 0..8, value being tmp for T and hum for H.
   // Its strategies with conditions relating events (digest-cel-and-pcea.md, A3 and A8), on the register path.
   private val figure1: IndexedSeq[Array[Any]] = IndexedSeq(
-    ("H", 2, 25), ("T", 0, 45), ("H", 0, 20), ("H", 1, 25), ("T", 1, 40), ("T", 0, 42), ("T", 1, 25), ("H", 1, 70),
+    ("H", 2, 25),
+    ("T", 0, 45),
+    ("H", 0, 20),
+    ("H", 1, 25),
+    ("T", 1, 40),
+    ("T", 0, 42),
+    ("T", 1, 25),
+    ("H", 1, 70),
     ("H", 0, 18)
   ).zipWithIndex.map { case ((t, id, v), i) => Array[Any](t, L(id), L(v), L(i)) }
 
@@ -208,8 +226,10 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
 
   test("CEL φ1: ALL {1,2} {1,8} {5,8}; NXT {1,2} {1,8}; LAST {1,2} {5,8}") {
     assert(matches(s"SELECT * FROM S WHERE $phi1Cel ORDER BY ts", figure1) == Set(set(1, 2), set(1, 8), set(5, 8)))
-    assert(ranked(s"SELECT NEXT * FROM S WHERE $phi1Cel ORDER BY ts") == Map(2L -> Set(set(1, 2)), 8L -> Set(set(1, 8))))
-    assert(ranked(s"SELECT LAST * FROM S WHERE $phi1Cel ORDER BY ts") == Map(2L -> Set(set(1, 2)), 8L -> Set(set(5, 8))))
+    assert(ranked(s"SELECT NEXT * FROM S WHERE $phi1Cel ORDER BY ts") == Map(2L -> Set(set(1, 2)),
+      8L -> Set(set(1, 8))))
+    assert(ranked(s"SELECT LAST * FROM S WHERE $phi1Cel ORDER BY ts") == Map(2L -> Set(set(1, 2)),
+      8L -> Set(set(5, 8))))
   }
 
   test("CEL φ2: NXT {1,2} {2,5} {1,8}; LAST {1,2} {2,5} {5,8}") {
@@ -227,9 +247,11 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     val registers = "(H AS x ; (T AS y)+ ; H AS z) FILTER x.value < 30 AND z.value > 60 AND x.id = z.id AND " +
       "y.id >= x.id AND y.id <= x.id WITHIN 10 EVENTS"
     for (phi4 <- Seq(partitioned, registers))
-      assert(matches(s"SELECT * FROM S WHERE $phi4 ORDER BY ts", figure1) == Set(set(3, 4, 7), set(3, 6, 7), set(3, 4, 6, 7)))
+      assert(matches(s"SELECT * FROM S WHERE $phi4 ORDER BY ts", figure1) == Set(
+        set(3, 4, 7), set(3, 6, 7), set(3, 4, 6, 7)))
     for (strategy <- Seq("NEXT", "LAST")) {
-      assert(run(s"SELECT $strategy * FROM S WHERE $partitioned ORDER BY ts", figure1) == Map(7L -> Set(set(3, 4, 6, 7))))
+      assert(run(s"SELECT $strategy * FROM S WHERE $partitioned ORDER BY ts", figure1) == Map(7L -> Set(set(3, 4, 6,
+          7))))
       assert(ranked(s"SELECT $strategy * FROM S WHERE $registers ORDER BY ts") == Map(7L -> Set(set(3, 4, 6, 7))))
     }
     // The window applies after the strategy: at 4 events the chosen {3,4,6,7} is too long, and nothing is reported.
@@ -240,7 +262,8 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     // T events with values 9, 0, 0, 0, 5, then H 1 at 5, T 5 at 6, H 2 at 7; x.value > y.value, within 3 events.
     val rows = IndexedSeq(("T", 9), ("T", 0), ("T", 0), ("T", 0), ("T", 5), ("H", 1), ("T", 5), ("H", 2)).zipWithIndex
       .map { case ((t, v), i) => Array[Any](t, L(1), L(v), L(i)) }
-    val query = (s: String) => s"SELECT $s * FROM S WHERE T AS x ; H AS y FILTER x.value > y.value WITHIN 3 EVENTS ORDER BY ts"
+    val query =
+      (s: String) => s"SELECT $s * FROM S WHERE T AS x ; H AS y FILTER x.value > y.value WITHIN 3 EVENTS ORDER BY ts"
     // NEXT's maximum starts at 0 both times ({0,5}, {0,7}): the window drops it, though {4,5} and {6,7} lie within.
     assert(run(query("NEXT"), rows).isEmpty)
     // LAST's maximum is the latest x that holds: {4,5}, then {6,7}.
@@ -257,12 +280,13 @@ class RelationsWorkedExamplesSuite extends AnyFunSuite {
     val maximal = (query: String) => {
       val pattern = LocalEngine.compile(query, rmaColumns).pattern
       assert(pattern.describe.contains("MAX over sets of configurations (NFA state, registers)") &&
-        !pattern.describe.contains("dropped"), pattern.describe)
+          !pattern.describe.contains("dropped"), pattern.describe)
       run(query, figure1)
     }
     // Every match of φ1 has two events, so none contains another: MAX(φ1) is φ1, and runs as SELECT ALL.
     val phi1Max = s"SELECT MAX * FROM S WHERE $phi1Cel ORDER BY ts"
-    assert(LocalEngine.compile(phi1Max, rmaColumns).pattern.describe.startsWith("MAX read as ALL (every match has 2 events"))
+    assert(LocalEngine.compile(phi1Max, rmaColumns).pattern.describe.startsWith(
+        "MAX read as ALL (every match has 2 events"))
     assert(run(phi1Max, figure1) == Map(2L -> Set(set(1, 2)), 8L -> Set(set(1, 8), set(5, 8))))
     assert(run(phi1Max, figure1) == run(s"SELECT * FROM S WHERE $phi1Cel ORDER BY ts", figure1))
     val phi4 = "(H AS x ; (T AS y)+ ; H AS z) FILTER x.value < 30 AND z.value > 60 AND x.id = z.id AND " +

@@ -55,7 +55,11 @@ class SavedStateSuite extends AnyFunSuite {
   private def watermark(rnd: Random, q: LocalQuery, next: Option[Event], done: Option[Event]): Option[Long] =
     q.pattern.analyzed.window.map(_.key) match {
       case Some(_: WindowKey.Column) =>
-        val window = q.pattern.analyzed.window.flatMap(_.key match { case WindowKey.Column(i, _) => Some(i) case _ => None }).get
+        val window = q.pattern.analyzed.window.flatMap(
+          _.key match {
+            case WindowKey.Column(i, _) => Some(i)
+            case _ => None
+          }).get
         def key(e: Event) = LocalQuery.windowValue(e.values(window))
         val high = next.filter(_.values(window) != null).map(key(_) - 1).getOrElse(Long.MaxValue / 4)
         val low = done.filter(_.values(window) != null).map(key).getOrElse(high - 1000)
@@ -70,80 +74,88 @@ class SavedStateSuite extends AnyFunSuite {
    */
   private val kinds = Seq(
     ("", Generators.Features(), cases),
-    (", with conditions relating events and AND", Generators.Features(filterNot = true, relations = true,
-      conjunction = true), cases / 2),
+    (", with conditions relating events and AND",
+      Generators.Features(filterNot = true, relations = true,
+        conjunction = true), cases / 2),
     // Fewer of these: the equalities drawn under MAX run on registers, whose comparison of runs makes them the
     // dearest cases here by far, and the last kind draws MAX with conditions again.
     (", with equalities (PCEA)", Generators.Features(equalities = true, conjunction = true), cases / 4),
     // The latest runs of unselected atoms, whose groups are read again off the saved runs' events.
-    (", with equalities and unselected variables (PCEA's latest runs)", Generators.Features(equalities = true,
-      someUnselected = true), cases / 4),
+    (", with equalities and unselected variables (PCEA's latest runs)",
+      Generators.Features(equalities = true,
+        someUnselected = true), cases / 4),
     // Their configurations outlive the window, and so do the events their registers name.
-    (", NEXT, LAST and MAX with conditions relating events", Generators.Features(filterNot = true, relations = true,
-      conjunction = true, ranked = true), cases / 2))
+    (", NEXT, LAST and MAX with conditions relating events",
+      Generators.Features(filterNot = true, relations = true,
+        conjunction = true, ranked = true), cases / 2)
+  )
 
-  for ((kind, features, cases) <- kinds) test(s"one saved state for the whole stream: the matches of an uninterrupted pass$kind") {
-    var checked = 0
-    for (seed <- 0L until cases) {
-      val rnd = new Random(seed * 7919)
-      val query = Generators.query(rnd, features)
-      val text = Printer.query(query)
-      val q = LocalEngine.compile(text, Generators.Columns)
-      val events = Generators.stream(rnd, rnd.nextInt(40)).zipWithIndex.map { case (r, i) => new Event(i, r) }
-      val expected = matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound), events)
-
-      var saved: Option[Array[Byte]] = None
-      val got = mutable.ArrayBuffer.empty[Found]
-      val parts = batches(rnd, events)
-      parts.zipWithIndex.foreach { case (batch, i) =>
-        val evaluator = roundTrip(q, grouped = false, saved)
-        got ++= matches(q, evaluator, batch)
-        val next = parts.drop(i + 1).flatten.headOption
-        watermark(rnd, q, next, batch.lastOption).foreach(evaluator.advanceTo)
-        saved = Some(save(evaluator))
-      }
-      assert(got == expected, difference(seed, text, events, got.toSeq, expected))
-      if (expected.nonEmpty) checked += 1
-    }
-    assert(checked > cases / 10, "too few cases with matches to mean anything")
-  }
-
-  for ((kind, features, cases) <- kinds) test(s"one saved state per partition key: the matches of an uninterrupted pass$kind") {
-    var checked = 0
-    for (seed <- 0L until cases) {
-      val rnd = new Random(seed * 104729)
-      val query = Generators.query(rnd, features) match {
-        case g if g.partitionBy.isEmpty || g.consumeBy == Consumption.Any => None
-        case g => Some(g)
-      }
-      query.foreach { query =>
+  for ((kind, features, cases) <- kinds)
+    test(s"one saved state for the whole stream: the matches of an uninterrupted pass$kind") {
+      var checked = 0
+      for (seed <- 0L until cases) {
+        val rnd = new Random(seed * 7919)
+        val query = Generators.query(rnd, features)
         val text = Printer.query(query)
         val q = LocalEngine.compile(text, Generators.Columns)
         val events = Generators.stream(rnd, rnd.nextInt(40)).zipWithIndex.map { case (r, i) => new Event(i, r) }
-        val expected = matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound), events)
+        val expected =
+          matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound), events)
 
-        val states = mutable.HashMap.empty[IndexedSeq[Any], Array[Byte]]
+        var saved: Option[Array[Byte]] = None
         val got = mutable.ArrayBuffer.empty[Found]
         val parts = batches(rnd, events)
         parts.zipWithIndex.foreach { case (batch, i) =>
+          val evaluator = roundTrip(q, grouped = false, saved)
+          got ++= matches(q, evaluator, batch)
           val next = parts.drop(i + 1).flatten.headOption
-          val mark = watermark(rnd, q, next, batch.lastOption)
-          val byKey = batch.groupBy(q.reader.partitionKey).removed(null)
-          // Keys with events in the batch, and (as a timer would) some of the others.
-          val touched = byKey.keySet ++ states.keys.filter(_ => rnd.nextBoolean())
-          touched.foreach { key =>
-            val evaluator = roundTrip(q, grouped = true, states.get(key))
-            got ++= matches(q, evaluator, byKey.getOrElse(key, Nil).sortBy(_.seq))
-            mark.foreach(evaluator.advanceTo)
-            if (evaluator.isEmpty) states.remove(key) else states(key) = save(evaluator)
-          }
+          watermark(rnd, q, next, batch.lastOption).foreach(evaluator.advanceTo)
+          saved = Some(save(evaluator))
         }
-        assert(got.sorted == expected.sorted, difference(seed, text, events, got.sorted.toSeq, expected.sorted))
+        assert(got == expected, difference(seed, text, events, got.toSeq, expected))
         if (expected.nonEmpty) checked += 1
       }
+      assert(checked > cases / 10, "too few cases with matches to mean anything")
     }
-    assert(checked > cases / 40, "too few cases with matches to mean anything")
-  }
+
+  for ((kind, features, cases) <- kinds)
+    test(s"one saved state per partition key: the matches of an uninterrupted pass$kind") {
+      var checked = 0
+      for (seed <- 0L until cases) {
+        val rnd = new Random(seed * 104729)
+        val query = Generators.query(rnd, features) match {
+          case g if g.partitionBy.isEmpty || g.consumeBy == Consumption.Any => None
+          case g => Some(g)
+        }
+        query.foreach { query =>
+          val text = Printer.query(query)
+          val q = LocalEngine.compile(text, Generators.Columns)
+          val events = Generators.stream(rnd, rnd.nextInt(40)).zipWithIndex.map { case (r, i) => new Event(i, r) }
+          val expected =
+            matches(q, new PatternEvaluator[Event](q.pattern, q.reader, grouped = false, q.matchBound), events)
+
+          val states = mutable.HashMap.empty[IndexedSeq[Any], Array[Byte]]
+          val got = mutable.ArrayBuffer.empty[Found]
+          val parts = batches(rnd, events)
+          parts.zipWithIndex.foreach { case (batch, i) =>
+            val next = parts.drop(i + 1).flatten.headOption
+            val mark = watermark(rnd, q, next, batch.lastOption)
+            val byKey = batch.groupBy(q.reader.partitionKey).removed(null)
+            // Keys with events in the batch, and (as a timer would) some of the others.
+            val touched = byKey.keySet ++ states.keys.filter(_ => rnd.nextBoolean())
+            touched.foreach { key =>
+              val evaluator = roundTrip(q, grouped = true, states.get(key))
+              got ++= matches(q, evaluator, byKey.getOrElse(key, Nil).sortBy(_.seq))
+              mark.foreach(evaluator.advanceTo)
+              if (evaluator.isEmpty) states.remove(key) else states(key) = save(evaluator)
+            }
+          }
+          assert(got.sorted == expected.sorted, difference(seed, text, events, got.sorted.toSeq, expected.sorted))
+          if (expected.nonEmpty) checked += 1
+        }
+      }
+      assert(checked > cases / 40, "too few cases with matches to mean anything")
+    }
 
   test("a state of another layout is refused with what to do, not misread") {
     val q = LocalEngine.compile("SELECT * FROM S WHERE A ; B ORDER BY ts", Generators.Columns)
@@ -151,8 +163,11 @@ class SavedStateSuite extends AnyFunSuite {
     val bytes = save(evaluator)
     bytes(3) = (bytes(3) + 1).toByte // the format, an Int written first, one more
     val refused = intercept[IllegalStateException](roundTrip(q, grouped = false, Some(bytes))).getMessage
-    assert(refused.contains(s"saved state format ${SavedState.Format + 1}, expected ${SavedState.Format}") &&
-      refused.contains("start the query from a new checkpoint location"), refused)
+    assert(
+      refused.contains(s"saved state format ${SavedState.Format + 1}, expected ${SavedState.Format}") &&
+        refused.contains("start the query from a new checkpoint location"),
+      refused
+    )
   }
 
   test("a spent partition leaves no state; a priority order stays, without events or nodes") {
@@ -181,9 +196,11 @@ class SavedStateSuite extends AnyFunSuite {
     val columns = IndexedSeq("event_type", "k", "v", "ts")
     // The first c makes the PCEA read the events as they come (before it, they wait unread).
     val rows = Seq(("A", 1L, 0L), ("B", 1L, 5L), ("C", 0L, 5L), ("B", 1L, 5L), ("C", 0L, 5L))
-    val events = rows.zipWithIndex.map { case ((t, k, v), i) => new Event(i, Array[Any](t, Long.box(k), Long.box(v), Long.box(i))) }
+    val events = rows.zipWithIndex.map { case ((t, k, v), i) =>
+      new Event(i, Array[Any](t, Long.box(k), Long.box(v), Long.box(i)))
+    }
     val q = LocalEngine.compile("SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.k = b.k AND b.v = c.v " +
-      "WITHIN 10 [ts]", columns)
+        "WITHIN 10 [ts]", columns)
     assert(q.pattern.pcea.exists(p => p.latestOnly.values.exists(!_) && p.rowsTellRunsApart), q.pattern.describe)
     val first = roundTrip(q, grouped = false, None)
     assert(matches(q, first, events.take(3)) == Seq(Found(0L, 2L, Seq(Seq(0L), Seq(2L)))))
@@ -196,7 +213,9 @@ class SavedStateSuite extends AnyFunSuite {
     // the strategy's choice, which the window drops, so the A at 95 (v 5) gives nothing either.
     val columns = IndexedSeq("event_type", "v", "ts")
     val rows = Seq(("A", 9L, 0L), ("A", 5L, 95L), ("B", 1L, 100L), ("A", 3L, 110L), ("B", 2L, 112L))
-    val events = rows.zipWithIndex.map { case ((t, v, ts), i) => new Event(i, Array[Any](t, Long.box(v), Long.box(ts))) }
+    val events = rows.zipWithIndex.map { case ((t, v, ts), i) =>
+      new Event(i, Array[Any](t, Long.box(v), Long.box(ts)))
+    }
     val q = LocalEngine.compile("SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER a.v > b.v WITHIN 10 [ts]", columns)
     val first = roundTrip(q, grouped = false, None)
     assert(matches(q, first, events.take(1)).isEmpty)
@@ -235,12 +254,16 @@ object SavedStateSuite {
 
     def read(in: DataInput): Event = {
       val seq = in.readLong()
-      new Event(seq, Array.fill[Any](in.readInt())(in.readByte() match {
-        case 0 => null
-        case 1 => in.readUTF()
-        case 2 => Long.box(in.readLong())
-        case 3 => Double.box(in.readDouble())
-      }))
+      new Event(
+        seq,
+        Array.fill[Any](in.readInt())(
+          in.readByte() match {
+            case 0 => null
+            case 1 => in.readUTF()
+            case 2 => Long.box(in.readLong())
+            case 3 => Double.box(in.readDouble())
+          })
+      )
     }
   }
 }

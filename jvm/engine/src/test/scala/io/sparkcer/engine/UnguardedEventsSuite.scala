@@ -31,7 +31,8 @@ class UnguardedEventsSuite extends AnyFunSuite {
     "SELECT STRICT * FROM S WHERE A ; B ORDER BY ts" -> false,
     "SELECT ANY * FROM S WHERE A ; B ORDER BY ts" -> false,
     "SELECT * FROM S WHERE A ; B WITHIN 3 EVENTS ORDER BY ts" -> false,
-    "SELECT * FROM S WHERE A ; B ORDER BY ts LIMIT 2" -> false)
+    "SELECT * FROM S WHERE A ; B ORDER BY ts LIMIT 2" -> false
+  )
 
   for ((query, expectation) <- expected)
     test(s"${if (expectation) "ignores" else "reads"} unguarded events: $query") {

@@ -37,44 +37,55 @@ final class CerSqlParser(delegate: ParserInterface) extends ParserInterface {
    */
   private def withMatchRecognize(sqlText: String, tokens: Option[IndexedSeq[Token]],
       parse: String => LogicalPlan): Option[LogicalPlan] = {
-    val rewritten = try tokens.flatMap(MatchRecognizeStatement.rewrite(sqlText, _))
+    val rewritten =
+      try tokens.flatMap(MatchRecognizeStatement.rewrite(sqlText, _))
       catch { case e: PatternException => throw CerErrors.syntax(e) }
     rewritten.map { r =>
-      r.bind(try parse(r.text) catch { case e: ParseException => throw r.placed(e, sqlText) }, sqlText)
+      r.bind(try parse(r.text)
+        catch { case e: ParseException => throw r.placed(e, sqlText) }, sqlText)
     }
   }
 
   private def ceqlOrSpark(sqlText: String, tokens: Option[IndexedSeq[Token]]): LogicalPlan =
     tokens.flatMap(CeqlStatement.recognize(sqlText, _)) match {
-    case None =>
-      try delegate.parsePlan(sqlText)
-      catch { case spark: ParseException => throw CerSqlParser.nestedCeql(sqlText, spark).getOrElse(spark) }
-    case Some(statement) if statement.pattern =>
-      try ceql(sqlText, statement)
-      catch {
-        case ours: PatternException =>
-          // `FROM t pattern` can still be Spark's (a table alias named pattern).
-          try delegate.parsePlan(sqlText) catch { case _: ParseException => throw CerErrors.syntax(ours) }
-      }
-    case Some(statement) =>
-      try delegate.parsePlan(sqlText)
-      catch {
-        case spark: ParseException =>
-          try ceql(sqlText, statement)
-          catch {
-            case ours: PatternException if statement.clearlyCeql(ours) =>
-              throw CerErrors.syntax(new PatternException(s"${ours.problem} (read as CEQL, because Spark SQL does not " +
-                s"accept it either: ${spark.getMessage.trim.linesIterator.next()})", ours.pos, ours.query, ours.length))
-            case _: PatternException => throw spark
-          }
-      }
-  }
+      case None =>
+        try delegate.parsePlan(sqlText)
+        catch { case spark: ParseException => throw CerSqlParser.nestedCeql(sqlText, spark).getOrElse(spark) }
+      case Some(statement) if statement.pattern =>
+        try ceql(sqlText, statement)
+        catch {
+          case ours: PatternException =>
+            // `FROM t pattern` can still be Spark's (a table alias named pattern).
+            try delegate.parsePlan(sqlText)
+            catch { case _: ParseException => throw CerErrors.syntax(ours) }
+        }
+      case Some(statement) =>
+        try delegate.parsePlan(sqlText)
+        catch {
+          case spark: ParseException =>
+            try ceql(sqlText, statement)
+            catch {
+              case ours: PatternException if statement.clearlyCeql(ours) =>
+                throw CerErrors.syntax(
+                  new PatternException(
+                    s"${ours.problem} (read as CEQL, because Spark SQL does not " +
+                      s"accept it either: ${spark.getMessage.trim.linesIterator.next()})",
+                    ours.pos,
+                    ours.query,
+                    ours.length
+                  ))
+              case _: PatternException => throw spark
+            }
+        }
+    }
 
   private def ceql(sqlText: String, statement: CeqlStatement): LogicalPlan = {
-    val query = try CeqlParser.parse(statement.text) catch {
-      // Rendered again over the statement as written (the CEQL text has its EXPLAIN prefix blanked out).
-      case e: PatternException => throw new PatternException(e.problem, e.pos, sqlText, e.length)
-    }
+    val query =
+      try CeqlParser.parse(statement.text)
+      catch {
+        // Rendered again over the statement as written (the CEQL text has its EXPLAIN prefix blanked out).
+        case e: PatternException => throw new PatternException(e.problem, e.pos, sqlText, e.length)
+      }
     val plan = CerSqlParser.plan(sqlText, statement.text, query)
     statement.explain.fold(plan)(mode => ExplainCommand(plan, ExplainMode.fromString(mode)))
   }
@@ -96,7 +107,8 @@ object CerSqlParser {
    * read it: then the statement is Spark's alone.
    */
   def scan(sqlText: String): Option[IndexedSeq[Token]] =
-    try Some(Lexer.tokenize(sqlText, lenient = true)) catch { case _: PatternException => None }
+    try Some(Lexer.tokenize(sqlText, lenient = true))
+    catch { case _: PatternException => None }
 
   /** `FROM t PATTERN `, where a CEQL statement stands inside another one. */
   private val NestedPattern = """(?i)\bFROM\s+([\w.`]+)\s+(PATTERN)\s""".r
@@ -109,11 +121,16 @@ object CerSqlParser {
   def nestedCeql(sqlText: String, spark: ParseException): Option[ParseException] =
     NestedPattern.findFirstMatchIn(sqlText).map { m =>
       val table = m.group(1)
-      CerErrors.syntax(new PatternException(s"${spark.getMessage.trim.linesIterator.next()}; a CEQL statement " +
-        "(SELECT ... FROM t PATTERN ...) is a statement of its own: inside CREATE VIEW, CREATE TABLE ... AS, CACHE " +
-        s"TABLE or a subquery, call the table function instead: SELECT * FROM cer(TABLE($table) PARTITION BY " +
-        "(key) ORDER BY (time), '<the pattern and its clauses>')", Position.advance(sqlText, Position.Start, m.start(2)),
-        sqlText, "PATTERN".length))
+      CerErrors.syntax(
+        new PatternException(
+          s"${spark.getMessage.trim.linesIterator.next()}; a CEQL statement " +
+            "(SELECT ... FROM t PATTERN ...) is a statement of its own: inside CREATE VIEW, CREATE TABLE ... AS, CACHE " +
+            s"TABLE or a subquery, call the table function instead: SELECT * FROM cer(TABLE($table) PARTITION BY " +
+            "(key) ORDER BY (time), '<the pattern and its clauses>')",
+          Position.advance(sqlText, Position.Start, m.start(2)),
+          sqlText,
+          "PATTERN".length
+        ))
     }
 
   /** A CEQL statement over its FROM tables. */

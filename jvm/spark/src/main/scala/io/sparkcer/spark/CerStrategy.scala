@@ -13,7 +13,8 @@ import io.sparkcer.spark.rowpattern.{RowPatternRecognition, RowPatternRecognitio
 object CerStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case m: CerMatch =>
-      CerExec(m.pattern, m.partitionKeys, m.order, m.guards, m.conditions, m.events, m.output, m.split, planLater(m.child)) :: Nil
+      CerExec(m.pattern, m.partitionKeys, m.order, m.guards, m.conditions, m.events, m.output, m.split,
+        planLater(m.child)) :: Nil
     case r: RowPatternRecognition =>
       RowPatternRecognitionExec(r.pattern, r.partitionKeys, r.order, r.defined, r.defines, r.measures, r.output,
         planLater(r.child)) :: Nil

@@ -17,9 +17,20 @@ object CerValidateFunction {
 
   def description: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) = (
     FunctionIdentifier(FunctionName),
-    new ExpressionInfo(getClass.getName.stripSuffix("$"), null, FunctionName,
+    new ExpressionInfo(
+      getClass.getName.stripSuffix("$"),
+      null,
+      FunctionName,
       s"$FunctionName(request) - Checks a CEQL query described by a JSON request; answers in JSON (used by " +
-        "spark_cer.validate).", "", "", "", "misc_funcs", "", "", ""),
+        "spark_cer.validate).",
+      "",
+      "",
+      "",
+      "misc_funcs",
+      "",
+      "",
+      ""
+    ),
     build)
 
   private def build(arguments: Seq[Expression]): Expression = arguments match {

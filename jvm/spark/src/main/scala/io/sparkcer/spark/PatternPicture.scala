@@ -23,7 +23,8 @@ object PatternPicture {
     "summary" -> graph.summary,
     "size" -> graph.size,
     "nodes" -> graph.nodes.map(n => Map("id" -> n.id, "label" -> n.label, "kind" -> n.kind)),
-    "edges" -> graph.edges.map(e => Map("from" -> e.from, "to" -> e.to, "label" -> e.label, "kind" -> e.kind)))
+    "edges" -> graph.edges.map(e => Map("from" -> e.from, "to" -> e.to, "label" -> e.label, "kind" -> e.kind))
+  )
 
   /**
    * The pattern operators of a DataFrame's plan, in plan order, as a JSON list of graphs, each with `"metrics"`:

@@ -51,26 +51,36 @@ object PatternValidation {
       timeColumn: Option[String], typeColumn: Option[String], language: String, automaton: Boolean)
 
   def apply(request: String, session: Option[SparkSession]): String = {
-    val answer: Map[String, Any] = try {
-      val r = read(request)
-      try describe(r, session) catch {
-        case Syntax(e) => failure("syntax", e)
-        case e: PatternException => failure("analysis", e)
-        case e: AnalysisException =>
-          val placed = CerErrors.placeOf(e, r.query).getOrElse(new PatternException(e.getMessage, Position.Unknown, r.query))
-          failure(if (e.isInstanceOf[ParseException]) "syntax" else "analysis", placed)
+    val answer: Map[String, Any] =
+      try {
+        val r = read(request)
+        try describe(r, session)
+        catch {
+          case Syntax(e) => failure("syntax", e)
+          case e: PatternException => failure("analysis", e)
+          case e: AnalysisException =>
+            val placed =
+              CerErrors.placeOf(e, r.query).getOrElse(new PatternException(e.getMessage, Position.Unknown, r.query))
+            failure(if (e.isInstanceOf[ParseException]) "syntax" else "analysis", placed)
+        }
+      } catch {
+        case NonFatal(e) =>
+          // A bug, not a problem of the query: said as such, and the caller (a long-lived server) goes on.
+          Map("ok" -> false, "kind" -> "internal", "message" -> s"spark-cer failed to validate the query: $e")
       }
-    } catch {
-      case NonFatal(e) =>
-        // A bug, not a problem of the query: said as such, and the caller (a long-lived server) goes on.
-        Map("ok" -> false, "kind" -> "internal", "message" -> s"spark-cer failed to validate the query: $e")
-    }
     json.writeValueAsString(toJava(answer))
   }
 
-  private def failure(kind: String, e: PatternException): Map[String, Any] = Map("ok" -> false, "kind" -> kind,
-    "message" -> e.getMessage, "problem" -> e.problem, "line" -> e.pos.line, "column" -> e.pos.column,
-    "offset" -> e.pos.offset, "length" -> e.length)
+  private def failure(kind: String, e: PatternException): Map[String, Any] = Map(
+    "ok" -> false,
+    "kind" -> kind,
+    "message" -> e.getMessage,
+    "problem" -> e.problem,
+    "line" -> e.pos.line,
+    "column" -> e.pos.column,
+    "offset" -> e.pos.offset,
+    "length" -> e.length
+  )
 
   private def read(request: String): Request = {
     val node = json.readTree(request)
@@ -82,7 +92,8 @@ object PatternValidation {
       text("time_column"),
       text("type_column"),
       text("language").getOrElse("ceql"),
-      Option(node.get("automaton")).exists(_.asBoolean))
+      Option(node.get("automaton")).exists(_.asBoolean)
+    )
   }
 
   private def describe(r: Request, session: Option[SparkSession]): Map[String, Any] = r.language match {
@@ -100,26 +111,37 @@ object PatternValidation {
    * engine: only the clauses are parsed, by the grammar that runs them.
    */
   private def describeStatement(r: Request): Map[String, Any] = {
-    val tokens = try Lexer.tokenize(r.query, lenient = true) catch { case e: PatternException => throw Syntax(e) }
+    val tokens =
+      try Lexer.tokenize(r.query, lenient = true)
+      catch { case e: PatternException => throw Syntax(e) }
     val clauses =
-      try MatchRecognizeStatement.locate(r.query, tokens) catch { case e: PatternException => throw Syntax(e) }
+      try MatchRecognizeStatement.locate(r.query, tokens)
+      catch { case e: PatternException => throw Syntax(e) }
     def piece(kind: String, start: Int, end: Int, edits: Seq[SqlFragment.Edit] = Nil): Map[String, Any] = Map(
       "kind" -> kind, "start" -> start, "end" -> end,
       "edits" -> edits.map(e => Seq[Any](e.offset, e.length, e.replacement)))
     def fragment(kind: String, f: SqlFragment) = piece(kind, f.pos.offset, f.pos.offset + f.text.length, f.edits)
     // A name as written: its token (a quoted name's quotes included).
     def name(n: Name) = piece("name", n.pos.offset, tokens.find(_.pos.offset == n.pos.offset).fold(n.pos.offset)(_.end))
-    Map[String, Any]("ok" -> true, "language" -> "statement", "clauses" -> clauses.map { c =>
-      val k = c.clause
-      val pattern = RowPatternAnalysis.analyze(k, r.query)
-      Map("relation" -> Seq(c.relationStart, c.relationEnd), "clause" -> Seq(c.start, c.end),
-        "variables" -> (pattern.labels ++ pattern.subsets.keys), "rows_per_match" -> k.rowsPerMatch.sql,
-        "pieces" -> (
-        k.partitionBy.map(fragment("partition", _)) ++
-          k.orderBy.map(o => piece("order", o.expression.pos.offset, o.end)) ++
-          k.measures.flatMap(m => Seq(fragment("measure", m.expression), name(m.name))) ++
-          k.defines.map(d => fragment("define", d.condition))))
-    })
+    Map[String, Any](
+      "ok" -> true,
+      "language" -> "statement",
+      "clauses" -> clauses.map { c =>
+        val k = c.clause
+        val pattern = RowPatternAnalysis.analyze(k, r.query)
+        Map(
+          "relation" -> Seq(c.relationStart, c.relationEnd),
+          "clause" -> Seq(c.start, c.end),
+          "variables" -> (pattern.labels ++ pattern.subsets.keys),
+          "rows_per_match" -> k.rowsPerMatch.sql,
+          "pieces" -> (
+            k.partitionBy.map(fragment("partition", _)) ++
+              k.orderBy.map(o => piece("order", o.expression.pos.offset, o.end)) ++
+              k.measures.flatMap(m => Seq(fragment("measure", m.expression), name(m.name))) ++
+              k.defines.map(d => fragment("define", d.condition)))
+        )
+      }
+    )
   }
 
   /**
@@ -127,7 +149,9 @@ object PatternValidation {
    * otherwise its pattern checked and each expression parsed by Spark's parser.
    */
   private def describeClause(r: Request, session: Option[SparkSession]): Map[String, Any] = {
-    val clause = try MatchRecognizeParser.parse(r.query) catch { case e: PatternException => throw Syntax(e) }
+    val clause =
+      try MatchRecognizeParser.parse(r.query)
+      catch { case e: PatternException => throw Syntax(e) }
     val pattern = RowPatternAnalysis.analyze(clause, r.query)
     val output = (r.schema, session) match {
       case (Some(schema), Some(spark)) =>
@@ -155,7 +179,8 @@ object PatternValidation {
       "measures" -> clause.measures.map(_.name.value),
       "rows_per_match" -> clause.rowsPerMatch.sql,
       "after_match" -> clause.skip.sql,
-      "output" -> output.orNull) ++ drawn(r, AutomatonGraph.of(pattern))
+      "output" -> output.orNull
+    ) ++ drawn(r, AutomatonGraph.of(pattern))
   }
 
   /** The automaton as a graph, where the request asks for it. */
@@ -163,7 +188,9 @@ object PatternValidation {
     if (r.automaton) Map("automaton" -> PatternPicture.toMap(graph)) else Map.empty
 
   private def describeQuery(r: Request, session: Option[SparkSession]): Map[String, Any] = {
-    val query = try CeqlParser.parse(r.query) catch { case e: PatternException => throw Syntax(e) }
+    val query =
+      try CeqlParser.parse(r.query)
+      catch { case e: PatternException => throw Syntax(e) }
     val compiled = (r.schema, session) match {
       case (Some(schema), Some(spark)) =>
         val request = CerRequest(r.query, r.query, query, query.streams.map(_.value), r.typeColumn, r.timeColumn)
@@ -185,7 +212,8 @@ object PatternValidation {
       "order_by" -> query.orderBy.map(k => Seq[Any](k.column.value, k.descending)),
       "within" -> query.within.map(Window.describe).orNull,
       "consume_by" -> query.consumeBy.keyword,
-      "limit" -> query.limit.orNull) ++ drawn(r, AutomatonGraph.of(compiled))
+      "limit" -> query.limit.orNull
+    ) ++ drawn(r, AutomatonGraph.of(compiled))
   }
 
   /**
@@ -195,7 +223,9 @@ object PatternValidation {
    */
   private def byNames(r: Request, query: Query, session: Option[SparkSession]): CompiledPattern = {
     val parser = session.map(_.sessionState.sqlParser).getOrElse(CatalystSqlParser)
-    def parsed[A](parse: => A): A = try parse catch { case e: PatternException => throw Syntax(e) }
+    def parsed[A](parse: => A): A =
+      try parse
+      catch { case e: PatternException => throw Syntax(e) }
     val predicates = Filter.all(query.pattern).map(f => parsed(SparkPredicate.parse(f, r.query, parser)))
     val conditions = Filter.filters(query.pattern).flatMap(Filter.relations)
       .map(c => parsed(ParsedCondition(c.condition, r.query, parser)))

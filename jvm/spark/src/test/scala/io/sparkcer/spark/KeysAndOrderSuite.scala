@@ -25,12 +25,14 @@ class KeysAndOrderSuite extends AnyFunSuite {
     "three variables" -> "SELECT * FROM p PATTERN A AS a ; B AS b ; C AS c FILTER a.d = b.d AND b.d = c.d ORDER BY t",
     "conjunction" -> "SELECT * FROM p PATTERN A AS a AND B AS b FILTER a.d = b.d ORDER BY t",
     "PARTITION BY" -> "SELECT * FROM p PATTERN A AS a ; B AS b PARTITION BY d ORDER BY t",
-    "cer(...)" -> "SELECT * FROM cer(TABLE(p) PARTITION BY (d) ORDER BY (t), 'A AS a ; B AS b')")
+    "cer(...)" -> "SELECT * FROM cer(TABLE(p) PARTITION BY (d) ORDER BY (t), 'A AS a ; B AS b')"
+  )
 
   private val matchRecognize = "SELECT * FROM p MATCH_RECOGNIZE (PARTITION BY d ORDER BY t MEASURES A.t AS a_t, " +
     "B.t AS b_t PATTERN (A B) DEFINE A AS event_type = 'A', B AS event_type = 'B')"
 
-  for ((first, second) <- Seq("0.0" -> "-0.0", "-0.0" -> "0.0", "NaN" -> "NaN"); (form, query) <- ceql :+ ("MATCH_RECOGNIZE" -> matchRecognize))
+  for ((first, second) <- Seq("0.0" -> "-0.0", "-0.0" -> "0.0", "NaN" -> "NaN");
+    (form, query) <- ceql :+ ("MATCH_RECOGNIZE" -> matchRecognize))
     test(s"$first and $second are one key: $form") {
       pair(first, second).createOrReplaceTempView("p")
       val rows = spark.sql(query).collect()
@@ -39,7 +41,8 @@ class KeysAndOrderSuite extends AnyFunSuite {
 
   test("a key's value in the output is the normalized one, as GROUP BY gives it") {
     pair("-0.0", "0.0").createOrReplaceTempView("p")
-    val d = spark.sql("SELECT * FROM p PATTERN A AS a ; B AS b PARTITION BY d ORDER BY t").select("d").head().getDouble(0)
+    val d =
+      spark.sql("SELECT * FROM p PATTERN A AS a ; B AS b PARTITION BY d ORDER BY t").select("d").head().getDouble(0)
     assert(java.lang.Double.compare(d, 0.0) == 0, s"$d")
   }
 
@@ -52,7 +55,8 @@ class KeysAndOrderSuite extends AnyFunSuite {
     val queries = Seq(
       "SELECT * FROM s PATTERN A AS a ; B AS b PARTITION BY d ORDER BY ts WITHIN 10 SECONDS",
       "SELECT * FROM s MATCH_RECOGNIZE (PARTITION BY d ORDER BY ts MEASURES A.ts AS a_ts PATTERN (A B) " +
-        "WITHIN INTERVAL '10' SECOND DEFINE A AS event_type = 'A', B AS event_type = 'B')")
+        "WITHIN INTERVAL '10' SECOND DEFINE A AS event_type = 'A', B AS event_type = 'B')"
+    )
     for ((query, i) <- queries.zipWithIndex) {
       val q = spark.sql(query).writeStream.format("memory").queryName(s"zero$i").outputMode("append").start()
       try {
@@ -82,7 +86,8 @@ class KeysAndOrderSuite extends AnyFunSuite {
     "SELECT * FROM ticks MATCH_RECOGNIZE (PARTITION BY name ORDER BY ts MEASURES FIRST(S.id) AS s, count(B.id) AS n " +
       "PATTERN (S B+) DEFINE S AS event_type = 'SELL', B AS event_type = 'BUY')",
     "SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(S.id) AS s, LAST(B.price) AS p " +
-      "ALL ROWS PER MATCH PATTERN (S B{2}) DEFINE S AS event_type = 'SELL', B AS event_type = 'BUY')")
+      "ALL ROWS PER MATCH PATTERN (S B{2}) DEFINE S AS event_type = 'SELL', B AS event_type = 'BUY')"
+  )
 
   for (query <- contiguous) test(s"ties in ORDER BY do not change the result with the input's partitioning: $query") {
     val one = under(1, query)
@@ -92,7 +97,8 @@ class KeysAndOrderSuite extends AnyFunSuite {
 
   test("EXPLAIN names the tie-break, and the columns that cannot break a tie") {
     ties.createOrReplaceTempView("ticks")
-    val plan = spark.sql("SELECT * FROM ticks PATTERN SELL AS s : BUY AS b ORDER BY ts").queryExecution.executedPlan.toString
+    val plan =
+      spark.sql("SELECT * FROM ticks PATTERN SELL AS s : BUY AS b ORDER BY ts").queryExecution.executedPlan.toString
     assert(plan.contains("ORDER BY [ts#") && plan.contains("ties broken by [event_type#"), plan)
     assert(!plan.contains("keep their input order"), plan)
     ties.selectExpr("*", "map('k', id) AS m").createOrReplaceTempView("mapped")
@@ -100,9 +106,11 @@ class KeysAndOrderSuite extends AnyFunSuite {
       "DEFINE B AS B.price > A.price)").queryExecution.executedPlan.toString
     assert(mapped.contains("rows that differ only in [m#") && mapped.contains("keep their input order"), mapped)
     // A partition's rows share its keys: a key breaks no tie, and the sort does not compare it twice.
-    for (query <- Seq("SELECT * FROM ticks PATTERN SELL AS s : BUY AS b PARTITION BY name ORDER BY ts",
+    for (query <- Seq(
+        "SELECT * FROM ticks PATTERN SELL AS s : BUY AS b PARTITION BY name ORDER BY ts",
         "SELECT * FROM ticks MATCH_RECOGNIZE (PARTITION BY name ORDER BY ts MEASURES A.price AS p PATTERN (A B) " +
-          "DEFINE B AS B.price > A.price)")) {
+          "DEFINE B AS B.price > A.price)"
+      )) {
       val keyed = spark.sql(query).queryExecution.executedPlan
       val tieBreak = "ties broken by \\[([^\\]]*)\\]".r.findFirstMatchIn(keyed.toString).map(_.group(1))
       assert(tieBreak.exists(t => t.contains("price#") && !t.contains("name#")), keyed)
@@ -112,7 +120,8 @@ class KeysAndOrderSuite extends AnyFunSuite {
   }
 
   test("NULLs in a tie-break column do not leave a row out") {
-    spark.sql("SELECT * FROM VALUES ('A', 1L, NULL), ('B', 1L, 2L) AS t(event_type, ts, id)").createOrReplaceTempView("n")
+    spark.sql("SELECT * FROM VALUES ('A', 1L, NULL), ('B', 1L, 2L) AS t(event_type, ts, id)").createOrReplaceTempView(
+      "n")
     assert(spark.sql("SELECT * FROM n PATTERN A AS a ; B AS b ORDER BY ts").count() == 1)
   }
 }

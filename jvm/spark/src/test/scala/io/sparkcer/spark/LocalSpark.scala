@@ -28,5 +28,6 @@ object LocalSpark {
   def streamingSession(): SparkSession = session(
     "spark.sql.shuffle.partitions" -> "2",
     "spark.sql.streaming.stateStore.providerClass" ->
-      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+  )
 }

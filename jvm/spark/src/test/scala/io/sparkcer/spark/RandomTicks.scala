@@ -16,7 +16,8 @@ object RandomTicks {
     (1 to n).map { id =>
       t += random.nextInt(4) * 100
       val side = if (random.nextInt(3) == 0) "SELL" else "BUY"
-      RandomTick(side, Seq("A", "B", "C")(random.nextInt(3)), id.toLong, 10 + random.nextInt(10), new Timestamp(1000 + t))
+      RandomTick(
+        side, Seq("A", "B", "C")(random.nextInt(3)), id.toLong, 10 + random.nextInt(10), new Timestamp(1000 + t))
     }
   }
 }

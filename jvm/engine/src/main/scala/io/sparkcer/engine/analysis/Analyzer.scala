@@ -104,7 +104,8 @@ object Analyzer {
 
     private def optionColumn(name: String, what: String): Int = {
       val i = columns.indexWhere(_.equalsIgnoreCase(name))
-      if (i < 0) throw new PatternException(s"the $what '$name' is not a column; the columns are: ${columns.mkString(", ")}", Position.Unknown, text)
+      if (i < 0) throw new PatternException(
+        s"the $what '$name' is not a column; the columns are: ${columns.mkString(", ")}", Position.Unknown, text)
       i
     }
 
@@ -119,15 +120,19 @@ object Analyzer {
       val window = this.window(orderKeys)
       val streamOrder =
         if (orderKeys.nonEmpty) orderKeys
-        else IndexedSeq(window.collect { case WindowSpec(_, WindowKey.Column(i, false)) => i }.getOrElse(timeColumn.get) -> false)
+        else IndexedSeq(
+          window.collect { case WindowSpec(_, WindowKey.Column(i, false)) => i }.getOrElse(timeColumn.get) -> false)
       val derived = EqualityPartition.derive(query, columns)
       val maxAsAll = Option.when(query.strategy == Strategy.Max)(Multiplicity.eventsPerMatch(query.pattern)).flatten
       val (evaluated, singleEvent) = SingleEventAggregates.rewrite(derived.fold(query)(_.query) match {
-        case q if maxAsAll.isDefined => q.copy(strategy = Strategy.All)
-        case q => q
-      }, text)
+          case q if maxAsAll.isDefined => q.copy(strategy = Strategy.All)
+          case q => q
+        }, text)
       AnalyzedQuery(
-        evaluated, text, columns, outputs,
+        evaluated,
+        text,
+        columns,
+        outputs,
         evaluated.partitionBy.map(_.map(column).toIndexedSeq).toIndexedSeq,
         streamOrder,
         window,
@@ -136,14 +141,16 @@ object Analyzer {
         query.partitionBy.length,
         derived,
         maxAsAll,
-        singleEvent)
+        singleEvent
+      )
     }
 
     private def checkStreams(cel: Cel): Unit = {
       val streams = query.streams.map(_.value)
       (atoms(cel) ++ Cel.exclusions(cel).flatMap(_.types)).flatMap(_.stream).foreach { s =>
         if (streams.nonEmpty && !streams.contains(s.value))
-          fail(s"unknown stream '${s.value}' in '${s.value}>...'; FROM names: ${streams.mkString(", ")}", s.pos, s.value.length)
+          fail(s"unknown stream '${s.value}' in '${s.value}>...'; FROM names: ${streams.mkString(", ")}", s.pos,
+            s.value.length)
       }
     }
 
@@ -176,7 +183,8 @@ object Analyzer {
                 s"bind it with AS (e.g. BUY AS ${v.value}) or filter one of: ${bound.mkString(", ")}")(e =>
                 s"'${v.value}' is the event of NONE(...) at ${e.pos}, which binds nothing in the match: test it inside " +
                   s"the NONE, NONE(... FILTER ${v.value}...)")
-            fail(s"variable '${v.value}' is not bound in the pattern this FILTER applies to; $hint", v.pos, v.value.length)
+            fail(
+              s"variable '${v.value}' is not bound in the pattern this FILTER applies to; $hint", v.pos, v.value.length)
           }
         }
       case Cel.Not(atom, filter, _) =>
@@ -185,8 +193,12 @@ object Analyzer {
           case f: Filter.OnVariable if f.variable.value != own =>
             fail(s"inside NOT($own FILTER ...) a filter can only name '$own'", f.variable.pos, f.variable.value.length)
           case Filter.Relation(c, pos) if c.slots.nonEmpty || c.variables.exists(_ != own) =>
-            fail(s"inside NOT($own FILTER ...) a filter can only test the attributes of that event, e.g. $own.price > 5; " +
-              "it cannot relate it to other events", pos, c.text.length)
+            fail(
+              s"inside NOT($own FILTER ...) a filter can only test the attributes of that event, e.g. $own.price > 5; " +
+                "it cannot relate it to other events",
+              pos,
+              c.text.length
+            )
           case _ =>
         }
       case Cel.Bind(b, _, _) => checkWellFormed(b)
@@ -204,13 +216,20 @@ object Analyzer {
     private def checkConjunctions(cel: Cel): Unit = cel match {
       case Cel.And(a, b, _) =>
         Seq(a, b).flatMap(Cel.leaves).collectFirst { case n: Cel.Not => n }.foreach { n =>
-          fail("NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +
-            "there may fall on the other operand's event; write the operand without NOT, or its orders with OR", n.pos)
+          fail(
+            "NOT(...) is not supported inside an operand of AND: each operand reads every event, and a NOT read " +
+              "there may fall on the other operand's event; write the operand without NOT, or its orders with OR",
+            n.pos
+          )
         }
         Seq(a, b).flatMap(Cel.exclusions).headOption.foreach { e =>
-          fail("NONE(...) is not supported inside an operand of AND: each operand reads every event, so an event " +
-            "between two of one operand's may be the other operand's; write the NONE outside the AND, or the " +
-            "operands' orders with OR", e.pos, 4)
+          fail(
+            "NONE(...) is not supported inside an operand of AND: each operand reads every event, so an event " +
+              "between two of one operand's may be the other operand's; write the NONE outside the AND, or the " +
+              "operands' orders with OR",
+            e.pos,
+            4
+          )
         }
         checkConjunctions(a); checkConjunctions(b)
       case s: Cel.Sequence => checkConjunctions(s.first); checkConjunctions(s.second)
@@ -267,10 +286,15 @@ object Analyzer {
           if (n < 1) fail("WITHIN n [column] needs n >= 1", pos)
           val i = column(attribute)
           if (orderKeys.nonEmpty && orderKeys.head._1 != i)
-            fail(s"WITHIN $n [${attribute.value}] measures the stream order, but the stream is ordered by " +
-              s"${columns(orderKeys.head._1)}: put ${attribute.value} first in ORDER BY", attribute.pos, attribute.value.length)
+            fail(
+              s"WITHIN $n [${attribute.value}] measures the stream order, but the stream is ordered by " +
+                s"${columns(orderKeys.head._1)}: put ${attribute.value} first in ORDER BY",
+              attribute.pos,
+              attribute.value.length
+            )
           if (orderKeys.nonEmpty && orderKeys.head._2)
-            fail(s"WITHIN $n [${attribute.value}] needs ${attribute.value} in ascending order: drop DESC", attribute.pos)
+            fail(
+              s"WITHIN $n [${attribute.value}] needs ${attribute.value} in ascending order: drop DESC", attribute.pos)
           Some(WindowSpec(n, WindowKey.Column(i, duration = false)))
       }
     }
@@ -279,6 +303,8 @@ object Analyzer {
       throw new PatternException(
         "the stream has no order, so sequencing is undefined: add ORDER BY <column> (e.g. ORDER BY ts), " +
           "or WITHIN n [<column>], or set the time column (spark.cer.timeColumn / timeColumn=...)",
-        query.within.map(_.pos).getOrElse(query.pattern.pos), text)
+        query.within.map(_.pos).getOrElse(query.pattern.pos),
+        text
+      )
   }
 }

@@ -21,7 +21,9 @@ object Equality {
   def of(condition: Condition): Option[Equality] =
     if (condition.slots.nonEmpty) None
     else {
-      val parsed = try Some(ExprParser.parse(condition.predicate.sparkSql)) catch { case _: PatternException => None }
+      val parsed =
+        try Some(ExprParser.parse(condition.predicate.sparkSql))
+        catch { case _: PatternException => None }
       parsed.collect {
         case Expr.Comparison(ComparisonOp.Eq, Expr.Attribute(u, a), Expr.Attribute(v, b), _) if u.value != v.value =>
           Equality(Side(u.value, a.value, 0), Side(v.value, b.value, 1))

@@ -45,21 +45,28 @@ object EqualityPartition {
     // Each NONE's equalities on the chosen attributes, and whether every NONE has one.
     val attributes = chosen.map(_._1.value.toLowerCase(java.util.Locale.ROOT)).toSet
     val exclusions = Cel.exclusions(query.pattern)
-    val keyed = exclusions.map(e => e -> e.filter.toSeq.flatMap(conjunctsOf).filter(r => equality(r).exists {
-      case (a, b, attribute, _) => (a == e.candidate) != (b == e.candidate) &&
-        attributes(attribute.toLowerCase(java.util.Locale.ROOT))
-    })).toMap
+    val keyed = exclusions.map(e =>
+      e -> e.filter.toSeq.flatMap(conjunctsOf).filter(r =>
+        equality(r).exists {
+          case (a, b, attribute, _) => (a == e.candidate) != (b == e.candidate) &&
+            attributes(attribute.toLowerCase(java.util.Locale.ROOT))
+        })).toMap
     if (chosen.isEmpty || exclusions.exists(keyed(_).isEmpty)) None
     else {
       val removed = chosen.flatMap(_._2).toSet
       val pattern = withoutGapLeaves(withoutLeaves(query.pattern, removed), keyed.values.flatten.toSet)
       // A declared key of that one attribute already partitions by it; a group [g, h] (the first of them not NULL) does not.
-      val keys = chosen.map(_._1).filterNot(k => query.partitionBy.exists {
-        case Seq(declared) => declared.value.equalsIgnoreCase(k.value)
-        case _ => false
-      })
-      Some(Derived(chosen.map(_._1), (chosen.flatMap(_._2) ++ exclusions.flatMap(keyed)).map(_.condition.text),
-        query.copy(pattern = pattern, partitionBy = query.partitionBy ++ keys.map(Seq(_)))))
+      val keys = chosen.map(_._1).filterNot(k =>
+        query.partitionBy.exists {
+          case Seq(declared) => declared.value.equalsIgnoreCase(k.value)
+          case _ => false
+        })
+      Some(
+        Derived(
+          chosen.map(_._1),
+          (chosen.flatMap(_._2) ++ exclusions.flatMap(keyed)).map(_.condition.text),
+          query.copy(pattern = pattern, partitionBy = query.partitionBy ++ keys.map(Seq(_)))
+        ))
     }
   }
 
@@ -75,7 +82,7 @@ object EqualityPartition {
       case _: Cel.Atom => false
     }
     query.strategy != Strategy.Strict && query.consumeBy != Consumption.Partition &&
-      !query.within.exists(_.isInstanceOf[Window.Events]) && !counts(query.pattern)
+    !query.within.exists(_.isInstanceOf[Window.Events]) && !counts(query.pattern)
   }
 
   /** The filters applied to the whole pattern (outermost first), and the pattern under them. */
@@ -126,9 +133,9 @@ object EqualityPartition {
   private def prune(f: Filter, removed: Set[Filter.Relation]): Option[Filter] = f match {
     case r: Filter.Relation if removed(r) => None
     case Filter.And(l, r, p) => (prune(l, removed), prune(r, removed)) match {
-      case (Some(a), Some(b)) => Some(Filter.And(a, b, p))
-      case (a, b) => a.orElse(b)
-    }
+        case (Some(a), Some(b)) => Some(Filter.And(a, b, p))
+        case (a, b) => a.orElse(b)
+      }
     case other => Some(other)
   }
 

@@ -48,21 +48,37 @@ object Exclusions {
     private def exclusion(e: Exclusion, around: Seq[String]): Unit = {
       val v = e.candidate
       e.variable.filter(n => bound.contains(n.value)).foreach { n =>
-        fail(s"'${n.value}' is bound by the pattern too, but NONE's event binds nothing in the match: give it a name of " +
-          s"its own, e.g. NONE(... AS no_${n.value} ...)", n.pos, n.value.length)
+        fail(
+          s"'${n.value}' is bound by the pattern too, but NONE's event binds nothing in the match: give it a name of " +
+            s"its own, e.g. NONE(... AS no_${n.value} ...)",
+          n.pos,
+          n.value.length
+        )
       }
       val leaves = e.filter.toSeq.flatMap(conjuncts)
       if (e.variable.isEmpty && leaves.nonEmpty && e.types.size > 1)
-        fail(s"NONE(${e.types.map(_.eventType.value).mkString(" OR ")} FILTER ...) needs a name for its event, whichever " +
-          s"its type: NONE(${e.types.map(_.eventType.value).mkString(" OR ")} AS e FILTER e.price > 5)", e.pos, 4)
+        fail(
+          s"NONE(${e.types.map(_.eventType.value).mkString(" OR ")} FILTER ...) needs a name for its event, whichever " +
+            s"its type: NONE(${e.types.map(_.eventType.value).mkString(" OR ")} AS e FILTER e.price > 5)",
+          e.pos,
+          4
+        )
       leaves.foreach {
         case f: Filter.OnVariable if f.variable.value != v =>
-          fail(s"inside NONE(...) a filter ${f.variable.value}[...] can only test NONE's event, '$v'; relate it to " +
-            s"other events with a condition, e.g. $v.price > ${f.variable.value}.price", f.variable.pos, f.variable.value.length)
+          fail(
+            s"inside NONE(...) a filter ${f.variable.value}[...] can only test NONE's event, '$v'; relate it to " +
+              s"other events with a condition, e.g. $v.price > ${f.variable.value}.price",
+            f.variable.pos,
+            f.variable.value.length
+          )
         case Filter.Relation(c, pos) =>
           c.slots.headOption.foreach { s =>
-            fail(s"inside NONE(...) a condition judges one event at a time against single events of the match: " +
-              s"${s.function.name}(...) is not supported there", s.pos, s.function.name.length)
+            fail(
+              s"inside NONE(...) a condition judges one event at a time against single events of the match: " +
+                s"${s.function.name}(...) is not supported there",
+              s.pos,
+              s.function.name.length
+            )
           }
           if (c.references.isEmpty)
             fail(s"the condition '${c.text}' names no event: write each column with its variable, e.g. $v.price > 100",
@@ -70,11 +86,14 @@ object Exclusions {
           c.references.map(_.variable).foreach { n =>
             if (n.value == v && e.variable.isEmpty && bound.contains(v) && c.variables.exists(_ != v))
               fail(s"'$v' names both NONE's event and an event the pattern binds: name NONE's event, e.g. " +
-                s"NONE($v AS no_$v FILTER no_$v...)", n.pos, n.value.length)
+                  s"NONE($v AS no_$v FILTER no_$v...)", n.pos, n.value.length)
             if (n.value != v && !around.contains(n.value))
-              fail(s"'${n.value}' is not bound next to this NONE: its filter may name its event '$v' and the variables " +
-                s"of the operands of ';' around it${if (around.isEmpty) "" else around.mkString(" (", ", ", ")")}",
-                n.pos, n.value.length)
+              fail(
+                s"'${n.value}' is not bound next to this NONE: its filter may name its event '$v' and the variables " +
+                  s"of the operands of ';' around it${if (around.isEmpty) "" else around.mkString(" (", ", ", ")")}",
+                n.pos,
+                n.value.length
+              )
           }
         case _ =>
       }
@@ -85,7 +104,7 @@ object Exclusions {
       case Filter.And(l, r, _) => conjuncts(l) ++ conjuncts(r)
       case Filter.Or(_, _, pos) =>
         fail("OR is not supported inside NONE(...): NONE(B FILTER p OR q) is NONE(B FILTER p) ; NONE(B FILTER q), " +
-          "neither event between", pos, 1)
+            "neither event between", pos, 1)
       case Filter.Not(_, pos) =>
         fail("NOT is not supported inside NONE(...); negate the predicate itself, e.g. price <= 5", pos, 3)
       case leaf => Seq(leaf)

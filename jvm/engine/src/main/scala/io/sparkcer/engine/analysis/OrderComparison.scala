@@ -38,7 +38,9 @@ object OrderComparison {
    * side reads a variable's events alone ([[sideOf]]), two events compare on it as where there are no slots.
    */
   def withSlots(condition: Condition): Option[OrderComparison] = {
-    val parsed = try Some(ExprParser.parse(condition.predicate.sparkSql)) catch { case _: PatternException => None }
+    val parsed =
+      try Some(ExprParser.parse(condition.predicate.sparkSql))
+      catch { case _: PatternException => None }
     parsed.collect {
       case Expr.Comparison(op @ (ComparisonOp.Lt | ComparisonOp.LtEq | ComparisonOp.Gt | ComparisonOp.GtEq), l, r, _) =>
         OrderComparison(op, l, r)

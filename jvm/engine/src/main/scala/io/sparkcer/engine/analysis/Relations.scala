@@ -34,19 +34,24 @@ object Relations {
   }
 
   def check(query: Query, text: String): Unit = {
-    def fail(problem: String, pos: Position, length: Int): Nothing = throw new PatternException(problem, pos, text, length)
+    def fail(problem: String, pos: Position, length: Int): Nothing =
+      throw new PatternException(problem, pos, text, length)
     for ((body, filter) <- scopes(query.pattern); Filter.Relation(c, pos) <- Filter.relations(filter)) {
       def repeats(v: String) = Relations.repeats(body, v)
       if (c.references.isEmpty && c.slots.isEmpty)
-        fail(s"the condition '${c.text}' names no event: write each column with the variable whose event it reads, " +
-          s"e.g. ${(Analyzer.asVariables(body) ++ Analyzer.boundVariables(body)).headOption.getOrElse("b")}.price > 100",
-          pos, c.text.length)
+        fail(
+          s"the condition '${c.text}' names no event: write each column with the variable whose event it reads, " +
+            s"e.g. ${(Analyzer.asVariables(body) ++ Analyzer.boundVariables(body)).headOption.getOrElse("b")}.price > 100",
+          pos,
+          c.text.length
+        )
       c.slots.foreach { s =>
         val v = s.variable.value
         if (!repeats(v)) {
           val what =
-            if (s.function == SlotFunction.Prev) s"prev(...) is the event of $v before the current one, so it needs $v to " +
-              s"repeat (bind it inside an iteration: (... AS $v)+)"
+            if (s.function == SlotFunction.Prev)
+              s"prev(...) is the event of $v before the current one, so it needs $v to " +
+                s"repeat (bind it inside an iteration: (... AS $v)+)"
             else s"${s.function.name}(...) ranges over the events bound to $v, but $v binds one event here: write " +
               s.argument.fold(s"1 for count($v)")(a => a.text)
           fail(what, s.pos, s.function.name.length)
@@ -56,9 +61,13 @@ object Relations {
         val v = c.prevVariables.head
         val others = (c.allVariables.filter(_ != v) ++ c.prevVariables.drop(1)).distinct
         if (others.nonEmpty || c.aggregates.nonEmpty)
-          fail(s"a condition with prev($v.…) can only name $v (its $v.attr is the current event of $v, prev the one " +
-            s"before); it also names ${(others ++ c.aggregates.map(_.function.name + "(...)")).distinct.mkString(", ")}: " +
-            "split it with AND into conditions of their own", pos, c.text.length)
+          fail(
+            s"a condition with prev($v.…) can only name $v (its $v.attr is the current event of $v, prev the one " +
+              s"before); it also names ${(others ++ c.aggregates.map(_.function.name + "(...)")).distinct.mkString(", ")}: " +
+              "split it with AND into conditions of their own",
+            pos,
+            c.text.length
+          )
       }
     }
   }
@@ -71,13 +80,18 @@ object Relations {
   def requireBounded(query: Query, text: String): Unit =
     if (query.within.isEmpty)
       for ((body, filter) <- scopes(query.pattern); Filter.Relation(c, _) <- Filter.relations(filter)
-           if relates(c) && c.prevVariables.isEmpty)
+        if relates(c) && c.prevVariables.isEmpty)
         c.references.map(_.variable).find(v => Multiplicity.mayBindSeveral(body, v.value)).foreach { v =>
           val other = c.allVariables.find(_ != v.value).getOrElse(v.value)
-          throw new PatternException(s"'${v.value}' binds several events here (it repeats under +), and the condition " +
-            s"'${c.text}' relates each of them to ${if (other == v.value) s"aggregates of ${v.value}" else s"'$other'"}: " +
-            "its events are kept until the match ends (the pattern is not a bounded expression, Def. 3.2 of the RMA " +
-            s"paper). Add a window, e.g. WITHIN 100 EVENTS, or relate an aggregate instead: max(${v.value}.attr), " +
-            s"min(${v.value}.attr)", v.pos, text, v.value.length)
+          throw new PatternException(
+            s"'${v.value}' binds several events here (it repeats under +), and the condition " +
+              s"'${c.text}' relates each of them to ${if (other == v.value) s"aggregates of ${v.value}" else s"'$other'"}: " +
+              "its events are kept until the match ends (the pattern is not a bounded expression, Def. 3.2 of the RMA " +
+              s"paper). Add a window, e.g. WITHIN 100 EVENTS, or relate an aggregate instead: max(${v.value}.attr), " +
+              s"min(${v.value}.attr)",
+            v.pos,
+            text,
+            v.value.length
+          )
         }
 }

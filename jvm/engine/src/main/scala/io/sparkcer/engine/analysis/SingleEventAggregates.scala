@@ -124,8 +124,9 @@ object SingleEventAggregates {
      */
     private def readOverOne(c: Condition, variables: Seq[String]): Option[(Condition, String)] =
       c.slots.filter(s => variables.contains(s.variable.value)) match {
-        case Seq(slot) if !c.references.exists(r => variables.contains(r.variable.value)) && slot.argument.isDefined &&
-            (selective(slot.function) || slot.function == SlotFunction.Avg && alone(c, slot)) =>
+        case Seq(slot)
+            if !c.references.exists(r => variables.contains(r.variable.value)) && slot.argument.isDefined &&
+              (selective(slot.function) || slot.function == SlotFunction.Avg && alone(c, slot)) =>
           references(slot).map { inside =>
             // `max(b.v)` is read as `(b.v)`: the call's name and bracket become a bracket, and the argument's text and
             // its own rewrites stand where they were written, so that its references keep their places.
@@ -133,7 +134,8 @@ object SingleEventAggregates {
             val argument = slot.argument.get
             val from = argument.pos.offset - c.predicate.pos.offset
             val edits = c.predicate.edits.filterNot(_ eq call) ++
-              (SqlFragment.Edit(call.offset, from - call.offset, "(") +: argument.edits.map(e => e.copy(offset = e.offset + from)))
+              (SqlFragment.Edit(
+                call.offset, from - call.offset, "(") +: argument.edits.map(e => e.copy(offset = e.offset + from)))
             Condition(SqlFragment.edited(c.predicate.text, c.predicate.pos, edits),
               (c.references ++ inside).sortBy(_.attributeAt), c.slots.filterNot(_ == slot)) -> slot.variable.value
           }
@@ -147,7 +149,9 @@ object SingleEventAggregates {
     private def alone(c: Condition, slot: Slot): Boolean = {
       val name = slot.name.stripPrefix("`").stripSuffix("`")
       def isSlot(e: Expr) = e match { case Expr.Column(n) => n.value == name; case _ => false }
-      val parsed = try Some(ExprParser.parse(c.predicate.sparkSql)) catch { case _: PatternException => None }
+      val parsed =
+        try Some(ExprParser.parse(c.predicate.sparkSql))
+        catch { case _: PatternException => None }
       parsed.exists {
         case Expr.Comparison(ComparisonOp.Lt | ComparisonOp.LtEq | ComparisonOp.Gt | ComparisonOp.GtEq, l, r, _) =>
           isSlot(l) != isSlot(r)
@@ -157,7 +161,9 @@ object SingleEventAggregates {
 
     /** The references in the call's argument, placed in the query (read as a condition of its own). */
     private def references(slot: Slot): Option[Seq[Reference]] = slot.argument.flatMap { p =>
-      val scanned = try Some(ConditionScanner.scan(text, p.pos)._1) catch { case _: PatternException => None }
+      val scanned =
+        try Some(ConditionScanner.scan(text, p.pos)._1)
+        catch { case _: PatternException => None }
       scanned.filter(a => a.slots.isEmpty && a.predicate.text == p.text).map(_.references)
     }
   }

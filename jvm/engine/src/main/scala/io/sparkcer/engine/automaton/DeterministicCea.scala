@@ -66,10 +66,10 @@ abstract class DeterministicCea(val nfa: Nfa) {
     if (key.isEmpty) -1
     else
       ids.getOrElseUpdate(new StateKey(key), {
-        keys += key
-        finals += isFinalKey(key)
-        keys.length - 1
-      })
+          keys += key
+          finals += isFinalKey(key)
+          keys.length - 1
+        })
 
   /** The NFA states reached from `from` by transitions enabled by the symbol that satisfy `take`. */
   protected final def step(from: Iterable[Int], symbol: Array[Long])(take: Transition => Boolean): Set[Int] =
@@ -106,7 +106,8 @@ final class SubsetCea(nfa: Nfa) extends DeterministicCea(nfa) {
   protected def computeMoves(key: Array[Int], symbol: Array[Long]): Moves = {
     val preStart = key.sameElements(initialKey)
     val unlabelled = step(key, symbol)(t => !t.marks || t.label == 0) - Nfa.Initial
-    val marks = labelsMarkedFrom(key, symbol).filter(_ != 0).map(l => l -> intern(sorted(step(key, symbol)(_.label == l))))
+    val marks =
+      labelsMarkedFrom(key, symbol).filter(_ != 0).map(l => l -> intern(sorted(step(key, symbol)(_.label == l))))
     val onward = intern(sorted(unlabelled))
     new Moves(
       unmarked = onward,

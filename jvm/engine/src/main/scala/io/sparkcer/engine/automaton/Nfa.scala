@@ -117,7 +117,9 @@ final class Nfa(
     var changed = true
     while (changed) {
       changed = false
-      for (q <- transitions.indices if !reads(q); t <- transitions(q) if reads(t.target)) { reads(q) = true; changed = true }
+      for (q <- transitions.indices if !reads(q); t <- transitions(q) if reads(t.target)) {
+        reads(q) = true; changed = true
+      }
     }
     reads.toIndexedSeq
   }

@@ -132,7 +132,9 @@ object NfaCompiler {
         throw new PatternException(
           "a match cannot end with NOT(...): the event that completes a match must be part of it; " +
             "follow the NOT with the event it should precede, e.g. NOT(B) ; C",
-          a.node.pos, query)
+          a.node.pos,
+          query
+        )
       }
       fragment match {
         case f: Fragment => automaton(f)
@@ -177,9 +179,14 @@ object NfaCompiler {
         val inside = (before + 1 to atoms.length).toSet
         val above = bindings.length
         val condition = if (negated) negate(c) else c
-        scopes += Scope(conditions.getOrElseUpdate(condition, conditions.size), body, inside,
-          inside.map(a => a -> atoms(a - 1).variables.dropRight(above).distinct).toMap, fragment.first.toSet,
-          repeats = iterations > 0)
+        scopes += Scope(
+          conditions.getOrElseUpdate(condition, conditions.size),
+          body,
+          inside,
+          inside.map(a => a -> atoms(a - 1).variables.dropRight(above).distinct).toMap,
+          fragment.first.toSet,
+          repeats = iterations > 0
+        )
         fragment
       case Cel.Filtered(_, other, _) =>
         throw new IllegalStateException(s"filter not expanded: $other")
@@ -207,11 +214,12 @@ object NfaCompiler {
       case Cel.Iteration(body, contiguous, _) =>
         iterations += 1
         try visit(body, bindings, filters) match {
-          case a: Fragment =>
-            link(a.last, a.first, contiguous, Passing.Anything)
-            a
-          case other => Repeat(other, contiguous)
-        } finally iterations -= 1
+            case a: Fragment =>
+              link(a.last, a.first, contiguous, Passing.Anything)
+              a
+            case other => Repeat(other, contiguous)
+          }
+        finally iterations -= 1
     }
 
     /**
@@ -221,7 +229,8 @@ object NfaCompiler {
      * variable bound after the NONE (the analysis let them name only those around it), each gets the scope of `left`
      * (`above` AS names around it), whose registers then hold those events while a run waits in the gap.
      */
-    private def gap(e: Exclusion, before: Shape, after: Shape, left: Cel, earlier: Range, later: Range, above: Int): Int = {
+    private def gap(e: Exclusion, before: Shape, after: Shape, left: Cel, earlier: Range, later: Range, above: Int)
+        : Int = {
       val candidate = e.candidate
       val (alone, relating) = e.filter.toSeq.flatMap(conjuncts).partition {
         case _: Filter.OnVariable => true
@@ -240,13 +249,16 @@ object NfaCompiler {
       val boundLater = related.flatMap(_.variables).distinct.filter(v => v != candidate && afterIt(v))
       // In an iteration, each instance of `left` writes a variable it binds exactly once before the gap: only the
       // registers of the others (lists, hardest events) need emptying as it begins again.
-      def rewritten(c: Condition) = c.variables.forall(v => v == candidate || Multiplicity.of(left, v) == Multiplicity.One)
-      val registerScopes = if (boundLater.nonEmpty) Nil else related.zip(indices).map { case (c, i) =>
+      def rewritten(c: Condition) =
+        c.variables.forall(v => v == candidate || Multiplicity.of(left, v) == Multiplicity.One)
+      val registerScopes = if (boundLater.nonEmpty) Nil
+      else related.zip(indices).map { case (c, i) =>
         scopes += Scope(i, left, earlier.toSet, earlier.map(a => a -> bindingsOf(a)).toMap, before.first.toSet,
           repeats = iterations > 0 && !rewritten(c), candidate = Some(candidate))
         scopes.length - 1
       }
-      gaps += Gap(before.last.toSet, after.first.toSet, e.types.map(guardOf(_, predicates)).distinct, indices, candidate,
+      gaps += Gap(
+        before.last.toSet, after.first.toSet, e.types.map(guardOf(_, predicates)).distinct, indices, candidate,
         e, boundLater, registerScopes)
       gaps.length - 1
     }
@@ -255,7 +267,8 @@ object NfaCompiler {
     private def conjuncts(f: Filter): Seq[Filter] = f match {
       case Filter.And(l, r, _) => conjuncts(l) ++ conjuncts(r)
       case Filter.Or(_, _, pos) =>
-        throw new PatternException("OR is not supported inside NOT(...); negate each alternative separately", pos, query)
+        throw new PatternException(
+          "OR is not supported inside NOT(...); negate each alternative separately", pos, query)
       case Filter.Not(_, pos) =>
         throw new PatternException("NOT is not supported inside NOT(...); negate the predicate itself, e.g. price <= 5",
           pos, query)
@@ -313,26 +326,28 @@ object NfaCompiler {
      *
      * @param conjunction the outermost AND the shape is part of, which an error names
      */
-    private def operand(shape: Shape, withDone: Boolean, conjunction: Option[Conjunction] = None): Component = shape match {
-      case f: Fragment =>
-        val reached = mutable.LinkedHashSet.empty[Int]
-        val pending = mutable.Stack(f.first: _*)
-        while (pending.nonEmpty) {
-          val a = pending.pop()
-          if (reached.add(a)) pending.pushAll(follow(a - 1).keys.map(_._1))
-        }
-        component(f, reached.toSeq.sorted, withDone)
-      case c: Conjunction =>
-        // Past its limit the error names the whole conjunction, the operands a person wrote, not its inner product.
-        val whole = conjunction.getOrElse(c)
-        product(operand(c.left, withDone = true, Some(whole)), operand(c.right, withDone = true, Some(whole)), withDone,
-          whole)
-      case Union(l, r) => union(operand(l, withDone, conjunction), operand(r, withDone, conjunction))
-      case Chain(before, after, contiguous, passing) =>
-        sequence(operand(before, withDone = false, conjunction), operand(after, withDone, conjunction), contiguous,
-          passing)
-      case Repeat(body, contiguous) => repeat(operand(body, withDone, conjunction), contiguous)
-    }
+    private def operand(shape: Shape, withDone: Boolean, conjunction: Option[Conjunction] = None): Component =
+      shape match {
+        case f: Fragment =>
+          val reached = mutable.LinkedHashSet.empty[Int]
+          val pending = mutable.Stack(f.first: _*)
+          while (pending.nonEmpty) {
+            val a = pending.pop()
+            if (reached.add(a)) pending.pushAll(follow(a - 1).keys.map(_._1))
+          }
+          component(f, reached.toSeq.sorted, withDone)
+        case c: Conjunction =>
+          // Past its limit the error names the whole conjunction, the operands a person wrote, not its inner product.
+          val whole = conjunction.getOrElse(c)
+          product(
+            operand(c.left, withDone = true, Some(whole)), operand(c.right, withDone = true, Some(whole)), withDone,
+            whole)
+        case Union(l, r) => union(operand(l, withDone, conjunction), operand(r, withDone, conjunction))
+        case Chain(before, after, contiguous, passing) =>
+          sequence(operand(before, withDone = false, conjunction), operand(after, withDone, conjunction), contiguous,
+            passing)
+        case Repeat(body, contiguous) => repeat(operand(body, withDone, conjunction), contiguous)
+      }
 
     /**
      * `x ; y` (or `x : y`, `contiguous`) of two components: from each state where x ends, y's first moves (those of
@@ -342,7 +357,8 @@ object NfaCompiler {
      */
     private def sequence(x: Component, y: Component, contiguous: Boolean, passing: Passing): Component = {
       val offset = x.transitions.length - 1 // y's state s > 0 becomes s + offset; y's initial state is x's
-      val shifted = (1 until y.transitions.length).map(s => y.transitions(s).map(t => t.copy(target = t.target + offset)))
+      val shifted =
+        (1 until y.transitions.length).map(s => y.transitions(s).map(t => t.copy(target = t.target + offset)))
       val entries = y.transitions(Nfa.Initial).filter(_.reads).map(t => t.copy(target = t.target + offset))
       val atomOf = x.atomOf ++ y.atomOf.tail
       continued(x.transitions ++ shifted, x.last, entries, atomOf, contiguous, passing, y.last.map(_ + offset),
@@ -351,7 +367,8 @@ object NfaCompiler {
 
     /** `x+` (or `x:+`): from each state where x ends, x's first moves again, as in [[sequence]] with x after itself. */
     private def repeat(x: Component, contiguous: Boolean): Component =
-      continued(x.transitions, x.last, x.transitions(Nfa.Initial).filter(_.reads), x.atomOf, contiguous, Passing.Anything, x.last,
+      continued(x.transitions, x.last, x.transitions(Nfa.Initial).filter(_.reads), x.atomOf, contiguous,
+        Passing.Anything, x.last,
         x.done)
 
     /**
@@ -362,10 +379,12 @@ object NfaCompiler {
     private def continued(transitions: IndexedSeq[Seq[Transition]], ends: Set[Int], entries: Seq[Transition],
         atomOf: IndexedSeq[Int], contiguous: Boolean, passing: Passing, last: Set[Int], done: Int): Component = {
       val from = ends.toSeq.sorted
-      val waiting = if (contiguous) Map.empty[Int, Int] else from.zipWithIndex.map { case (q, i) => q -> (transitions.length + i) }.toMap
+      val waiting = if (contiguous) Map.empty[Int, Int]
+      else from.zipWithIndex.map { case (q, i) => q -> (transitions.length + i) }.toMap
       def enter(q: Int): Seq[Transition] = entries.map { t =>
         val atom = atomOf(t.target)
-        t.copy(from = atomOf(q), resets = scopes.indices.filter(s => scopes(s).repeats && scopes(s).first.contains(atom)))
+        t.copy(
+          from = atomOf(q), resets = scopes.indices.filter(s => scopes(s).repeats && scopes(s).first.contains(atom)))
       }
       val linked = transitions.indices.map { q =>
         if (!ends(q)) transitions(q)
@@ -381,10 +400,15 @@ object NfaCompiler {
       if (info.negated && strict) None
       else {
         if (info.negated && resets.nonEmpty)
-          throw new PatternException("a filtered part of an iteration that relates events (or the part before a NONE that " +
-            "relates its event to a repeating variable's) cannot begin with NOT(...); begin it with the event NOT " +
-            "precedes, or move the FILTER outside the iteration", info.node.pos, query)
-        Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b, resets = resets, from = from))
+          throw new PatternException(
+            "a filtered part of an iteration that relates events (or the part before a NONE that " +
+              "relates its event to a repeating variable's) cannot begin with NOT(...); begin it with the event NOT " +
+              "precedes, or move the FILTER outside the iteration",
+            info.node.pos,
+            query
+          )
+        Some(Transition(info.guard, info.negated, if (info.negated) -1 else info.label, b, resets = resets,
+            from = from))
       }
     }
 
@@ -397,7 +421,8 @@ object NfaCompiler {
     private def component(pattern: Fragment, over: Seq[Int], withDone: Boolean): Component = {
       val local = over.zipWithIndex.map { case (a, i) => a -> (i + 1) }.toMap
       // A waiting state per atom and what its gap passes by.
-      val waits = if (strict) Nil else over.flatMap(a => follow(a - 1).toSeq.collect { case ((_, _, p), false) => (a, p) }.distinct)
+      val waits = if (strict) Nil
+      else over.flatMap(a => follow(a - 1).toSeq.collect { case ((_, _, p), false) => (a, p) }.distinct)
       val waiting = waits.zipWithIndex.map { case (w, i) => w -> (over.length + 1 + i) }.toMap
       val done = if (withDone) over.length + 1 + waiting.size else -1
       val stateCount = over.length + 1 + waiting.size + (if (withDone) 1 else 0)
@@ -412,7 +437,9 @@ object NfaCompiler {
           val w = waiting(key)
           transitions(local(a)) += skip(w, passing)
           transitions(w) += skip(w, passing)
-          transitions(w) ++= follow(a - 1).collect { case ((b, resets, `passing`), false) => enterLocal(a, b, resets) }.flatten
+          transitions(w) ++= follow(a - 1).collect { case ((b, resets, `passing`), false) =>
+            enterLocal(a, b, resets)
+          }.flatten
         }
       }
       if (withDone) {
@@ -434,10 +461,10 @@ object NfaCompiler {
       val states = mutable.ArrayBuffer((0, 0, 0))
       val transitions = mutable.ArrayBuffer.empty[Seq[Transition]]
       def id(state: (Int, Int, Int)): Int = ids.getOrElseUpdate(state, {
-        if (states.length == MaxConjunctionStates) tooLarge(conjunction)
-        states += state
-        states.length - 1
-      })
+          if (states.length == MaxConjunctionStates) tooLarge(conjunction)
+          states += state
+          states.length - 1
+        })
       var next = 0
       while (next < states.length) {
         val (l, r, _) = states(next)
@@ -471,10 +498,14 @@ object NfaCompiler {
         case Conjunction(l, r, _) => operands(l) + operands(r)
         case _ => 1
       }
-      throw new PatternException(s"this AND of ${operands(conjunction)} operands needs an automaton of more than " +
-        s"$MaxConjunctionStates states: it remembers which operands are done and where each one is, every " +
-        "combination a state. Write the operands whose order is known as a sequence (A ; B needs no such memory), " +
-        "or split the conjunction into queries of fewer operands", conjunction.pos, query)
+      throw new PatternException(
+        s"this AND of ${operands(conjunction)} operands needs an automaton of more than " +
+          s"$MaxConjunctionStates states: it remembers which operands are done and where each one is, every " +
+          "combination a state. Write the operands whose order is known as a sequence (A ; B needs no such memory), " +
+          "or split the conjunction into queries of fewer operands",
+        conjunction.pos,
+        query
+      )
     }
 
     /** Two components side by side from one initial state; their done states are one. */
@@ -497,7 +528,9 @@ object NfaCompiler {
      * the whole automaton must not take.
      */
     private def nfa(c: Component): Nfa = new Nfa(
-      c.transitions.zipWithIndex.map { case (ts, q) => (if (strict && q != Nfa.Initial) ts.filter(_.reads) else ts).toIndexedSeq },
+      c.transitions.zipWithIndex.map { case (ts, q) =>
+        (if (strict && q != Nfa.Initial) ts.filter(_.reads) else ts).toIndexedSeq
+      },
       c.transitions.indices.map(c.last),
       guards.values.map(_._2).toIndexedSeq,
       labels.keys.map(_.toIndexedSeq).toIndexedSeq,
@@ -505,6 +538,7 @@ object NfaCompiler {
       scopes.toIndexedSeq,
       c.atomOf,
       atoms.map(a => AtomSpec(a.guard, a.negated, a.label, a.variables)).toIndexedSeq,
-      gaps.toIndexedSeq)
+      gaps.toIndexedSeq
+    )
   }
 }

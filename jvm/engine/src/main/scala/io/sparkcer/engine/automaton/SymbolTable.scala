@@ -8,7 +8,7 @@ import java.util.Arrays
  * Open addressing over the words themselves: no boxing, no allocation once a symbol has been seen.
  */
 final class SymbolTable(words: Int) {
-  private var slots = Array.fill(64)(-1)          // symbol id per hash slot
+  private var slots = Array.fill(64)(-1) // symbol id per hash slot
   private var vectors = new Array[Long](64 * words) // symbol id -> its words
   private var count = 0
 
@@ -40,7 +40,7 @@ final class SymbolTable(words: Int) {
   private def hash(bits: Array[Long]): Int = {
     var h = 0L
     var i = 0
-    while (i < words) { h = (h ^ bits(i)) * 0x9E3779B97F4A7C15L; i += 1 }
+    while (i < words) { h = (h ^ bits(i)) * 0x9e3779b97f4a7c15L; i += 1 }
     (h ^ (h >>> 29)).toInt
   }
 

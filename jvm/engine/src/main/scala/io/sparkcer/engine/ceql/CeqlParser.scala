@@ -5,7 +5,9 @@ import java.util.Locale
 import scala.collection.mutable
 
 import io.sparkcer.engine.syntax.TokenKind._
-import io.sparkcer.engine.syntax.{DurationUnits, Name, PatternException, Position, SqlText, SyntaxDepth, Token, TokenCursor}
+import io.sparkcer.engine.syntax.{
+  DurationUnits, Name, PatternException, Position, SqlText, SyntaxDepth, Token, TokenCursor
+}
 
 /**
  * Hand-written recursive-descent parser for CEQL (CORE, Bucchi et al., VLDB 2022, §2.2, with spark-cer's clauses): one method per grammar rule.
@@ -200,8 +202,9 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
     while (more) {
       if (isKw("AS")) { advance(); formula = Cel.Bind(formula, name("a variable name"), formula.pos) }
       else if (isSym("+")) { advance(); formula = Cel.Iteration(formula, contiguous = false, formula.pos) }
-      else if (isSym(":") && isSym("+", peek)) { advance(); advance(); formula = Cel.Iteration(formula, contiguous = true, formula.pos) }
-      else more = false
+      else if (isSym(":") && isSym("+", peek)) {
+        advance(); advance(); formula = Cel.Iteration(formula, contiguous = true, formula.pos)
+      } else more = false
     }
     formula
   }
@@ -211,8 +214,7 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
     else if (atExclusion) {
       val before = Option.when(tokensRead > 0)(previous)
       misplacedExclusion(exclusion(), before, after = false)
-    }
-    else if (isKw("NOT")) {
+    } else if (isKw("NOT")) {
       val not = advance()
       expectSym("(")
       val atom = this.atom()
@@ -258,11 +260,17 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
       case Some(t) if after && (isKw("AS", t) || isSym("+", t)) =>
         "nothing follows it but ';': name its event inside, NONE(B AS b FILTER ...), and repeat the sequence around " +
           "it, (A ; NONE(B) ; C)+"
-      case _ if after => "it cannot end a pattern or a parenthesis: follow it with the event it precedes, e.g. A ; NONE(B) ; C"
+      case _ if after =>
+        "it cannot end a pattern or a parenthesis: follow it with the event it precedes, e.g. A ; NONE(B) ; C"
       case _ => "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C"
     }
-    throw new PatternException(s"NONE(...) stands only between two operands of ';' (A ; NONE(B) ; C: no B between the " +
-      s"A and the C); $hint", none.pos, text, previous.end - none.pos.offset)
+    throw new PatternException(
+      s"NONE(...) stands only between two operands of ';' (A ; NONE(B) ; C: no B between the " +
+        s"A and the C); $hint",
+      none.pos,
+      text,
+      previous.end - none.pos.offset
+    )
   }
 
   /** `type` or `stream>type`, where the stream may be qualified (`db.t>SELL`). */
@@ -308,8 +316,9 @@ final class CeqlParser private (text: String) extends TokenCursor(text, Position
     val after = SqlText.scan(text, open.pos, "a filter", unmatched = ")") { (t, depth, previous) =>
       t.kind == End || (depth == 0 && previous.isDefined)
     }.stop
-    after.kind == End || Seq("AND", "OR", "FILTER", "PARTITION", "ORDER", "WITHIN", "CONSUME", "LIMIT").exists(isKw(_, after)) ||
-      Seq(")", ";").exists(isSym(_, after))
+    after.kind == End || Seq(
+      "AND", "OR", "FILTER", "PARTITION", "ORDER", "WITHIN", "CONSUME", "LIMIT").exists(isKw(_, after)) ||
+    Seq(")", ";").exists(isSym(_, after))
   }
 
   // ---- shared pieces ------------------------------------------------------------------------------------

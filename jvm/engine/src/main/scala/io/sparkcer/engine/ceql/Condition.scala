@@ -39,7 +39,8 @@ final case class Reference(variable: Name, attribute: String, attributeAt: Int)
  *
  * @param name the column that stands for the call in the condition's Spark text
  */
-final case class Slot(function: SlotFunction, variable: Name, argument: Option[SqlFragment], name: String, pos: Position)
+final case class Slot(function: SlotFunction, variable: Name, argument: Option[SqlFragment], name: String,
+    pos: Position)
 
 sealed abstract class SlotFunction(val name: String, val aggregate: Boolean)
 object SlotFunction {
@@ -72,7 +73,8 @@ object ConditionScanner {
     val scanned = SqlText.scan(query, from, "a condition", unmatched = ")") { (t, depth, previous) =>
       val word = t.kind == TokenKind.Ident && !previous.exists(_.isSymbol("."))
       if (t.kind == TokenKind.End && depth > 0)
-        throw new PatternException("expected a closing bracket in the condition, found the end of the query", t.pos, query)
+        throw new PatternException(
+          "expected a closing bracket in the condition, found the end of the query", t.pos, query)
       if (word && t.isWord("BETWEEN")) between(depth) += 1
       val betweensAnd = word && depth == 0 && t.isWord("AND") && between(0) > 0
       if (betweensAnd) between(0) -= 1
@@ -99,7 +101,7 @@ object ConditionScanner {
     /** `var.attr[.field...]` at token i: the reference and the index after it. */
     def reference(i: Int): Option[(Reference, Int)] =
       if (isName(tokens(i)) && !afterDot(i) && !lambdaParameters(tokens(i).value) && s.at(i + 1).isSymbol(".") &&
-          isName(s.at(i + 2))) {
+        isName(s.at(i + 2))) {
         var end = i + 3
         while (s.at(end).isSymbol(".") && isName(s.at(end + 1))) end += 2
         val path = (i + 2 until end by 2).map(k => tokens(k).value).mkString(".")
@@ -121,7 +123,8 @@ object ConditionScanner {
     while (i < tokens.length) {
       val t = tokens(i)
       val function = if (t.kind == TokenKind.Ident && !afterDot(i) && s.at(i + 1).isSymbol("("))
-        SlotFunction.named(t.text) else None
+        SlotFunction.named(t.text)
+      else None
       function match {
         case Some(f) if s.partner.contains(i + 1) =>
           val close = s.partner(i + 1)
@@ -130,10 +133,12 @@ object ConditionScanner {
           def describe = query.substring(t.pos.offset, tokens(close).end)
           if (inside.isEmpty) fail(s"expected an argument in ${t.text}(), e.g. ${f.name}(b.price)", tokens(close))
           inside.find(k => SlotFunction.named(tokens(k).text).isDefined && s.at(k + 1).isSymbol("(") && !afterDot(k))
-            .foreach(k => fail(s"expected one variable's attributes in $describe, found a call of ${tokens(k).text}(); " +
-              "aggregates and prev do not nest", tokens(k)))
+            .foreach(k =>
+              fail(s"expected one variable's attributes in $describe, found a call of ${tokens(k).text}(); " +
+                  "aggregates and prev do not nest", tokens(k)))
           if (tokens(inside.head).isWord("DISTINCT"))
-            fail(s"${f.name}(DISTINCT ...) is not supported in a condition; write ${f.name}(b.attr)", tokens(inside.head))
+            fail(
+              s"${f.name}(DISTINCT ...) is not supported in a condition; write ${f.name}(b.attr)", tokens(inside.head))
           val slot =
             if (f == SlotFunction.Count && inside.size == 1 && isName(tokens(inside.head)))
               Slot(f, Name(tokens(inside.head).value, tokens(inside.head).pos), None, name, t.pos)
@@ -145,10 +150,14 @@ object ConditionScanner {
                 case Seq() =>
                   val example = if (f == SlotFunction.Count) "count(b)" else s"${f.name}(b.price)"
                   fail(s"expected an attribute of a variable in $describe, e.g. $example: ${f.name} ranges over the " +
-                    "events bound to one variable", t, describe.length)
+                      "events bound to one variable", t, describe.length)
                 case several =>
-                  fail(s"expected the attributes of one variable in $describe, found ${several.map(_.value)
-                    .mkString(", ")}: ${f.name} ranges over the events of one variable", t, describe.length)
+                  fail(
+                    s"expected the attributes of one variable in $describe, found ${several.map(_.value)
+                        .mkString(", ")}: ${f.name} ranges over the events of one variable",
+                    t,
+                    describe.length
+                  )
               }
             }
           slots += ((slot, i, close + 1))
@@ -162,9 +171,10 @@ object ConditionScanner {
     val slotEdits = slots.map { case (slot, from, until) =>
       SqlFragment.Edit(tokens(from).pos.offset, tokens(until - 1).end - tokens(from).pos.offset, slot.name)
     }
-    val coreEdits = CoreForms(s).filterNot(e => slots.exists { case (_, from, until) =>
-      e.offset >= tokens(from).pos.offset && e.offset < tokens(until - 1).end
-    })
+    val coreEdits = CoreForms(s).filterNot(e =>
+      slots.exists { case (_, from, until) =>
+        e.offset >= tokens(from).pos.offset && e.offset < tokens(until - 1).end
+      })
     Condition(s.predicate(0, tokens.length, slotEdits.toSeq ++ coreEdits), refs, slots.map(_._1).toSeq)
   }
 
@@ -172,7 +182,7 @@ object ConditionScanner {
   private def lambdas(tokens: IndexedSeq[Token]): Set[String] = {
     val names = Set.newBuilder[String]
     for (i <- tokens.indices if tokens(i).isSymbol("-") && i + 1 < tokens.length &&
-      tokens(i + 1).isSymbol(">") && tokens(i + 1).pos.offset == tokens(i).end && i > 0) {
+        tokens(i + 1).isSymbol(">") && tokens(i + 1).pos.offset == tokens(i).end && i > 0) {
       if (tokens(i - 1).isSymbol(")")) {
         var k = i - 2
         while (k >= 0 && !tokens(k).isSymbol("(")) { if (!tokens(k).isSymbol(",")) names += tokens(k).value; k -= 1 }

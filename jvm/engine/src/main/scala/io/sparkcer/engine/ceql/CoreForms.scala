@@ -23,8 +23,9 @@ object CoreForms {
       case TokenKind.Ident if t.isWord("IN") && s.at(i + 1).isSymbol("{") && partner.contains(i + 1) =>
         replace(s.at(i + 1), "(")
         replace(tokens(partner(i + 1)), ")")
-      case TokenKind.Ident if t.isWord("IN") && s.at(i + 1).isWord("RANGE") && s.at(i + 2).isSymbol("(") &&
-          partner.contains(i + 2) =>
+      case TokenKind.Ident
+          if t.isWord("IN") && s.at(i + 1).isWord("RANGE") && s.at(i + 2).isSymbol("(") &&
+            partner.contains(i + 2) =>
         val (open, close) = (i + 2, partner(i + 2))
         val commas = (open + 1 until close).filter(k => tokens(k).isSymbol(",") && depths(k) == depths(open) + 1)
         if (commas.size == 1) {

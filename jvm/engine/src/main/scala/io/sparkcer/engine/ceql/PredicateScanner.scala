@@ -18,8 +18,9 @@ object PredicateScanner {
     val from = Position.advance(query, open.pos, open.end)
     val scanned = SqlText.scan(query, from, "a predicate", unmatched = "]") { (t, depth, _) =>
       if (t.kind == TokenKind.End)
-        throw new PatternException(s"expected ']' to end the predicate ${variable.value}[... opened at ${open.pos}, found " +
-          "the end of the query", t.pos, query)
+        throw new PatternException(
+          s"expected ']' to end the predicate ${variable.value}[... opened at ${open.pos}, found " +
+            "the end of the query", t.pos, query)
       depth == 0 && t.isSymbol("]")
     }
     if (scanned.tokens.isEmpty)

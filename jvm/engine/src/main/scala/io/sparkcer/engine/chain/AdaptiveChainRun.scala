@@ -149,7 +149,7 @@ final class AdaptiveChainRun(newRun: ChainPath => Run, first: ChainPath, work: W
     runs(1 - winner) = null
     leader = winner
     untilRace = if (filling && !agreed) raced
-      else math.max(raced, ChainCost.MinRaceEvents) * (ChainCost.RacesApart << math.min(kept, ChainCost.Doublings))
+    else math.max(raced, ChainCost.MinRaceEvents) * (ChainCost.RacesApart << math.min(kept, ChainCost.Doublings))
   }
 
   /**

@@ -32,10 +32,12 @@ final case class ChainPlan(atoms: IndexedSeq[AtomSpec], ordered: Boolean, condit
     gaps: IndexedSeq[ChainGap] = IndexedSeq.empty, iteration: Option[ChainIteration] = None,
     witnesses: IndexedSeq[Int] = IndexedSeq.empty) {
   def describe: String = s"lazy chain over $written: ${ChainPlan.Method}" +
-    (if (gaps.isEmpty) "" else "; each NONE's events buffered too, a combination with one between its neighbours' rejected") +
-    iteration.fold("")(i => s"; then every subset of ${i.variable}'s events between its neighbours' enumerated" +
-      (if (i.largest < Int.MaxValue) s" up to ${i.largest} events (count(${i.variable}))" else "") +
-      ", its aggregates kept running as each event is added (the paper's iterate edge)") +
+    (if (gaps.isEmpty) ""
+     else "; each NONE's events buffered too, a combination with one between its neighbours' rejected") +
+    iteration.fold("")(i =>
+      s"; then every subset of ${i.variable}'s events between its neighbours' enumerated" +
+        (if (i.largest < Int.MaxValue) s" up to ${i.largest} events (count(${i.variable}))" else "") +
+        ", its aggregates kept running as each event is added (the paper's iterate edge)") +
     (if (witnesses.isEmpty) ""
      else s"; one event of ${witnesses.map(atoms(_).variables.lastOption.getOrElse("?")).mkString(", ")} found per " +
        "match, not one match per event (no selected variable binds them), and what was found kept for the rows after")
@@ -119,7 +121,8 @@ object ChainPlan {
       val gaps = nfa.gaps.filter(_.before.subsetOf(numbers))
       val candidates = gaps.flatMap(g => g.conditions.map(_ -> g.variable)).toMap
       val bindings = nfa.conditions.indices.map { c =>
-        if (candidates.contains(c)) nfa.conditions(c).variables.map(v => if (v == candidates(c)) IndexedSeq(-1) else atomsOf(v))
+        if (candidates.contains(c))
+          nfa.conditions(c).variables.map(v => if (v == candidates(c)) IndexedSeq(-1) else atomsOf(v))
         else if (applies(c)) nfa.conditions(c).variables.map(atomsOf)
         else Nil
       }
@@ -129,10 +132,16 @@ object ChainPlan {
       val slotsFit = iteration.fold(nfa.conditions.forall(_.slots.isEmpty))(_.isDefined)
       if (single && slotsFit && bindings.forall(_.forall(_.size <= 1)) && chained.forall(_.isDefined) &&
         (iterated.isEmpty || gaps.isEmpty)) {
-        val plan = ChainPlan(atoms, ordered, bindings.map(b => if (b.forall(_.size == 1)) b.map(_.head).toIndexedSeq else IndexedSeq.empty),
-          chained.flatten.sortBy(_.atom), iteration.flatten)
+        val plan = ChainPlan(
+          atoms,
+          ordered,
+          bindings.map(b => if (b.forall(_.size == 1)) b.map(_.head).toIndexedSeq else IndexedSeq.empty),
+          chained.flatten.sortBy(_.atom),
+          iteration.flatten
+        )
         // An event no selected variable binds, between the first and the last (which name the row's start and end).
-        Some(if (!ordered || iterated.isDefined) plan
+        Some(
+          if (!ordered || iterated.isDefined) plan
           else plan.copy(witnesses = atoms.indices.filter(i => !plan.bounds(i) && nfa.labels(atoms(i).label).isEmpty)))
       } else None
     }
@@ -151,7 +160,8 @@ object ChainPlan {
     val mine = atoms(k).variables.toSet -- atoms.indices.filter(_ != k).flatMap(atoms(_).variables)
     def names(c: Int) = nfa.conditions(c).allVariables.exists(mine)
     def namedOnce(c: Int) = nfa.conditions(c).allVariables.count(mine) == 1
-    val (each, consecutive, whole) = (IndexedSeq.newBuilder[Int], IndexedSeq.newBuilder[Int], IndexedSeq.newBuilder[Int])
+    val (each, consecutive, whole) =
+      (IndexedSeq.newBuilder[Int], IndexedSeq.newBuilder[Int], IndexedSeq.newBuilder[Int])
     val fits = applying.forall { c =>
       val condition = nfa.conditions(c)
       val slots = condition.slots
@@ -168,9 +178,17 @@ object ChainPlan {
     val selected = nfa.labels(atoms(k).label).nonEmpty
     val wholes = whole.result()
     if (!fits || repeated || !selected) None
-    else Some(ChainIteration(k, atoms(k).variables.lastOption.getOrElse("?"), each.result(), consecutive.result(), wholes,
-      wholes.flatMap(c => nfa.conditions(c).slots.indices.map(c -> _)), nfa.conditions.map(_.slots.length),
-      (Int.MaxValue +: wholes.flatMap(c => countAtMost(nfa.conditions(c)))).min))
+    else Some(
+      ChainIteration(
+        k,
+        atoms(k).variables.lastOption.getOrElse("?"),
+        each.result(),
+        consecutive.result(),
+        wholes,
+        wholes.flatMap(c => nfa.conditions(c).slots.indices.map(c -> _)),
+        nfa.conditions.map(_.slots.length),
+        (Int.MaxValue +: wholes.flatMap(c => countAtMost(nfa.conditions(c)))).min
+      ))
   }
 
   /**
@@ -188,7 +206,9 @@ object ChainPlan {
         case ComparisonOp.Lt => Some(k - 1)
         case _ => None
       }
-      val parsed = try Some(ExprParser.parse(condition.predicate.sparkSql)) catch { case _: PatternException => None }
+      val parsed =
+        try Some(ExprParser.parse(condition.predicate.sparkSql))
+        catch { case _: PatternException => None }
       parsed.flatMap {
         case Expr.Comparison(op, c, Expr.Literal(k: java.lang.Long, _), _) if isCount(c) => bound(op, k)
         case Expr.Comparison(op, Expr.Literal(k: java.lang.Long, _), c, _) if isCount(c) => bound(mirrored(op), k)

@@ -49,7 +49,8 @@ import io.sparkcer.engine.eval.MatchSink
  *                       (an earlier alternative of the same OR, [[Chains]]): then this chain does not report it again
  */
 final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], events: EventRing[E], work: Work,
-    matchBound: MatchBound, reportedBefore: Array[Long] => Boolean = ChainRun.Unshared) extends Run {
+    matchBound: MatchBound, reportedBefore: Array[Long] => Boolean = ChainRun.Unshared)
+    extends Run {
   private val n = plan.atoms.length
   private val buffers = Array.fill(n)(new PositionBuffer)
   /** Per NONE, the events it may exclude, and the guards they pass. */
@@ -128,7 +129,9 @@ final class ChainRun[E <: AnyRef](plan: ChainPlan, reader: EventReader[E], event
       }
     }
     var i = 0
-    while (i < n) { if (passes(plan.atoms(i).guard, bits)) { buffers(i).append(position, key); work.transitions += 1 }; i += 1 }
+    while (i < n) {
+      if (passes(plan.atoms(i).guard, bits)) { buffers(i).append(position, key); work.transitions += 1 }; i += 1
+    }
     var g = 0
     while (g < excluded.length) {
       val guards = excludedGuards(g)

@@ -70,7 +70,9 @@ final case class Chains(alternatives: IndexedSeq[ChainPlan]) {
 
   /** Per atom of alternative k, the variables it binds. */
   private def bindings(k: Int): IndexedSeq[Set[String]] = alternatives(k).atoms.map(_.variables.toSet)
-  private def counted[T](atoms: IndexedSeq[T]): Map[T, Int] = atoms.groupBy(identity).map { case (v, a) => v -> a.length }
+  private def counted[T](atoms: IndexedSeq[T]): Map[T, Int] = atoms.groupBy(identity).map { case (v, a) =>
+    v -> a.length
+  }
 }
 
 object Chains {
@@ -120,20 +122,29 @@ object Chains {
  * reports the matches that no earlier alternative has ([[Chains]]). Per event, the work of the alternatives together.
  */
 private final class ChainAlternativesRun[E <: AnyRef](chains: Chains, reader: EventReader[E], events: EventRing[E],
-    work: Work, bound: MatchBound) extends Run {
+    work: Work, bound: MatchBound)
+    extends Run {
   private val runs: Array[ChainRun[E]] = {
     val built = new Array[ChainRun[E]](chains.alternatives.length)
     for (k <- built.indices) {
       // Per earlier alternative that may have this one's matches: its run, and its atom for each of this one's.
       val earlier = chains.sharing(k).map { case (j, atomOf) => built(j) -> atomOf }.toArray
       val asEarlier = new Array[Long](chains.alternatives(k).atoms.length)
-      built(k) = new ChainRun(chains.alternatives(k), reader, events, work, bound, reportedBefore =
-        if (earlier.isEmpty) ChainRun.Unshared
-        else byAtom => earlier.exists { case (run, atomOf) =>
-          var i = 0
-          while (i < byAtom.length) { asEarlier(atomOf(i)) = byAtom(i); i += 1 }
-          run.has(asEarlier)
-        })
+      built(k) = new ChainRun(
+        chains.alternatives(k),
+        reader,
+        events,
+        work,
+        bound,
+        reportedBefore =
+          if (earlier.isEmpty) ChainRun.Unshared
+          else byAtom =>
+            earlier.exists { case (run, atomOf) =>
+              var i = 0
+              while (i < byAtom.length) { asEarlier(atomOf(i)) = byAtom(i); i += 1 }
+              run.has(asEarlier)
+            }
+      )
     }
     built
   }

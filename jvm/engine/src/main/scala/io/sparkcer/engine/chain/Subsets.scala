@@ -97,7 +97,9 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
           ensure(size + 1)
           chosen(size) = p
           var a = 0
-          while (a < aggregations.length) { states(size + 1)(a) = aggregations(a).update(states(size)(a), arguments(a)(k)); a += 1 }
+          while (a < aggregations.length) {
+            states(size + 1)(a) = aggregations(a).update(states(size)(a), arguments(a)(k)); a += 1
+          }
           size += 1
           enter(size, k + 1)
         }
@@ -116,7 +118,9 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
         ensure(size + 1)
         chosen(size) = last
         var a = 0
-        while (a < aggregations.length) { states(size + 1)(a) = aggregations(a).update(states(size)(a), lastArguments(a)); a += 1 }
+        while (a < aggregations.length) {
+          states(size + 1)(a) = aggregations(a).update(states(size)(a), lastArguments(a)); a += 1
+        }
         visit(size + 1)
       }
     } else if (size > 0) visit(size)
@@ -175,7 +179,9 @@ private[chain] final class Subsets[E <: AnyRef](iteration: ChainIteration, condi
   private def keep(p: Long): Unit = {
     if (count == candidates.length) {
       candidates = java.util.Arrays.copyOf(candidates, count * 2)
-      arguments = arguments.map { values => val grown = new Array[Any](count * 2); Array.copy(values, 0, grown, 0, count); grown }
+      arguments = arguments.map { values =>
+        val grown = new Array[Any](count * 2); Array.copy(values, 0, grown, 0, count); grown
+      }
     }
     candidates(count) = p
     var a = 0

@@ -32,34 +32,37 @@ object ExprInterpreter {
       case Expr.Literal(v, _) => _ => v
       case Expr.Negate(e, _) =>
         val f = compile(e)
-        row => f(row) match {
-          case l: java.lang.Long => -l.longValue
-          case d: java.lang.Double => -d.doubleValue
-          case _ => null
-        }
+        row =>
+          f(row) match {
+            case l: java.lang.Long => -l.longValue
+            case d: java.lang.Double => -d.doubleValue
+            case _ => null
+          }
       case Expr.Not(e, _) =>
         val f = compile(e)
         row => f(row) match { case b: java.lang.Boolean => !b.booleanValue; case _ => null }
       case Expr.And(l, r, _) =>
         val (f, g) = (compile(l), compile(r))
-        row => f(row) match {
-          case java.lang.Boolean.FALSE => false
-          case left => g(row) match {
+        row =>
+          f(row) match {
             case java.lang.Boolean.FALSE => false
-            case java.lang.Boolean.TRUE if left == java.lang.Boolean.TRUE => true
-            case _ => null
+            case left => g(row) match {
+                case java.lang.Boolean.FALSE => false
+                case java.lang.Boolean.TRUE if left == java.lang.Boolean.TRUE => true
+                case _ => null
+              }
           }
-        }
       case Expr.Or(l, r, _) =>
         val (f, g) = (compile(l), compile(r))
-        row => f(row) match {
-          case java.lang.Boolean.TRUE => true
-          case left => g(row) match {
+        row =>
+          f(row) match {
             case java.lang.Boolean.TRUE => true
-            case java.lang.Boolean.FALSE if left == java.lang.Boolean.FALSE => false
-            case _ => null
+            case left => g(row) match {
+                case java.lang.Boolean.TRUE => true
+                case java.lang.Boolean.FALSE if left == java.lang.Boolean.FALSE => false
+                case _ => null
+              }
           }
-        }
       case Expr.Arithmetic(op, l, r, _) =>
         val (f, g) = (compile(l), compile(r))
         row => arithmetic(op, f(row), g(row))
@@ -109,7 +112,11 @@ object ExprInterpreter {
       case Expr.Call(name, _, _) =>
         throw new PatternException(
           s"function ${name.value}() needs Spark; the engine's own interpreter supports comparisons, " +
-            "arithmetic, AND/OR/NOT, IN, RANGE, LIKE, RLIKE and IS NULL", name.pos, query, name.value.length)
+            "arithmetic, AND/OR/NOT, IN, RANGE, LIKE, RLIKE and IS NULL",
+          name.pos,
+          query,
+          name.value.length
+        )
     }
   }
 

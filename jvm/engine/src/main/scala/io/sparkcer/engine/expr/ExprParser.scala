@@ -20,10 +20,11 @@ object ExprParser {
    * offsets in that text, which [[SqlFragment.readIn]] places in the query.
    */
   def parse(predicate: SqlFragment): Expr =
-    try parse(predicate.sparkSql) catch {
+    try parse(predicate.sparkSql)
+    catch {
       case e: PatternException =>
         throw new PatternException(s"the engine's runner evaluates $Subset, not this predicate (Spark does): " +
-          e.problem, e.pos, predicate.sparkSql, e.length)
+            e.problem, e.pos, predicate.sparkSql, e.length)
     }
 
   /** Reads a predicate written on its own, e.g. a benchmark's. */
@@ -60,7 +61,8 @@ private final class ExprParser(query: String, start: Position, end: Int) extends
   private def conjunction(): Expr = chain(negation(), keyword("AND"))((_, l, r) => Expr.And(l, r, l.pos))
 
   private def negation(): Expr =
-    if (isKw("NOT")) { val not = advance(); Expr.Not(nested(not)(negation()), not.pos) } else predicate()
+    if (isKw("NOT")) { val not = advance(); Expr.Not(nested(not)(negation()), not.pos) }
+    else predicate()
 
   private def predicate(): Expr = {
     var e = additive()
@@ -163,7 +165,8 @@ private final class ExprParser(query: String, start: Position, end: Int) extends
     if (t.kind == IntLit) source.toLongOption match {
       case Some(n) => Expr.Literal(java.lang.Long.valueOf(n), pos)
       case None => throw error(s"expected an integer between ${Long.MinValue} and ${Long.MaxValue}, found '$source'", t)
-    } else {
+    }
+    else {
       val d = source.toDouble
       if (d.isInfinite) throw error(s"expected a number within the range of a double, found '$source'", t)
       Expr.Literal(java.lang.Double.valueOf(d), pos)

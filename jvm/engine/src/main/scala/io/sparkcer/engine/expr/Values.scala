@@ -24,7 +24,8 @@ object Values {
    * are one key); other values are themselves.
    */
   def key(v: Any): AnyRef = v match {
-    case d: java.lang.Double if d.doubleValue.isWhole && math.abs(d.doubleValue) < 9.2e18 => java.lang.Long.valueOf(d.longValue)
+    case d: java.lang.Double if d.doubleValue.isWhole && math.abs(d.doubleValue) < 9.2e18 =>
+      java.lang.Long.valueOf(d.longValue)
     case other => other.asInstanceOf[AnyRef]
   }
 

@@ -87,7 +87,8 @@ final class DisjointRunWitnesses(pcea: Pcea, shared: SharedEvents) {
       var k = 0
       while (k < size) {
         val mark = combined.size
-        if (!tracks(q) || combined.addAll(nodes.rows, nodes.subtreeFamily(tree) + 1 + k * widths(q) + 1, widths(q) - 1)) {
+        if (!tracks(q) || combined.addAll(
+            nodes.rows, nodes.subtreeFamily(tree) + 1 + k * widths(q) + 1, widths(q) - 1)) {
           chosen(slot) = k
           combine(transition, position, start, children, arity, nodes, slot + 1)
         }
@@ -170,7 +171,8 @@ final class DisjointRunWitnesses(pcea: Pcea, shared: SharedEvents) {
     val size = out(o).toInt
     var k = 0
     while (k < size) {
-      if (java.util.Arrays.equals(out, o + 1 + k * w + 1, o + 1 + (k + 1) * w, candidates, candidate * w + 1, (candidate + 1) * w))
+      if (java.util.Arrays.equals(
+          out, o + 1 + k * w + 1, o + 1 + (k + 1) * w, candidates, candidate * w + 1, (candidate + 1) * w))
         return
       k += 1
     }

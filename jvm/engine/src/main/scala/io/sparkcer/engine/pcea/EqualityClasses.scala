@@ -56,13 +56,14 @@ object EqualityClasses {
     val ofAtom = (0 to nfa.atoms.length).map { a =>
       ids.keys.filter(_._1 == a).toSeq.groupBy(m => classOf(find(ids(m))))
     }
-    val twice = ofAtom.zipWithIndex.collectFirst { case (held, a) if held.exists(_._2.size > 1) =>
-      val (_, attributes) = held.find(_._2.size > 1).get
-      s"the equalities make ${attributes.map(m => s"${atomName(a)}.${m._2}").mkString(" and ")} equal on one event, " +
-        "which is a filter on that event, not a join between events; write it as " +
-        s"${atomName(a)}[${attributes.map(_._2).mkString(" = ")}]"
+    val twice = ofAtom.zipWithIndex.collectFirst {
+      case (held, a) if held.exists(_._2.size > 1) =>
+        val (_, attributes) = held.find(_._2.size > 1).get
+        s"the equalities make ${attributes.map(m => s"${atomName(a)}.${m._2}").mkString(" and ")} equal on one event, " +
+          "which is a filter on that event, not a join between events; write it as " +
+          s"${atomName(a)}[${attributes.map(_._2).mkString(" = ")}]"
     }
     twice.toLeft(new EqualityClasses(roots.length, ofAtom.map(_.map { case (k, ms) => k -> ms.head._2 }),
-      ids.keys.map(m => (m._1, classOf(find(ids(m)))) -> readBy(m)).toMap, members))
+        ids.keys.map(m => (m._1, classOf(find(ids(m)))) -> readBy(m)).toMap, members))
   }
 }

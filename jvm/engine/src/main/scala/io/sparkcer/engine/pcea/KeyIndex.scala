@@ -155,7 +155,8 @@ final class KeyIndex {
     var s = 0
     while (s <= capacity) {
       // A vacated slot may take the entry after it: the same slot is examined again.
-      if (occupied(s) && maxStart(s) <= threshold) { vacate(s); count -= 1 } else s += 1
+      if (occupied(s) && maxStart(s) <= threshold) { vacate(s); count -= 1 }
+      else s += 1
     }
     keptAtPurge = count
     insertedSincePurge = 0
@@ -257,7 +258,8 @@ final class KeyIndex {
   }
 
   private def homeOf(s: Int): Int =
-    if (objects != null && objects(s) != null) KeyIndex.spread(objects(s).hashCode) else KeyIndex.spread(cells(KeyIndex.Width * s))
+    if (objects != null && objects(s) != null) KeyIndex.spread(objects(s).hashCode)
+    else KeyIndex.spread(cells(KeyIndex.Width * s))
 
   private def resize(newCapacity: Int): Unit = {
     val (oldCells, oldObjects, oldCapacity, zero) = (cells, objects, capacity, hasZero)
@@ -265,12 +267,14 @@ final class KeyIndex {
     var s = 0
     while (s < oldCapacity) {
       if (oldCells(KeyIndex.Width * s) != 0L) {
-        val key: AnyRef = if (oldObjects != null && oldObjects(s) != null) oldObjects(s) else Long.box(oldCells(KeyIndex.Width * s))
+        val key: AnyRef =
+          if (oldObjects != null && oldObjects(s) != null) oldObjects(s) else Long.box(oldCells(KeyIndex.Width * s))
         insert(key, oldCells(KeyIndex.Width * s + 1), oldCells(KeyIndex.Width * s + 2))
       }
       s += 1
     }
-    if (zero) insert(Long.box(0L), oldCells(KeyIndex.Width * oldCapacity + 1), oldCells(KeyIndex.Width * oldCapacity + 2))
+    if (zero)
+      insert(Long.box(0L), oldCells(KeyIndex.Width * oldCapacity + 1), oldCells(KeyIndex.Width * oldCapacity + 2))
   }
 
   private def allocate(newCapacity: Int): Unit = {
@@ -294,7 +298,7 @@ private object KeyIndex {
 
   /** Fibonacci hashing: consecutive ids land far apart, and the high bits of the product reach the low ones. */
   def spread(v: Long): Int = {
-    val h = v * 0x9E3779B97F4A7C15L
+    val h = v * 0x9e3779b97f4a7c15L
     (h ^ (h >>> 32)).toInt
   }
 }

@@ -37,7 +37,8 @@ private[pcea] object LatestRuns {
   def of(pcea: Pcea, states: Range, selected: Int => Boolean, compares: (Int, Int) => Set[Int]): Merging = {
     val transitions = pcea.transitions
     val into = transitions.indices.groupBy(transitions(_).target).withDefaultValue(IndexedSeq.empty)
-    def merged(q: Int): Boolean = !selected(q) && into(q).nonEmpty && into(q).forall(transitions(_).children.length == 1)
+    def merged(q: Int): Boolean =
+      !selected(q) && into(q).nonEmpty && into(q).forall(transitions(_).children.length == 1)
     def byKey(q: Int, join: (Int, Int)): Boolean = into(q) match {
       case Seq(e) => compares(e, 0).subsetOf(compares(join._1, join._2))
       case _ => false
@@ -51,10 +52,14 @@ private[pcea] object LatestRuns {
     // A run may leave p straight for s: then a run through u between them gives its row again.
     def around(p: Int, s: Int): Boolean = p != start && s != end && after(p)(s)
     val oneWay = unselected.forall { u =>
-      before(u).forall(p => after(u).forall(s => !around(p, s) &&
-        unselected.forall(v => v == u || !(before(v)(p) && after(v)(s)))))
+      before(u).forall(p =>
+        after(u).forall(s =>
+          !around(p, s) &&
+            unselected.forall(v => v == u || !(before(v)(p) && after(v)(s)))))
     }
-    Merging(unselected.filter(merged).flatMap(u => pcea.consumers(u).map(j => j -> byKey(u, j))).toMap,
-      oneWay && unselected.forall(u => merged(u) && into(u).length == 1 || startsOnly(u)))
+    Merging(
+      unselected.filter(merged).flatMap(u => pcea.consumers(u).map(j => j -> byKey(u, j))).toMap,
+      oneWay && unselected.forall(u => merged(u) && into(u).length == 1 || startsOnly(u))
+    )
   }
 }

@@ -54,9 +54,12 @@ object PceaCompiler {
     private lazy val atomsOf = operands.indices.map(i => (1 to n).filter(operandOf(_) == i).toSet)
     private def operandName(i: Int) = atomsOf(i).toSeq.sorted.map(name).mkString("(", " ", ")")
 
-    private val edges = (for (ts <- nfa.transitions; t <- ts if t.marks) yield (t.from, nfa.atomOf(t.target))).distinct.sorted
+    private val edges =
+      (for (ts <- nfa.transitions; t <- ts if t.marks) yield (t.from, nfa.atomOf(t.target))).distinct.sorted
     private val lasts = nfa.finals.indices.filter(nfa.finals).map(nfa.atomOf).toSet
-    private val successors = edges.filter(_._1 > 0).groupBy(_._1).map { case (a, es) => a -> es.map(_._2) }.withDefaultValue(Nil)
+    private val successors = edges.filter(_._1 > 0).groupBy(_._1).map { case (a, es) =>
+      a -> es.map(_._2)
+    }.withDefaultValue(Nil)
 
     def plan: Either[String, PceaPlan] = for {
       _ <- supported
@@ -68,17 +71,20 @@ object PceaCompiler {
       plan <- build(classes, tree)
     } yield plan
 
-    private def supported: Either[String, Unit] = check(Iterator(
-      Option.when(nfa.conditions.isEmpty)("no condition relates events"),
-      Option.when(query.strategy != Strategy.All && query.strategy != Strategy.Any)(
-        s"SELECT ${query.strategy.keyword} compares the runs of an event, which a PCEA does not keep apart"),
-      Option.when(atoms.exists(_.negated))("NOT(...) reads the events in between, which a PCEA skips"),
-      Option.when(Cel.exclusions(query.pattern).nonEmpty)("NONE(...) looks at the events in between, which a PCEA skips"),
-      Option.when(contiguous(query.pattern))("':' and ':+' read the events in between, which a PCEA skips"),
-      Option.when(operands.exists(hasAnd))("an AND under OR: a PCEA here evaluates AND over the whole pattern only"),
-      Option.when(sizes.sum != n)("a FILTER with OR (or NOT over AND) makes alternatives of the pattern, and a PCEA " +
-        "keys only equalities that every match checks")
-    ).flatten)
+    private def supported: Either[String, Unit] = check(
+      Iterator(
+        Option.when(nfa.conditions.isEmpty)("no condition relates events"),
+        Option.when(query.strategy != Strategy.All && query.strategy != Strategy.Any)(
+          s"SELECT ${query.strategy.keyword} compares the runs of an event, which a PCEA does not keep apart"),
+        Option.when(atoms.exists(_.negated))("NOT(...) reads the events in between, which a PCEA skips"),
+        Option.when(Cel.exclusions(query.pattern).nonEmpty)(
+          "NONE(...) looks at the events in between, which a PCEA skips"),
+        Option.when(contiguous(query.pattern))("':' and ':+' read the events in between, which a PCEA skips"),
+        Option.when(operands.exists(hasAnd))("an AND under OR: a PCEA here evaluates AND over the whole pattern only"),
+        Option.when(sizes.sum != n)(
+          "a FILTER with OR (or NOT over AND) makes alternatives of the pattern, and a PCEA " +
+            "keys only equalities that every match checks")
+      ).flatten)
 
     private def equalitiesOf: Either[String, IndexedSeq[Equality]] = {
       val found = nfa.conditions.map(Equality.of)
@@ -92,28 +98,30 @@ object PceaCompiler {
      * Each equality must be checked in every match: over the whole pattern (or an operand of AND), not per repetition,
      * on variables every match binds. Then it is one equality of values per match.
      */
-    private def checkedScopes(equalities: IndexedSeq[Equality]): Either[String, Unit] = check(nfa.scopes.iterator.flatMap { scope =>
-      val text = nfa.conditions(scope.condition).text
-      if (scope.repeats)
-        Some(s"$text is inside an iteration and relates the events of each repetition; a PCEA keys the equalities " +
-          "of the whole match (move the FILTER after the iteration)")
-      else if (scope.atoms != (1 to n).toSet && !atomsOf.contains(scope.atoms))
-        Some(s"$text filters a part of the pattern that a match may not have; a PCEA keys the equalities of the " +
-          "whole pattern or of an operand of AND")
-      else equalities(scope.condition).sides.find(s => !Multiplicity.always(scope.body, s.variable)).map { s =>
-        s"$text holds without a comparison in the matches that bind no ${s.variable}, which a PCEA does not key"
-      }
-    })
+    private def checkedScopes(equalities: IndexedSeq[Equality]): Either[String, Unit] = check(
+      nfa.scopes.iterator.flatMap { scope =>
+        val text = nfa.conditions(scope.condition).text
+        if (scope.repeats)
+          Some(s"$text is inside an iteration and relates the events of each repetition; a PCEA keys the equalities " +
+            "of the whole match (move the FILTER after the iteration)")
+        else if (scope.atoms != (1 to n).toSet && !atomsOf.contains(scope.atoms))
+          Some(s"$text filters a part of the pattern that a match may not have; a PCEA keys the equalities of the " +
+            "whole pattern or of an operand of AND")
+        else equalities(scope.condition).sides.find(s => !Multiplicity.always(scope.body, s.variable)).map { s =>
+          s"$text holds without a comparison in the matches that bind no ${s.variable}, which a PCEA does not key"
+        }
+      })
 
     /** Along a chain, the events between two of one class must hold it too. */
-    private def checkedChains(classes: EqualityClasses): Either[String, Unit] = check(for {
-      k <- (0 until classes.count).iterator
-      a <- (1 to n).iterator if classes.of(a)(k)
-      b <- successors(a).iterator if !classes.of(b)(k)
-      d <- reachedThrough(b, c => !classes.of(c)(k)).find(classes.of(_)(k))
-    } yield s"${classes.describe(k, name)} relates ${name(a)} and ${name(d)}, but ${name(b)} can come between them " +
-      "without that attribute: a PCEA compares an event of a sequence only with the one before it, so every event " +
-      "between two it compares must have the attribute")
+    private def checkedChains(classes: EqualityClasses): Either[String, Unit] = check(
+      for {
+        k <- (0 until classes.count).iterator
+        a <- (1 to n).iterator if classes.of(a)(k)
+        b <- successors(a).iterator if !classes.of(b)(k)
+        d <- reachedThrough(b, c => !classes.of(c)(k)).find(classes.of(_)(k))
+      } yield s"${classes.describe(k, name)} relates ${name(a)} and ${name(d)}, but ${name(b)} can come between them " +
+        "without that attribute: a PCEA compares an event of a sequence only with the one before it, so every event " +
+        "between two it compares must have the attribute")
 
     /** The atoms that follow `from` or an atom reached through atoms that pass `through`, from `from` on. */
     private def reachedThrough(from: Int, through: Int => Boolean): Iterator[Int] = {
@@ -143,16 +151,18 @@ object PceaCompiler {
     private def coincide(a: Int, b: Int): Boolean = {
       val (ga, gb) = (nfa.guards(atoms(a - 1).guard), nfa.guards(atoms(b - 1).guard))
       operandOf(a) != operandOf(b) && ga.eventType.equalsIgnoreCase(gb.eventType) &&
-        (ga.stream.isEmpty || gb.stream.isEmpty || ga.stream == gb.stream)
+      (ga.stream.isEmpty || gb.stream.isEmpty || ga.stream == gb.stream)
     }
 
     private def build(classes: EqualityClasses, tree: QTree): Either[String, PceaPlan] = {
       val k = operands.length
       // States: atom a is a - 1 (a run of its chain has just read it); q-tree node l (operand or class node) is n + l.
-      val built = mutable.ArrayBuffer.empty[(IndexedSeq[Int], IndexedSeq[Seq[Int]], Int, Int)] // children, keys, atom, target
+      val built =
+        mutable.ArrayBuffer.empty[(IndexedSeq[Int], IndexedSeq[Seq[Int]], Int, Int)] // children, keys, atom, target
       for ((from, b) <- edges) {
         val (child, key) =
-          if (from > 0) (Vector(from - 1), Vector((classes.of(from) & classes.of(b)).toSeq.sorted)) else (Vector(), Vector())
+          if (from > 0) (Vector(from - 1), Vector((classes.of(from) & classes.of(b)).toSeq.sorted))
+          else (Vector(), Vector())
         built += ((child, key, b, b - 1))
         if (k > 1 && lasts(b)) {
           val i = operandOf(b)
@@ -169,10 +179,11 @@ object PceaCompiler {
       // joins what the first one joined. They go, and its runs are then kept latest only ([[LatestRuns]]).
       val labels = IndexedSeq(-1) ++ atoms.map(_.label)
       val selected = (q: Int) => nfa.labels(labels(q + 1)).nonEmpty
-      val repeated = if (k > 1) Set.empty[Int] else (1 to n).filter { u =>
+      val repeated = if (k > 1) Set.empty[Int]
+      else (1 to n).filter { u =>
         val into = built.filter(_._4 == u - 1)
         !selected(u - 1) && into.forall(_._1.nonEmpty) && into.exists(_._1 == Vector(u - 1)) &&
-          into.exists(_._1 != Vector(u - 1))
+        into.exists(_._1 != Vector(u - 1))
       }.toSet
       // A state that is not final and that no transition joins keeps nothing: the transitions into it go.
       var kept = built.toIndexedSeq.filterNot(t => repeated(t._3) && t._1 == Vector(t._3 - 1))
@@ -204,13 +215,22 @@ object PceaCompiler {
         else if (classes.count == 0) "no key"
         else s"keys ${(0 until classes.count).map(classes.describe(_, name)).mkString(", ")} along the sequence"
       val latest = merging.latestOnly.keySet.map(j => kept(j._1)._1(j._2) + 1).toSeq.sorted.map(name).distinct
-      val merged = if (latest.isEmpty) "" else s", only the latest runs of ${latest.mkString(", ")} kept (no selected variable " +
+      val merged = if (latest.isEmpty) ""
+      else s", only the latest runs of ${latest.mkString(", ")} kept (no selected variable " +
         "binds its events)"
       SharedEvents.of(pcea, coincide, name).map { shared =>
-        val apart = if (shared.isEmpty) "" else
+        val apart = if (shared.isEmpty) ""
+        else
           s", events of ${shared.labels.toSeq.sorted.map(name).mkString(", ")} kept apart by their positions"
-        PceaPlan(pcea, extractors.keys.toIndexedSeq, labels, shared, merging.latestOnly, rowsTellRunsApart,
-          s"equality correlation by PCEA (${pcea.describe}), $shape$merged$apart")
+        PceaPlan(
+          pcea,
+          extractors.keys.toIndexedSeq,
+          labels,
+          shared,
+          merging.latestOnly,
+          rowsTellRunsApart,
+          s"equality correlation by PCEA (${pcea.describe}), $shape$merged$apart"
+        )
       }
     }
   }

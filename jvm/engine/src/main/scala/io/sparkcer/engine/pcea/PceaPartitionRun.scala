@@ -32,10 +32,16 @@ final class PceaPartitionRun[E <: AnyRef](plan: PceaPlan, reader: EventReader[E]
     extends Run {
   /** The guard bits of the event being read. */
   private var bits: Array[Long] = _
-  private val run = new PceaRun[E](plan.pcea, new PceaReader[E] {
-    def passes(guard: Int, event: E): Boolean = SymbolTable.has(bits, guard)
-    def key(extractor: Int, event: E): AnyRef = plan.key(extractor, reader, event)
-  }, work, plan.shared, plan.latestOnly)
+  private val run = new PceaRun[E](
+    plan.pcea,
+    new PceaReader[E] {
+      def passes(guard: Int, event: E): Boolean = SymbolTable.has(bits, guard)
+      def key(extractor: Int, event: E): AnyRef = plan.key(extractor, reader, event)
+    },
+    work,
+    plan.shared,
+    plan.latestOnly
+  )
   private var sink: MatchSink = _
   private var accepted = 0
   private var positions = new Array[Long](16)

@@ -53,10 +53,12 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
    * target has one consumer, and is not final (a final state's new nodes are enumerated after the indices are updated).
    */
   private val owned = transitions.map(t => consumers(t.target).length == 1 && !pcea.finals(t.target))
-  private val nodes = new RunNodes(arity.maxOption.getOrElse(0), witnesses, work, grouped = latestOnly.values.exists(!_))
+  private val nodes =
+    new RunNodes(arity.maxOption.getOrElse(0), witnesses, work, grouped = latestOnly.values.exists(!_))
   /** Per transition, whether its runs' events must be checked distinct: it makes or joins runs that carry witnesses. */
-  private val weighed = transitions.map(t => witnesses != null &&
-    (witnesses.tracks(t.target) || t.children.exists(witnesses.tracks)))
+  private val weighed = transitions.map(t =>
+    witnesses != null &&
+      (witnesses.tracks(t.target) || t.children.exists(witnesses.tracks)))
   /** Per label, whether its events may be read twice in a run: the positions an enumeration rules out. */
   private val sharedLabel: Array[Boolean] = {
     val labels = shared.labels
@@ -70,7 +72,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
    * Per join, how its entries keep the runs indexed there: all of them in a union tree ([[PceaRun.Union]]), or the
    * latest alone ([[PceaRun.ByKey]]) or per group ([[PceaRun.ByGroup]]), see [[PceaPlan.latestOnly]].
    */
-  private val keeping = joins.map(j => latestOnly.get(j).fold(PceaRun.Union)(if (_) PceaRun.ByKey else PceaRun.ByGroup)).toArray
+  private val keeping =
+    joins.map(j => latestOnly.get(j).fold(PceaRun.Union)(if (_) PceaRun.ByKey else PceaRun.ByGroup)).toArray
   /**
    * Per join that keeps the latest run per group, per transition into its child state: the groups of its runs, each
    * its outgoing and incoming keys ([[KeyIndex.group]]). Null elsewhere.
@@ -114,7 +117,7 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
     val (e, slot) = joins(j)
     val child = transitions(e).children(slot)
     val makers = if (!pcea.finals(transitions(e).target) || witnesses != null) IndexedSeq.empty
-      else transitions.indices.filter(p => transitions(p).target == child)
+    else transitions.indices.filter(p => transitions(p).target == child)
     makerGuards(j) = makers.map(p => transitions(p).guard).toArray
     makerKeys(j) = makers.map(p => indexKeys(p)(consumers(child).indexOf((e, slot)))).toArray
   }
@@ -172,11 +175,12 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
         if (witnesses != null) return true
         var slot = 0
         while (slot < arity(e) && {
-          val key = reader.key(t.joins(slot), event)
-          val j = firstJoin(e) + slot
-          work.indexProbes += 1
-          key != null && (index(j).liveSlot(key, threshold) >= 0 || kept(j) != null && kept(j).liveSlot(key, threshold) >= 0)
-        }) slot += 1
+            val key = reader.key(t.joins(slot), event)
+            val j = firstJoin(e) + slot
+            work.indexProbes += 1
+            key != null && (index(j).liveSlot(
+              key, threshold) >= 0 || kept(j) != null && kept(j).liveSlot(key, threshold) >= 0)
+          }) slot += 1
         if (slot == arity(e)) return true
       }
       f += 1
@@ -196,7 +200,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   def keptNodes: Long = nodes.size
 
   /** H[transition, slot, key], or [[RunNodes.Nil]]: for the tests that follow Algorithm 1's trace. */
-  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long = index(firstJoin(transition) + slot).get(key)
+  private[pcea] def indexed(transition: Int, slot: Int, key: AnyRef): Long =
+    index(firstJoin(transition) + slot).get(key)
   private[pcea] def arena: RunNodes = nodes
 
   /** The most nodes one union has copied: for the tests of the union's cost. */
@@ -209,7 +214,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
    * With `emit` null, the event is read only as context: its runs are kept, and nothing is enumerated. Returns how
    * many valuations were emitted.
    */
-  def read(event: E, position: Long, start: Long, threshold: Long)(emit: (Int, Array[Long], Array[Int]) => Boolean): Int = {
+  def read(event: E, position: Long, start: Long, threshold: Long)(
+      emit: (Int, Array[Long], Array[Int]) => Boolean): Int = {
     this.threshold = threshold
     reads += 1
     nodes.reclaim(threshold)
@@ -255,22 +261,23 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
         var slot = 0
         var maxStart = start
         while (slot < arity(e) && {
-          val key = keyOf(t.joins(slot), event)
-          val join = index(firstJoin(e) + slot)
-          work.indexProbes += 1
-          val s = if (key == null) -1 else join.liveSlot(key, threshold)
-          if (s >= 0) {
-            joined(slot) = join.tree(s)
-            maxStart = math.min(maxStart, join.maxStart(s))
-          }
-          s >= 0
-        }) slot += 1
+            val key = keyOf(t.joins(slot), event)
+            val join = index(firstJoin(e) + slot)
+            work.indexProbes += 1
+            val s = if (key == null) -1 else join.liveSlot(key, threshold)
+            if (s >= 0) {
+              joined(slot) = join.tree(s)
+              maxStart = math.min(maxStart, join.maxStart(s))
+            }
+            s >= 0
+          }) slot += 1
         if (slot == arity(e)) {
           if (!weighed(e)) keep(nodes.extend(e, position, maxStart, joined, arity(e)))
           else {
             val latest = witnesses.product(e, position, start, joined, arity(e), nodes, family, 0)
             if (latest > threshold)
-              keep(nodes.extend(e, position, latest, joined, arity(e), if (witnesses.tracks(t.target)) family else null))
+              keep(nodes.extend(e, position, latest, joined, arity(e),
+                  if (witnesses.tracks(t.target)) family else null))
           }
         }
       }
@@ -427,7 +434,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
   private var depth = 0
 
   private def push(pending: Pending, mark: Int): Unit = {
-    if (depth == frames.length) frames = Array.tabulate(math.max(4, depth * 2))(i => if (i < depth) frames(i) else new Frame)
+    if (depth == frames.length)
+      frames = Array.tabulate(math.max(4, depth * 2))(i => if (i < depth) frames(i) else new Frame)
     frames(depth).reset(pending, mark)
     depth += 1
   }
@@ -536,7 +544,8 @@ final class PceaRun[E](pcea: Pcea, reader: PceaReader[E], work: Work = new Work,
       val m = pending.pop()
       if (nodes.live(m, threshold)) {
         val producer = nodes.transition(m)
-        groupOf(j, producer, key, reader.key(transitions(producer).joins(0), eventAt(nodes.position(m))), nodes.group(m),
+        groupOf(
+          j, producer, key, reader.key(transitions(producer).joins(0), eventAt(nodes.position(m))), nodes.group(m),
           nodes.maxStart(m))
         pending.push(nodes.left(m), nodes.right(m))
       }

@@ -58,11 +58,12 @@ object QTree {
       : Either[String, QTree] = {
     val groups = relating.toSeq.groupBy(_._2).toSeq.map { case (set, cs) => set -> cs.map(_._1).sorted }
       .sortBy { case (set, cs) => (-set.size, cs.head) }
-    val crossing = for ((a, ca) <- groups; (b, cb) <- groups if a != b && (a & b).nonEmpty && !a.subsetOf(b) && !b.subsetOf(a))
-      yield s"the equalities are not hierarchical: ${ca.map(describeClass).mkString(" ")} relates " +
-        s"${a.toSeq.sorted.map(describeLeaf).mkString(", ")} and ${cb.map(describeClass).mkString(" ")} relates " +
-        s"${b.toSeq.sorted.map(describeLeaf).mkString(", ")}, which overlap without one holding the other (no PCEA " +
-        "evaluates such a conjunction, Thm 4.2 of the paper)"
+    val crossing =
+      for ((a, ca) <- groups; (b, cb) <- groups if a != b && (a & b).nonEmpty && !a.subsetOf(b) && !b.subsetOf(a))
+        yield s"the equalities are not hierarchical: ${ca.map(describeClass).mkString(" ")} relates " +
+          s"${a.toSeq.sorted.map(describeLeaf).mkString(", ")} and ${cb.map(describeClass).mkString(" ")} relates " +
+          s"${b.toSeq.sorted.map(describeLeaf).mkString(", ")}, which overlap without one holding the other (no PCEA " +
+          "evaluates such a conjunction, Thm 4.2 of the paper)"
     crossing.headOption.toLeft(build(leaves, groups))
   }
 
@@ -75,7 +76,8 @@ object QTree {
     def smallestAbove(inside: Set[Int] => Boolean, except: Int): Int =
       sets.indices.filter(s => s + leaves != except && inside(sets(s))).last + leaves
     val parent = (0 until leaves).map(i => smallestAbove(_.contains(i), -1)) ++
-      sets.indices.map(s => if (s == 0) -1 else smallestAbove(set => sets(s).subsetOf(set) && set != sets(s), s + leaves))
+      sets.indices.map(s =>
+        if (s == 0) -1 else smallestAbove(set => sets(s).subsetOf(set) && set != sets(s), s + leaves))
     new QTree(leaves, classes, parent, root = leaves)
   }
 }

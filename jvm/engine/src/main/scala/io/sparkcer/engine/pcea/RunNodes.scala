@@ -89,7 +89,7 @@ final class RunNodes(width: Int, witnesses: DisjointRunWitnesses = null, work: W
   /** The group of a node of a latest-run treap: the id of its group's first node ([[latest]]). */
   def group(n: Long): Long = rows(base(n) + Header + width)
   /** The length of the node's right spine in its union tree (the leftist heap's rank). */
-  private def rank(n: Long): Int = (rows(base(n) + Meta) & 0xFFL).toInt
+  private def rank(n: Long): Int = (rows(base(n) + Meta) & 0xffL).toInt
 
   /** The state a node's runs are in. */
   def stateOf(n: Long): Int = witnesses.stateOf(transition(n))
@@ -170,7 +170,7 @@ final class RunNodes(width: Int, witnesses: DisjointRunWitnesses = null, work: W
       val b = base(fresh)
       rows(b + Left) = left
       rows(b + Right) = Nil
-      rows(b + Meta) = (rows(b + Meta) & ~0xFFL) | 1L
+      rows(b + Meta) = (rows(b + Meta) & ~0xffL) | 1L
       if (witnesses != null && witnesses.tracks(stateOf(fresh)))
         witnesses.union(stateOf(fresh), rows, productFamily(fresh), subtreeFamily(left), -1, subtreeFamily(fresh))
       fresh
@@ -228,7 +228,8 @@ final class RunNodes(width: Int, witnesses: DisjointRunWitnesses = null, work: W
   private def hang(parent: Long, child: Long, key: Long): Unit =
     setChild(parent, key < order(group(parent)), child)
 
-  private def setChild(parent: Long, left: Boolean, child: Long): Unit = rows(base(parent) + (if (left) Left else Right)) = child
+  private def setChild(parent: Long, left: Boolean, child: Long): Unit =
+    rows(base(parent) + (if (left) Left else Right)) = child
 
   /** Union's path down, reused. */
   private var path = new Array[Long](16)
@@ -333,7 +334,7 @@ object RunNodes {
    * The search order of a group in a treap of latest runs: its id spread by Fibonacci hashing (a bijection), so that
    * ids made one after the other fall at random.
    */
-  private[pcea] def order(group: Long): Long = group * 0x9E3779B97F4A7C15L
+  private[pcea] def order(group: Long): Long = group * 0x9e3779b97f4a7c15L
 
   // A row's header: the transition and the rank (its low 8 bits; a rank is at most log2 of the nodes), then the rest.
   private val Meta = 0

@@ -33,7 +33,8 @@ final class SharedEvents private (val tracked: IndexedSeq[IndexedSeq[Int]], val 
   def isEmpty: Boolean = tracked.forall(_.isEmpty)
 
   /** Witnesses a run of state q carries at most: the representative family's bound, Σ_{k ≤ budget} |tracked|^k. */
-  def capacity(q: Int): Int = if (tracked(q).isEmpty) 1 else (0 to budget(q)).map(k => math.pow(tracked(q).length, k).toInt).sum
+  def capacity(q: Int): Int =
+    if (tracked(q).isEmpty) 1 else (0 to budget(q)).map(k => math.pow(tracked(q).length, k).toInt).sum
 
   /** The labels whose events may be read twice in a run, in any state: those a valuation's positions are checked for. */
   def labels: Set[Int] = tracked.flatten.toSet
@@ -97,17 +98,22 @@ object SharedEvents {
       "events of the operands of AND apart only where each takes one: give them different event types or filters " +
       "that no event passes both of, or move the iteration out of the conjunction"
     repeated.nextOption().toLeft(()).flatMap { _ =>
-      val shared = new SharedEvents(tracked, compared.map(_.size), ts.map { t =>
-        tracked(t.target).map { l =>
-          if (t.labels.contains(l)) (Own, -1)
-          else {
-            val slot = t.children.indexWhere(c => labelsIn(c).contains(l))
-            if (slot < 0) (Absent, -1) else (slot, tracked(t.children(slot)).indexOf(l))
+      val shared = new SharedEvents(
+        tracked,
+        compared.map(_.size),
+        ts.map { t =>
+          tracked(t.target).map { l =>
+            if (t.labels.contains(l)) (Own, -1)
+            else {
+              val slot = t.children.indexWhere(c => labelsIn(c).contains(l))
+              if (slot < 0) (Absent, -1) else (slot, tracked(t.children(slot)).indexOf(l))
+            }
           }
         }
-      })
+      )
       states.find(q => shared.capacity(q) > MaxCapacity).map { q =>
-        s"the operands of AND can read the same events at ${(tracked(q) ++ compared(q)).distinct.map(name).mkString(", ")}, " +
+        s"the operands of AND can read the same events at ${(tracked(q) ++ compared(q)).distinct.map(name).mkString(
+            ", ")}, " +
           "more places than a PCEA keeps apart at a constant cost: give those atoms different event types or filters " +
           "that no event passes both of"
       }.toLeft(shared)

@@ -39,8 +39,9 @@ object AutomatonGraph {
   /** A MATCH_RECOGNIZE pattern's program ([[Program]]): each instruction a node, in the order the matcher prefers. */
   def of(pattern: AnalyzedRowPattern): AutomatonGraph = {
     val program = pattern.program
-    val conditions = pattern.clause.defines.map(d => d.variable.value.toUpperCase(java.util.Locale.ROOT) ->
-      d.condition.text.trim).toMap
+    val conditions = pattern.clause.defines.map(d =>
+      d.variable.value.toUpperCase(java.util.Locale.ROOT) ->
+        d.condition.text.trim).toMap
     def node(k: Int) = s"i$k"
     val nodes = GraphNode("start", "start", "start") +: program.opcodes.indices.map { k =>
       program.opcodes(k) match {
@@ -59,14 +60,15 @@ object AutomatonGraph {
           val label = program.labels(program.a(k))
           Seq(GraphEdge(node(k), node(k + 1), conditions.getOrElse(label, "any row"), "read"))
         case Program.Split => Seq(GraphEdge(node(k), node(program.a(k)), "1st", "skip"),
-          GraphEdge(node(k), node(program.b(k)), "2nd", "skip"))
+            GraphEdge(node(k), node(program.b(k)), "2nd", "skip"))
         case Program.Jump => Seq(GraphEdge(node(k), node(program.a(k)), "", "skip"))
         case Program.Done => Nil
         case _ => Seq(GraphEdge(node(k), node(k + 1), "", "skip"))
       }
     }
-    bounded(AutomatonGraph("program", s"a program of ${program.size} instructions over the pattern variables " +
-      s"${program.labels.mkString(", ")}", program.size, nodes, edges))
+    bounded(AutomatonGraph("program",
+        s"a program of ${program.size} instructions over the pattern variables " +
+          s"${program.labels.mkString(", ")}", program.size, nodes, edges))
   }
 
   /** CORE's CEA: state 0 waits for a match to start; an edge reads an event into the variables it names, or skips. */
@@ -97,7 +99,8 @@ object AutomatonGraph {
     val checks = t.checks.map(c => s" if ${guard(c)}").mkString
     val but = (t.excludes.map(guard) ++ t.judges.map(g => s"NONE(${nfa.gaps(g).variable})"))
       .map(g => s" but $g").mkString
-    val bound = if (!t.marks) "" else {
+    val bound = if (!t.marks) ""
+    else {
       val selected = nfa.labels(t.label).map(pattern.analyzed.outputs(_).name)
       if (selected.nonEmpty) s" → ${selected.mkString(", ")}" else " •"
     }

@@ -22,8 +22,14 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
     chainsByCost: Boolean = true) {
   val strategy: Strategy = analyzed.query.strategy
   /** How the pattern is evaluated: the evaluator, what EXPLAIN says of it, its bound and its counters. */
-  val evaluation: Evaluation = Planner.plan(analyzed, NfaCompiler.compile(analyzed.query.pattern,
-    analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text), lazyChains, equalityPcea, chainsByCost)
+  val evaluation: Evaluation = Planner.plan(
+    analyzed,
+    NfaCompiler.compile(analyzed.query.pattern,
+      analyzed.outputs.map(_.name), strategy == Strategy.Strict, analyzed.text),
+    lazyChains,
+    equalityPcea,
+    chainsByCost
+  )
   /** The automaton: CORE's CEA, with the checks and register actions of its conditions where it runs with registers. */
   val nfa: Nfa = evaluation.nfa
   /** Equalities keyed by a PCEA (Pinto and Riveros), where the pattern runs on one. */
@@ -91,14 +97,17 @@ final class CompiledPattern(val analyzed: AnalyzedQuery, lazyChains: Boolean = t
   /** What EXPLAIN says of the pattern's evaluation: the strategy, the automaton, its evaluator, window and bound. */
   def describe: String =
     analyzed.maxAsAll.fold("")(n => s"MAX read as ALL (every match has $n events, so none contains another): ") +
-    analyzed.singleEventAggregates.map(r => s"${r.describe} (${r.variable} is not selected, and some of its events " +
-      "satisfy the condition exactly when one does): ").mkString +
-    s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
-      analyzed.derivedPartition.fold("")(d => s", partitioned by ${d.attributes.mkString(", ")} (from " +
-        s"${d.equalities.mkString(" AND ")}: equal across every event)") +
+      analyzed.singleEventAggregates.map(r =>
+        s"${r.describe} (${r.variable} is not selected, and some of its events " +
+          "satisfy the condition exactly when one does): ").mkString +
+      s"${strategy.keyword} over a ${nfa.stateCount}-state CEA with ${nfa.guards.length} guards" +
+      analyzed.derivedPartition.fold("")(d =>
+        s", partitioned by ${d.attributes.mkString(", ")} (from " +
+          s"${d.equalities.mkString(" AND ")}: equal across every event)") +
       (if (evaluation.describe.isEmpty) "" else s", ${evaluation.describe}") +
-      analyzed.window.fold("")(w => w.key match {
-        case WindowKey.Position => s", window ${w.amount} events"
-        case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"
-      }) + evaluation.bound.fold("")(b => s"; $b")
+      analyzed.window.fold("")(w =>
+        w.key match {
+          case WindowKey.Position => s", window ${w.amount} events"
+          case WindowKey.Column(i, _) => s", window ${w.amount} on ${analyzed.columns(i)}"
+        }) + evaluation.bound.fold("")(b => s"; $b")
 }

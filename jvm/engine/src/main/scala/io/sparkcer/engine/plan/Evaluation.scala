@@ -87,7 +87,8 @@ object Evaluation {
    * @param pceaRefusal  why a PCEA does not key the conditions' equalities
    */
   final case class Registers(nfa: Nfa, program: RegisterProgram, kind: Registers.Kind, repeatsRows: Boolean,
-      pceaRefusal: String) extends Evaluation {
+      pceaRefusal: String)
+      extends Evaluation {
     def describe: String = s"$runs$droppedRows${notByPcea(pceaRefusal)}"
     def bound: Option[String] = None
     def deduplicates: Boolean = repeatsRows || kind == Registers.Maximal
@@ -98,11 +99,11 @@ object Evaluation {
       s"${nfa.conditions.length} conditions relating events checked on ${program.checks.length} transitions with " +
         s"${program.registers} registers (RMA), " +
         (if (program.nones.isEmpty) ""
-        else s"${program.nones.length} NONE(...) relating its event to earlier ones judged against the registers " +
-          "as a run waits in its gap, ") +
+         else s"${program.nones.length} NONE(...) relating its event to earlier ones judged against the registers " +
+           "as a run waits in its gap, ") +
         (if (program.existential.isEmpty) ""
-        else s"${program.judgements.count(_.ofTake)} take of an unselected variable made once per match, the later " +
-          "events challenging it for the easiest (so its runs repeat no row), ") +
+         else s"${program.judgements.count(_.ofTake)} take of an unselected variable made once per match, the later " +
+           "events challenging it for the easiest (so its runs repeat no row), ") +
         (kind match {
           case Registers.AllRuns => program.growth
           case Registers.Ranked(lastFirst) =>
@@ -110,8 +111,8 @@ object Evaluation {
               "registers) in priority order, kept past the window while they may outrank another (the strategy " +
               "chooses before the window), " + kept
           case Registers.Maximal => "MAX over sets of configurations (NFA state, registers): each run's own, " +
-            "those of runs marking the same events and those of larger runs, kept past the window (the strategy " +
-            "chooses before the window), " + kept
+              "those of runs marking the same events and those of larger runs, kept past the window (the strategy " +
+              "chooses before the window), " + kept
         })
 
     /**
@@ -157,8 +158,7 @@ object Evaluation {
    * @param repeatsRows whether its matches may repeat a row ([[Planner]] says when)
    * @param pceaRefusal why a PCEA does not key the conditions' equalities
    */
-  final case class LazyChain(nfa: Nfa, chains: Chains, repeatsRows: Boolean, pceaRefusal: String)
-      extends Evaluation {
+  final case class LazyChain(nfa: Nfa, chains: Chains, repeatsRows: Boolean, pceaRefusal: String) extends Evaluation {
     def describe: String = s"${chains.describe}${notByPcea(pceaRefusal)}"
     def bound: Option[String] = None
     def deduplicates: Boolean = repeatsRows

@@ -17,7 +17,8 @@ object EvaluationMetric {
     EvaluationMetric("unionNodes", "union nodes made", _.work.unionNodes),
     EvaluationMetric("bufferVisits", "buffered events visited", _.work.bufferVisits),
     EvaluationMetric("enumerationSteps", "enumeration steps", _.work.enumerationSteps),
-    EvaluationMetric("droppedMatches", "complex events enumerated and dropped", _.work.dropped))
+    EvaluationMetric("droppedMatches", "complex events enumerated and dropped", _.work.dropped)
+  )
 
   /**
    * Where a chain races the lazy chain against the registers: the races each path won on the partitions
@@ -31,5 +32,6 @@ object EvaluationMetric {
     EvaluationMetric("lazyChainRaceWork", "chain races: the lazy chain's work",
       _.chainDecisions.work(ChainPath.Lazy.index)),
     EvaluationMetric("registerRaceWork", "chain races: the registers' work",
-      _.chainDecisions.work(ChainPath.Registers.index)))
+      _.chainDecisions.work(ChainPath.Registers.index))
+  )
 }

@@ -12,7 +12,8 @@ import io.sparkcer.engine.eval.{EventReader, MatchBound, MatchOf, MatchSink, Par
  * before they exhaust memory.
  */
 final class MatchReporter[E <: AnyRef](pattern: CompiledPattern, reader: EventReader[E], bound: MatchBound,
-    metrics: EvaluatorMetrics) extends MatchSink {
+    metrics: EvaluatorMetrics)
+    extends MatchSink {
   private var partition: Partition[E] = _
   private var end = 0L
   private var emit: MatchOf[E] => Unit = _

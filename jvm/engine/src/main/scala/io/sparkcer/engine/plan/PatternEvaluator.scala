@@ -5,8 +5,10 @@ import java.io.{DataInput, DataOutput}
 import io.sparkcer.engine.automaton.{MaxCea, SubsetCea, SymbolTable}
 import io.sparkcer.engine.ceql.Consumption
 import io.sparkcer.engine.chain.{AdaptiveChainRun, ChainPath}
-import io.sparkcer.engine.eval.{EventCodec, EventReader, EventRing, MatchBound, MatchOf, Partition, Partitions, Run, SavedState,
-  SlidingWindow, TooManyMatchesException, Watermark}
+import io.sparkcer.engine.eval.{
+  EventCodec, EventReader, EventRing, MatchBound, MatchOf, Partition, Partitions, Run, SavedState, SlidingWindow,
+  TooManyMatchesException, Watermark
+}
 import io.sparkcer.engine.pcea.PceaPartitionRun
 import io.sparkcer.engine.priority.{PriorityOrders, PriorityRun}
 import io.sparkcer.engine.rma.{MaximalRegisterRun, RankedRegisterRun, RegisterMachine, RegisterRun}
@@ -25,7 +27,8 @@ import io.sparkcer.engine.tecs.{CeaRun, Enumerator, Tecs}
  *                [[TooManyMatchesException]]
  */
 final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: EventReader[E], grouped: Boolean,
-    bound: MatchBound) extends Evaluator[E] {
+    bound: MatchBound)
+    extends Evaluator[E] {
   val metrics = new EvaluatorMetrics
   private val symbols = new SymbolTable(pattern.nfa.symbolWords)
   private val words = new Array[Long](pattern.nfa.symbolWords)
@@ -59,10 +62,11 @@ final class PatternEvaluator[E <: AnyRef](pattern: CompiledPattern, reader: Even
     case Evaluation.LazyChain(_, chains, _, _) => chains.newRun(reader, _, metrics.work, bound)
     case Evaluation.Race(lazyChain, onRegisters) =>
       val (lazily, withRegisters) = (runs(lazyChain), runs(onRegisters))
-      events => new AdaptiveChainRun({
-        case ChainPath.Lazy => lazily(events)
-        case ChainPath.Registers => withRegisters(events)
-      }, ChainPath.Lazy, metrics.work, metrics.chainDecisions)
+      events =>
+        new AdaptiveChainRun({
+            case ChainPath.Lazy => lazily(events)
+            case ChainPath.Registers => withRegisters(events)
+          }, ChainPath.Lazy, metrics.work, metrics.chainDecisions)
     case Evaluation.Pcea(_, plan) => new PceaPartitionRun(plan, reader, _, metrics.work)
   }
 

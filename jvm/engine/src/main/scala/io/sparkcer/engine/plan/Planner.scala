@@ -70,17 +70,19 @@ object Planner {
         // that the registers do not do, and grow with the window. Nor where it searches for witnesses: there the
         // registers' one run per match (ExistentialTakes) keeps the witness in a register, where the chain searches
         // for it per row.
-        val racing = chain.filter(c => registers.forall(_.repeatsRows) ||
-          !c.repeatsRows && c.chains.alternatives.forall(_.witnesses.isEmpty))
+        val racing = chain.filter(c =>
+          registers.forall(_.repeatsRows) ||
+            !c.repeatsRows && c.chains.alternatives.forall(_.witnesses.isEmpty))
         (racing, registers) match {
           case (Some(c), Some(r)) => Evaluation.Race(c, r)
           case (Some(c), None) => c
           case (None, Some(r)) => r
           case (None, None) => strategy match {
-            case Strategy.Next | Strategy.Last => Evaluation.Priority(automaton, lastFirst = strategy == Strategy.Last)
-            case Strategy.Max => Evaluation.Maximal(automaton)
-            case _ => Evaluation.Core(automaton)
-          }
+              case Strategy.Next | Strategy.Last =>
+                Evaluation.Priority(automaton, lastFirst = strategy == Strategy.Last)
+              case Strategy.Max => Evaluation.Maximal(automaton)
+              case _ => Evaluation.Core(automaton)
+            }
         }
     }
   }
@@ -92,16 +94,20 @@ object Planner {
   private def requireJudged(analyzed: AnalyzedQuery, automaton: Nfa, chainShape: Option[Chains],
       lazyChains: Boolean): Unit =
     automaton.gaps.find(g => !g.onAutomaton && !g.onRegisters).filter(_ => chainShape.isEmpty).foreach { g =>
-      throw new PatternException(s"NONE(... FILTER ...) relates its event '${g.variable}' to the events of the match " +
-        s"(${g.conditions.map(automaton.conditions(_).text).mkString(" AND ")}), naming " +
-        s"${g.later.map(v => s"'$v'").mkString(", ")} bound after it, " +
-        "which only the lazy chain judges: it takes a sequence of single events, each bound to a variable of its own " +
-        "(A AS a ; NONE(B AS b FILTER b.acct = c.acct) ; C AS c), with conditions on no repeating variable, under " +
-        "SELECT ALL (the default) with a WITHIN window and no LIMIT or CONSUME BY" +
-        (if (lazyChains) "" else " (the lazy chain is turned off here)") + ". A NONE whose conditions name only " +
-        "variables bound before it (NONE(B AS b FILTER b.acct = a.acct)) runs with any pattern and clause, judged " +
-        "against the registers, and so does one that tests its event alone (NONE(B FILTER B.amount > 100))",
-        g.exclusion.pos, analyzed.text, 4)
+      throw new PatternException(
+        s"NONE(... FILTER ...) relates its event '${g.variable}' to the events of the match " +
+          s"(${g.conditions.map(automaton.conditions(_).text).mkString(" AND ")}), naming " +
+          s"${g.later.map(v => s"'$v'").mkString(", ")} bound after it, " +
+          "which only the lazy chain judges: it takes a sequence of single events, each bound to a variable of its own " +
+          "(A AS a ; NONE(B AS b FILTER b.acct = c.acct) ; C AS c), with conditions on no repeating variable, under " +
+          "SELECT ALL (the default) with a WITHIN window and no LIMIT or CONSUME BY" +
+          (if (lazyChains) "" else " (the lazy chain is turned off here)") + ". A NONE whose conditions name only " +
+          "variables bound before it (NONE(B AS b FILTER b.acct = a.acct)) runs with any pattern and clause, judged " +
+          "against the registers, and so does one that tests its event alone (NONE(B FILTER B.amount > 100))",
+        g.exclusion.pos,
+        analyzed.text,
+        4
+      )
     }
 
   /**
@@ -148,9 +154,9 @@ object Planner {
       q != Nfa.Initial && nfa.transitions(q).exists(t => unselected.contains(t.label)))
     val unselectedFirst = nfa.transitions(Nfa.Initial).filter(t => t.reads && (!t.marks || nfa.labels(t.label).isEmpty))
     (unselected.isEmpty || (!unselectedLater && unselectedFirst.map(_.label).distinct.size == 1)) &&
-      selecting.groupBy(nfa.labels(_)).values.forall { same =>
-        same.count(l => marking.exists(t => t.label == l && ends(t))) <= 1 &&
-          same.count(l => marking.exists(t => t.label == l && continues(t))) <= 1
-      }
+    selecting.groupBy(nfa.labels(_)).values.forall { same =>
+      same.count(l => marking.exists(t => t.label == l && ends(t))) <= 1 &&
+      same.count(l => marking.exists(t => t.label == l && continues(t))) <= 1
+    }
   }
 }

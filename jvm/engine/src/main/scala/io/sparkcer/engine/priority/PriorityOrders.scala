@@ -55,7 +55,8 @@ final class PriorityOrders(nfa: Nfa, lastFirst: Boolean) {
       mutable.ArrayBuilder.make[Int])
     def claim(group: Array[Int], marking: Boolean): Unit = {
       val claimed = mutable.ArrayBuilder.make[Int]
-      for (q <- group; t <- nfa.transitions(q) if t.marks == marking && t.enabledBy(bits) && placed(t.target) != stamp) {
+      for (q <- group; t <- nfa.transitions(q)
+        if t.marks == marking && t.enabledBy(bits) && placed(t.target) != stamp) {
         placed(t.target) = stamp
         claimed += t.target
         targets += t.target
@@ -72,10 +73,10 @@ final class PriorityOrders(nfa: Nfa, lastFirst: Boolean) {
 
   private def intern(order: Array[Array[Int]]): Int =
     ids.getOrElseUpdate(new Key(order), {
-      groups += order
-      firstFinals += order.iterator.flatMap(_.find(nfa.finals)).nextOption().getOrElse(-1)
-      groups.length - 1
-    })
+        groups += order
+        firstFinals += order.iterator.flatMap(_.find(nfa.finals)).nextOption().getOrElse(-1)
+        groups.length - 1
+      })
 }
 
 object PriorityOrders {
@@ -90,7 +91,8 @@ object PriorityOrders {
   private final class Key(val groups: Array[Array[Int]]) {
     override val hashCode: Int = java.util.Arrays.deepHashCode(groups.asInstanceOf[Array[AnyRef]])
     override def equals(o: Any): Boolean = o match {
-      case k: Key => java.util.Arrays.deepEquals(groups.asInstanceOf[Array[AnyRef]], k.groups.asInstanceOf[Array[AnyRef]])
+      case k: Key =>
+        java.util.Arrays.deepEquals(groups.asInstanceOf[Array[AnyRef]], k.groups.asInstanceOf[Array[AnyRef]])
       case _ => false
     }
   }

@@ -87,7 +87,8 @@ final class PriorityRun(orders: PriorityOrders, stateCount: Int, enumerator: Enu
   def load(in: DataInput): Unit = {
     tecs.load(in)
     val saved = in.readInt()
-    require(saved == stateCount, s"the saved run has $saved automaton states, this query's automaton $stateCount: the query changed")
+    require(saved == stateCount,
+      s"the saved run has $saved automaton states, this query's automaton $stateCount: the query changed")
     for (q <- 0 until stateCount) { node(q) = in.readInt(); nodeKey(q) = in.readLong() }
     order = orders.orderOf(Array.fill(in.readInt())(Array.fill(in.readInt())(in.readInt())))
     held = orders.size(order)

@@ -135,7 +135,8 @@ object Dominance {
 
   def of(program: RegisterProgram, conditions: IndexedSeq[Condition]): Dominance = {
     val singles = Array.fill(program.singles)(List.empty[Option[Reading]])
-    for (judgement <- program.judgements; check <- judgement.checks; Source.Single(r) <- check.sources) singles(r) ::= None
+    for (judgement <- program.judgements; check <- judgement.checks; Source.Single(r) <- check.sources)
+      singles(r) ::= None
     for (check <- program.checks) {
       val condition = conditions(check.condition)
       val order = OrderComparison.withSlots(condition)

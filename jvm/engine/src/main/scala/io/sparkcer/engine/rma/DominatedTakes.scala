@@ -56,12 +56,14 @@ object DominatedTakes {
     def simulates(w: Int, b: Int): Boolean = search(w, b, Set.empty)
 
     private def search(w: Int, b: Int, assumed: Set[(Int, Int)]): Boolean =
-      w == b || assumed((w, b)) || known.getOrElse((w, b), {
-        val holds = reads(b).subsetOf(reads(w)) &&
-          skips(b).forall(x => skips(w).exists(y => search(y, x, assumed + ((w, b)))))
-        // Only an answer reached without assumptions stands on its own.
-        if (assumed.isEmpty || !holds) known((w, b)) = holds
-        holds
-      })
+      w == b || assumed((w, b)) || known.getOrElse(
+        (w, b), {
+          val holds = reads(b).subsetOf(reads(w)) &&
+            skips(b).forall(x => skips(w).exists(y => search(y, x, assumed + ((w, b)))))
+          // Only an answer reached without assumptions stands on its own.
+          if (assumed.isEmpty || !holds) known((w, b)) = holds
+          holds
+        }
+      )
   }
 }

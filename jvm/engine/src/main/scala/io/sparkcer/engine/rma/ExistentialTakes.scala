@@ -60,7 +60,7 @@ object ExistentialTakes {
         val waits = leaving.flatMap(_.excludes).flatMap(bit => judgements.find(j => j.bit == bit && j.ofTake))
           .map(j => (j.guards, j.checks))
         set.exists(states) &&
-          (!set.forall(states) || labels.count(takes) > 1 || labels.count(challenges) > 1 || waits.size > 1)
+        (!set.forall(states) || labels.count(takes) > 1 || labels.count(challenges) > 1 || waits.size > 1)
       }
       stateSets(nfa).filterNot(_.exists(apart)).fold(Set.empty[Int])(_ => takes ++ challenges)
     }
@@ -123,7 +123,8 @@ object ExistentialTakes {
     // keeps what its checks read while its run waits in b' and W', where the challenges check it again.
     val (take, takeActions) =
       if (label == 0) (actions.length, Actions.None)
-      else (label, actions(label).copy(drop = actions(label).drop -- enabled.map(_.reads).foldLeft(RegisterSet.None)(_ ++ _)))
+      else (label,
+        actions(label).copy(drop = actions(label).drop -- enabled.map(_.reads).foldLeft(RegisterSet.None)(_ ++ _)))
     val withTake = if (label == 0) actions :+ takeActions else actions.updated(label, takeActions)
     // The challenge keeps the easiest b; where the take keeps none, it only moves the run as the take would.
     val challenge = withTake.length
@@ -138,11 +139,23 @@ object ExistentialTakes {
     }
     val added = if (label == 0) 2 else 1
     Chosen(
-      new Nfa(transitions, automaton.finals, automaton.guards, automaton.labels ++ Seq.fill(added)(IndexedSeq.empty[Int]),
-        automaton.conditions, automaton.scopes, automaton.atomOf, automaton.atoms, automaton.gaps),
+      new Nfa(
+        transitions,
+        automaton.finals,
+        automaton.guards,
+        automaton.labels ++ Seq.fill(added)(IndexedSeq.empty[Int]),
+        automaton.conditions,
+        automaton.scopes,
+        automaton.atomOf,
+        automaton.atoms,
+        automaton.gaps
+      ),
       withTake :+ easiest.fold(Actions.None)(e => Actions.None.copy(keepEasiest = Seq(e))),
       judgements :+ Judgement(bit, Seq(t.guard), enabled.map(_.copy(label = 0, phase = Phase.Before)), ofTake = true),
-      takes + take, challenges + challenge, states ++ group ++ after)
+      takes + take,
+      challenges + challenge,
+      states ++ group ++ after
+    )
   }
 
   /**
@@ -205,33 +218,37 @@ object ExistentialTakes {
     }
     val marking = all.filter(_._2.marks)
     val byLabel = marking.groupBy(_._2.label)
-    marking.groupBy { case (_, t) => (t.label, t.target) }.toSeq.sortBy(_._1).flatMap { case ((label, target), carried) =>
-      val t = carried.head._2
-      val group = carried.map(_._1).toSet
-      val after = waiting(nfa, target)
-      def readsOnly(q: Int) = nfa.transitions(q).forall(s => skip(s) || s.copy(from = t.from) == t)
-      val own = if (label == 0) t.reads && group.exists(beside) else byLabel(label).size == carried.size
-      val shaped = own && !takes(label) && !challenges(label) && nfa.labels(label).isEmpty && t.guard >= 0 &&
-        !t.negated && t.excludes.isEmpty &&
-        !nfa.finals(target) && !group.contains(Nfa.Initial) && group.exists(waiting(nfa, _) == group) &&
-        carried.forall(_._2.copy(from = t.from) == t) && group.forall(readsOnly) &&
-        // b' and W' entered only by the takes and their own skips, left only forward.
-        all.forall { case (p, s) => !after(s.target) || group(p) && s.label == label && s.target == target ||
-          after(p) && skip(s) } &&
-        all.forall { case (p, s) => !after(p) || skip(s) || !(after(s.target) || group(s.target)) } &&
-        !reachable(target).exists(group)
-      val keepsNothing = actions(label).copy(drop = RegisterSet.None).isEmpty
-      val easiest = if (!shaped || keepsNothing) None else written(actions(label))
-        .filter(r => actions.indices.forall(l => l == label || !touches(actions(l), r))).flatMap(comparedBy)
-      // A check that reads a register no transition before q writes (a variable bound after b's) holds. Before q:
-      // into a state from which q can be reached (q itself included).
-      val before = group.flatMap(reaching)
-      val comingTo = all.filter { case (_, s) => before(s.target) }.map(_._2.label).filter(_ >= 0)
-      def emptyHere(r: Int) = comingTo.forall(l => !touches(actions(l), r))
-      val enabled = t.checks.map(c => checks(c - guards))
-        .filterNot(_.sources.exists { case Source.Single(r) => emptyHere(r); case _ => false })
-      if (shaped && keepsNothing) Some(Candidate(group, label, target, enabled, None))
-      else easiest.map(e => Candidate(group, label, target, enabled, Some(e)))
+    marking.groupBy { case (_, t) => (t.label, t.target) }.toSeq.sortBy(_._1).flatMap {
+      case ((label, target), carried) =>
+        val t = carried.head._2
+        val group = carried.map(_._1).toSet
+        val after = waiting(nfa, target)
+        def readsOnly(q: Int) = nfa.transitions(q).forall(s => skip(s) || s.copy(from = t.from) == t)
+        val own = if (label == 0) t.reads && group.exists(beside) else byLabel(label).size == carried.size
+        val shaped = own && !takes(label) && !challenges(label) && nfa.labels(label).isEmpty && t.guard >= 0 &&
+          !t.negated && t.excludes.isEmpty &&
+          !nfa.finals(target) && !group.contains(Nfa.Initial) && group.exists(waiting(nfa, _) == group) &&
+          carried.forall(_._2.copy(from = t.from) == t) && group.forall(readsOnly) &&
+          // b' and W' entered only by the takes and their own skips, left only forward.
+          all.forall { case (p, s) =>
+            !after(s.target) || group(p) && s.label == label && s.target == target ||
+            after(p) && skip(s)
+          } &&
+          all.forall { case (p, s) => !after(p) || skip(s) || !(after(s.target) || group(s.target)) } &&
+          !reachable(target).exists(group)
+        val keepsNothing = actions(label).copy(drop = RegisterSet.None).isEmpty
+        val easiest = if (!shaped || keepsNothing) None
+        else written(actions(label))
+          .filter(r => actions.indices.forall(l => l == label || !touches(actions(l), r))).flatMap(comparedBy)
+        // A check that reads a register no transition before q writes (a variable bound after b's) holds. Before q:
+        // into a state from which q can be reached (q itself included).
+        val before = group.flatMap(reaching)
+        val comingTo = all.filter { case (_, s) => before(s.target) }.map(_._2.label).filter(_ >= 0)
+        def emptyHere(r: Int) = comingTo.forall(l => !touches(actions(l), r))
+        val enabled = t.checks.map(c => checks(c - guards))
+          .filterNot(_.sources.exists { case Source.Single(r) => emptyHere(r); case _ => false })
+        if (shaped && keepsNothing) Some(Candidate(group, label, target, enabled, None))
+        else easiest.map(e => Candidate(group, label, target, enabled, Some(e)))
     }
   }
 }

@@ -55,16 +55,26 @@ object JoinedLabels {
         groups.find(_.head == l).fold(actions(l))(g => g.map(actions).reduce(union))
       }
       val transitions = nfa.transitions.map(_.map(t => into.get(t.label).fold(t)(l => t.copy(label = l))))
-      chosen.copy(nfa = new Nfa(transitions, nfa.finals, nfa.guards, nfa.labels, nfa.conditions, nfa.scopes,
-        nfa.atomOf, nfa.atoms, nfa.gaps), actions = joinedActions, takes = takes.map(l => into.getOrElse(l, l)),
-        challenges = challenges.map(l => into.getOrElse(l, l)))
+      chosen.copy(
+        nfa = new Nfa(transitions, nfa.finals, nfa.guards, nfa.labels, nfa.conditions, nfa.scopes,
+          nfa.atomOf, nfa.atoms, nfa.gaps),
+        actions = joinedActions,
+        takes = takes.map(l => into.getOrElse(l, l)),
+        challenges = challenges.map(l => into.getOrElse(l, l))
+      )
     }
   }
 
   private def union(a: Actions, b: Actions): Actions =
-    Actions(a.reset ++ b.reset, (a.write ++ b.write).distinct, (a.append ++ b.append).distinct,
-      (a.accumulate ++ b.accumulate).distinct, (a.keepHardest ++ b.keepHardest).distinct,
-      a.drop -- (a.drop -- b.drop), (a.keepEasiest ++ b.keepEasiest).distinct)
+    Actions(
+      a.reset ++ b.reset,
+      (a.write ++ b.write).distinct,
+      (a.append ++ b.append).distinct,
+      (a.accumulate ++ b.accumulate).distinct,
+      (a.keepHardest ++ b.keepHardest).distinct,
+      a.drop -- (a.drop -- b.drop),
+      (a.keepEasiest ++ b.keepEasiest).distinct
+    )
 
   /** The registers an action changes other than by dropping them. */
   private def changed(a: Actions): RegisterSet =
@@ -75,11 +85,13 @@ object JoinedLabels {
    * The registers live at each state: read by a check on a transition ahead (before its transition acts, or, as a
    * match ends, after) or by a judgement a skip ahead excludes.
    */
-  private def liveness(nfa: Nfa, checks: IndexedSeq[Check], judgements: IndexedSeq[Judgement]): IndexedSeq[RegisterSet] = {
+  private def liveness(nfa: Nfa, checks: IndexedSeq[Check], judgements: IndexedSeq[Judgement])
+      : IndexedSeq[RegisterSet] = {
     val guards = nfa.guards.length
-    val read = for (q <- nfa.transitions.indices; t <- nfa.transitions(q); (at, check) <-
-      t.checks.map(bit => checks(bit - guards)).map(c => (if (c.phase == Phase.Write) t.target else q) -> c) ++
-        t.excludes.flatMap(bit => judgements.filter(_.bit == bit)).flatMap(_.checks).map(q -> _))
+    val read = for (q <- nfa.transitions.indices; t <- nfa.transitions(q);
+      (at, check) <-
+        t.checks.map(bit => checks(bit - guards)).map(c => (if (c.phase == Phase.Write) t.target else q) -> c) ++
+          t.excludes.flatMap(bit => judgements.filter(_.bit == bit)).flatMap(_.checks).map(q -> _))
       yield at -> check.reads
     Liveness.of(nfa.stateCount, read, for (q <- nfa.transitions.indices; t <- nfa.transitions(q)) yield q -> t.target)
   }

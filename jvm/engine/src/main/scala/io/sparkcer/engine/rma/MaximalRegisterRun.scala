@@ -28,7 +28,8 @@ import io.sparkcer.engine.tecs.{Enumerator, RunSlots, Tecs, UnionList}
  *             the events still named (the machine counts the checks)
  */
 final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventRing[E], enumerator: Enumerator,
-    work: Work) extends Run {
+    work: Work)
+    extends Run {
   import MaximalRegisterRun._
 
   private val nfa = machine.cea.nfa
@@ -94,9 +95,9 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
     private val enabledOf = mutable.HashMap.empty[RunKey, Array[Transition]]
 
     private def enabled(c: RunKey): Array[Transition] = enabledOf.getOrElseUpdate(c, {
-      work.transitions += 1
-      machine.enabled(c.state, machine.symbolAt(c.state, bits, c.registers, events, position))
-    })
+        work.transitions += 1
+        machine.enabled(c.state, machine.symbolAt(c.state, bits, c.registers, events, position))
+      })
 
     private def markedBy(from: Set[RunKey])(take: Transition => Boolean): Set[RunKey] =
       for (c <- from; t <- enabled(c) if t.marks && take(t))
@@ -131,10 +132,13 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
    * Whether configuration `y` covers `x` ([[Triple.of]]), where the dominance compares more than equality; each pair
    * compared once per event, as the runs of an event share their configurations.
    */
-  private val covers: Option[Covering] = Option.when(machine.dominance.compares)(new Covering(
-    c => (c.state, machine.dominance.alike(c.registers)),
-    (y, x) => y == x || coverings.computeIfAbsent((y, x),
-      _ => java.lang.Boolean.valueOf(machine.noHarder(y.registers, x.registers, events))).booleanValue))
+  private val covers: Option[Covering] = Option.when(machine.dominance.compares)(
+    new Covering(
+      c => (c.state, machine.dominance.alike(c.registers)),
+      (y, x) =>
+        y == x || coverings.computeIfAbsent((y, x),
+          _ => java.lang.Boolean.valueOf(machine.noHarder(y.registers, x.registers, events))).booleanValue
+    ))
   /** The pairs compared at this event. */
   private val coverings = new java.util.HashMap[(RunKey, RunKey), java.lang.Boolean]
 
@@ -184,8 +188,9 @@ final class MaximalRegisterRun[E <: AnyRef](machine: RegisterMachine[E], events:
   private def read(in: DataInput): Triple = {
     def set() = Seq.fill(in.readInt()) {
       val state = in.readInt()
-      require(state < nfa.stateCount, s"the saved run is in automaton state $state, this query's automaton has " +
-        s"${nfa.stateCount}: the query changed")
+      require(state < nfa.stateCount,
+        s"the saved run is in automaton state $state, this query's automaton has " +
+          s"${nfa.stateCount}: the query changed")
       new RunKey(state, Registers.load(machine.program, in, machine.loadAccumulator))
     }.toSet
     val (s, e, t) = (set(), set(), set())

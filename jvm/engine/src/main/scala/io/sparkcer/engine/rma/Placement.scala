@@ -55,7 +55,8 @@ object Placement {
     private var singles = 0
     private var lists = 0
     private val accumulators = mutable.ArrayBuffer.empty[(Int, Int)]
-    private val labels = mutable.LinkedHashMap[(IndexedSeq[Int], Actions), Int]((IndexedSeq.empty[Int], Actions.None) -> 0)
+    private val labels =
+      mutable.LinkedHashMap[(IndexedSeq[Int], Actions), Int]((IndexedSeq.empty[Int], Actions.None) -> 0)
     private val checks = mutable.LinkedHashMap.empty[Check, Int]
 
     private val allocations: IndexedSeq[Allocation] = nfa.scopes.map { scope =>
@@ -76,7 +77,8 @@ object Placement {
         prev.map(v => v -> { singles += 1; singles - 1 }),
         c.slots.indices.filter(k => c.slots(k).function.aggregate).map { k =>
           accumulators += (scope.condition -> k); accumulators.length - 1
-        })
+        }
+      )
     }
 
     private def aggregates(s: Int): Boolean = nfa.conditions(nfa.scopes(s).condition).aggregates.nonEmpty
@@ -98,31 +100,45 @@ object Placement {
     def build(): Placed = {
       val n = nfa.stateCount
       // Final atoms inside a scope with aggregates get a final copy, where the aggregates are checked as the match ends.
-      val copies = (0 until n).filter(q => nfa.finals(q) && nfa.scopes.indices.exists(s => aggregates(s) &&
-        nfa.scopes(s).atoms.contains(nfa.atomOf(q)))).zipWithIndex.map { case (q, i) => q -> (n + i) }.toMap
+      val copies = (0 until n).filter(q =>
+        nfa.finals(q) && nfa.scopes.indices.exists(s =>
+          aggregates(s) &&
+            nfa.scopes(s).atoms.contains(nfa.atomOf(q)))).zipWithIndex.map { case (q, i) => q -> (n + i) }.toMap
       // Every transition with the state it leads to (a final copy, or its own target) and the checks it carries.
       val placed: IndexedSeq[IndexedSeq[(Transition, Int, Seq[Check])]] = (0 until n).map { q =>
         nfa.transitions(q).flatMap { t =>
           val checks = checksOn(t)
-          (t, t.target, checks) +: copies.get(t.target).toSeq.map(copy => (t, copy, checks ++ endChecks(nfa.atomOf(t.target))))
+          (t, t.target, checks) +: copies.get(t.target).toSeq.map(copy =>
+            (t, copy, checks ++ endChecks(nfa.atomOf(t.target))))
         }
       } ++ copies.map(_ => IndexedSeq.empty)
       val live = liveness(placed)
-      val checked = placed.map(_.map { case (t, target, checks) =>
-        val label = if (t.marks) labelOf(t, live(target)) else t.label
-        // A check applies its transition's label (its resets); a transition that marks nothing has none.
-        t.copy(target = target, label = label, checks = checks.map(c => checkBit(c.copy(label = math.max(label, 0)))))
-      })
+      val checked = placed.map(
+        _.map { case (t, target, checks) =>
+          val label = if (t.marks) labelOf(t, live(target)) else t.label
+          // A check applies its transition's label (its resets); a transition that marks nothing has none.
+          t.copy(target = target, label = label, checks = checks.map(c => checkBit(c.copy(label = math.max(label, 0)))))
+        })
       // The judgements' bits follow the checks'.
       val judgements = judged.keys.toSeq.sorted.zipWithIndex.map { case (g, j) =>
         g -> Judgement(nfa.guards.length + checks.size + j, nfa.gaps(g).guards, judged(g))
       }.toMap
-      val transitions = checked.map(_.map(t =>
-        if (t.judges.isEmpty) t else t.copy(excludes = t.excludes ++ t.judges.map(judgements(_).bit), judges = Nil)))
+      val transitions = checked.map(
+        _.map(t =>
+          if (t.judges.isEmpty) t else t.copy(excludes = t.excludes ++ t.judges.map(judgements(_).bit), judges = Nil)))
       val finals = (0 until n).map(q => nfa.finals(q) && !copies.contains(q)) ++ copies.map(_ => true)
       val actions = labels.keys.toIndexedSeq.map(_._2)
-      val placedNfa = new Nfa(transitions, finals, nfa.guards, labels.keys.toIndexedSeq.map(_._1), nfa.conditions,
-        nfa.scopes, nfa.atomOf ++ copies.keys.toSeq.sortBy(copies), nfa.atoms, nfa.gaps)
+      val placedNfa = new Nfa(
+        transitions,
+        finals,
+        nfa.guards,
+        labels.keys.toIndexedSeq.map(_._1),
+        nfa.conditions,
+        nfa.scopes,
+        nfa.atomOf ++ copies.keys.toSeq.sortBy(copies),
+        nfa.atoms,
+        nfa.gaps
+      )
       val judging = judgements.values.toIndexedSeq.sortBy(_.bit)
       val placedChecks = checks.keys.toIndexedSeq
       val chosen =
@@ -132,9 +148,17 @@ object Placement {
           val taken = ExistentialTakes.chosen(ExistentialTakes.Chosen(undominated, actions, judging), placedChecks)
           JoinedLabels.joined(taken, placedChecks)
         }
-      val program = new RegisterProgram(singles, lists, accumulators.toIndexedSeq, chosen.actions, placedChecks,
-        nfa.guards.length, RunGrowth.perSubset(chosen.nfa, chosen.actions, subsetRegisters), chosen.judgements,
-        chosen.existential)
+      val program = new RegisterProgram(
+        singles,
+        lists,
+        accumulators.toIndexedSeq,
+        chosen.actions,
+        placedChecks,
+        nfa.guards.length,
+        RunGrowth.perSubset(chosen.nfa, chosen.actions, subsetRegisters),
+        chosen.judgements,
+        chosen.existential
+      )
       Placed(chosen.nfa, program)
     }
 
@@ -164,8 +188,9 @@ object Placement {
      * transition's writes, or (at the end of a match) after them; a judgement as the run waits in the gap.
      */
     private def liveness(placed: IndexedSeq[IndexedSeq[(Transition, Int, Seq[Check])]]): IndexedSeq[RegisterSet] = {
-      val read = for (q <- placed.indices; (t, target, checks) <- placed(q); (at, check) <-
-        checks.map(c => (if (c.phase == Phase.Write) target else q) -> c) ++ t.judges.flatMap(judged).map(q -> _))
+      val read = for (q <- placed.indices; (t, target, checks) <- placed(q);
+        (at, check) <-
+          checks.map(c => (if (c.phase == Phase.Write) target else q) -> c) ++ t.judges.flatMap(judged).map(q -> _))
         yield at -> check.reads
       Liveness.of(placed.length, read, for (q <- placed.indices; (_, target, _) <- placed(q)) yield q -> target)
     }
@@ -190,7 +215,7 @@ object Placement {
           alloc.list.get(v).filter(live.lists.contains).foreach(append += _)
           alloc.prev.filter(p => p._1 == v && live.singles.contains(p._2)).foreach(write += _._2)
           for ((k, acc) <- c.slots.indices.filter(k => c.slots(k).function.aggregate).zip(alloc.accumulators)
-               if c.slots(k).variable.value == v && live.accumulators.contains(acc)) accumulate += acc
+            if c.slots(k).variable.value == v && live.accumulators.contains(acc)) accumulate += acc
         }
       }
       val reset = t.resets.map(allocations(_).registers).foldLeft(RegisterSet.None)(_ ++ _)
@@ -205,7 +230,8 @@ object Placement {
      * the scopes whose variables it binds, and the aggregates of the scopes it leaves (checked before the transition
      * acts). A skip carries none (a NONE's conditions are judged on skips, apart: [[judged]]).
      */
-    private def checksOn(t: Transition): Seq[Check] = if (!t.reads) Nil else {
+    private def checksOn(t: Transition): Seq[Check] = if (!t.reads) Nil
+    else {
       val (from, b) = (t.from, nfa.atomOf(t.target))
       val binding = for {
         ((scope, alloc), s) <- nfa.scopes.zip(allocations).zipWithIndex
@@ -217,11 +243,13 @@ object Placement {
         val check = alloc.prev match {
           case Some((v, register)) =>
             if (!here.contains(v)) None
-            else Some(Check(scope.condition, c.variables.map(_ => Source.Current), c.slots.map(_ => SlotSource.Previous(register)),
-              label = 0, Phase.Reset))
+            else Some(Check(scope.condition, c.variables.map(_ => Source.Current),
+                c.slots.map(_ => SlotSource.Previous(register)),
+                label = 0, Phase.Reset))
           case None =>
             val sources = c.variables.map { v =>
-              if (here.contains(v)) alloc.list.get(v).filter(_ => here.size > 1).fold[Source](Source.Current)(Source.CurrentOrList)
+              if (here.contains(v))
+                alloc.list.get(v).filter(_ => here.size > 1).fold[Source](Source.Current)(Source.CurrentOrList)
               else source(alloc, v)
             }
             Some(Check(scope.condition, sources, Nil, label = 0, Phase.Reset))
@@ -246,7 +274,8 @@ object Placement {
     private def aggregateCheck(condition: Int, alloc: Allocation, phase: Phase): Check = {
       val c = nfa.conditions(condition)
       val accumulator = c.slots.indices.filter(k => c.slots(k).function.aggregate).zip(alloc.accumulators).toMap
-      Check(condition, c.variables.map(source(alloc, _)), c.slots.indices.map(k => SlotSource.Aggregate(accumulator(k))),
+      Check(
+        condition, c.variables.map(source(alloc, _)), c.slots.indices.map(k => SlotSource.Aggregate(accumulator(k))),
         label = 0, phase)
     }
 

@@ -35,7 +35,8 @@ import io.sparkcer.engine.tecs.{Enumerator, Tecs}
  *                  the events still named (the machine counts the checks)
  */
 final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirst: Boolean, events: EventRing[E],
-    enumerator: Enumerator, work: Work) extends Run {
+    enumerator: Enumerator, work: Work)
+    extends Run {
   import RankedRegisterRun._
 
   private val nfa = machine.cea.nfa
@@ -129,7 +130,8 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
           if (base == Expired) Expired
           else if (current.states(i) == Nfa.Initial && t.target == Nfa.Initial) NotStarted
           else {
-            val from = if (base != NotStarted) base else { if (bottom < 0) bottom = tecs.newBottom(position, key); bottom }
+            val from =
+              if (base != NotStarted) base else { if (bottom < 0) bottom = tecs.newBottom(position, key); bottom }
             if (t.marks && machine.addsToMatch(t.label)) tecs.extend(from, position, t.label) else from
           }
         val start = if (base == NotStarted) key else current.starts(i)
@@ -182,7 +184,9 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
           val it = same.iterator()
           while (it.hasNext) {
             val j: Int = it.next()
-            if (machine.noHarder(next.registers(i), next.registers(j), events)) { dropped(j) = true; any = true; it.remove() }
+            if (machine.noHarder(next.registers(i), next.registers(j), events)) {
+              dropped(j) = true; any = true; it.remove()
+            }
           }
           same.add(i)
         }
@@ -254,8 +258,9 @@ final class RankedRegisterRun[E <: AnyRef](machine: RegisterMachine[E], lastFirs
     current.reset()
     for (_ <- 0 until in.readInt()) {
       val state = in.readInt()
-      require(state < nfa.stateCount, s"the saved run is in automaton state $state, this query's automaton has " +
-        s"${nfa.stateCount}: the query changed")
+      require(state < nfa.stateCount,
+        s"the saved run is in automaton state $state, this query's automaton has " +
+          s"${nfa.stateCount}: the query changed")
       val registers = Registers.load(machine.program, in, machine.loadAccumulator)
       val node = in.readInt()
       val start = in.readLong()

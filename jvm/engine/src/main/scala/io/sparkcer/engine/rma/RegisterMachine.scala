@@ -47,7 +47,8 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
   val dominance: Dominance = Dominance.of(program, cea.nfa.conditions)
 
   /** Whether registers `y` make every condition ahead at least as easy as `x`; each comparison a condition check. */
-  def noHarder(y: Registers, x: Registers, events: EventRing[E]): Boolean = dominance.noHarder(y, x, hardness.of(events))
+  def noHarder(y: Registers, x: Registers, events: EventRing[E]): Boolean =
+    dominance.noHarder(y, x, hardness.of(events))
 
   /** What two runs hold compared, for [[Dominance]]: one instance, pointed at each partition's events. */
   private final class Hardness extends Dominance.Hardness {
@@ -270,7 +271,9 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       position: Long): Boolean =
     // A combination of events bound earlier only was checked when its last event arrived.
     if (i == check.sources.length)
-      (check.needsCurrent && !usedCurrent) || { work.conditionChecks += 1; reader.holds(check.check.condition, check.choice, check.slots) }
+      (check.needsCurrent && !usedCurrent) || {
+        work.conditionChecks += 1; reader.holds(check.check.condition, check.choice, check.slots)
+      }
     else check.sources(i) match {
       case Source.Current =>
         check.choice(i) = events(position)
@@ -278,7 +281,7 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
       case Source.CurrentOrList(l) =>
         check.choice(i) = events(position)
         combinations(check, i + 1, usedCurrent = true, regs, events, position) &&
-          everyOf(check, i, regs.lists(l), usedCurrent, regs, events, position)
+        everyOf(check, i, regs.lists(l), usedCurrent, regs, events, position)
       case Source.Single(r) =>
         regs.singles(r) != Registers.Unsatisfiable && {
           check.choice(i) = events(regs.singles(r))
@@ -311,7 +314,8 @@ final class RegisterMachine[E <: AnyRef](val cea: DeterministicCea, val program:
     val carriers = for (t <- transitions; c <- t.checks) yield (c - program.guards) -> (t.guard -> t.negated)
     new Carried(
       carriers.groupBy(_._1).toArray.sortBy(_._1).map { case (c, ts) => c -> ts.map(_._2).distinct.toArray },
-      judgements.filter(j => transitions.exists(_.excludes.contains(j.bit))).toArray)
+      judgements.filter(j => transitions.exists(_.excludes.contains(j.bit))).toArray
+    )
   }
 }
 

@@ -181,9 +181,12 @@ final case class Check(condition: Int, sources: Seq[Source], slots: Seq[SlotSour
     phase: Phase) {
   /** The registers it reads. */
   def reads: RegisterSet = RegisterSet(
-    (sources.collect { case Source.Single(r) => r } ++ slots.collect { case SlotSource.Previous(r) => r }).distinct.sorted,
+    (sources.collect { case Source.Single(r) => r } ++ slots.collect { case SlotSource.Previous(r) =>
+      r
+    }).distinct.sorted,
     sources.collect { case Source.Each(l) => l; case Source.CurrentOrList(l) => l }.distinct.sorted,
-    slots.collect { case SlotSource.Aggregate(a) => a }.distinct.sorted)
+    slots.collect { case SlotSource.Aggregate(a) => a }.distinct.sorted
+  )
 }
 
 object Liveness {

@@ -19,7 +19,8 @@ import io.sparkcer.engine.tecs.{Enumerator, RunSlots, Tecs, UnionList}
  *               checks)
  */
 final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventRing[E], enumerator: Enumerator,
-    work: Work) extends Run {
+    work: Work)
+    extends Run {
   private val cea = machine.cea
   private val isFinal: Int => Boolean = cea.isFinal
   private val tecs = new Tecs(work, maxNodes = machine.bound.nodes)
@@ -68,7 +69,8 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
   private def step(moves: io.sparkcer.engine.automaton.Moves, registers: Registers, slot: Int, bottom: Int,
       maxStart: Long, position: Long, threshold: Long): Unit = {
     work.transitions += 1 + moves.markTargets.length
-    if (slot >= 0 && machine.extendsMatch(moves.markLabels)) current.merged(slot, tecs, threshold) // before it is handed on
+    if (slot >= 0 && machine.extendsMatch(moves.markLabels))
+      current.merged(slot, tecs, threshold) // before it is handed on
     if (moves.unmarked >= 0)
       current.addTo(next.list(moves.unmarked, registers), slot, bottom, maxStart, tecs, threshold)
     var k = 0
@@ -76,7 +78,8 @@ final class RegisterRun[E <: AnyRef](machine: RegisterMachine[E], events: EventR
       val label = moves.markLabels(k)
       val target = next.list(moves.markTargets(k), machine.after(label, registers, position, events))
       if (machine.addsToMatch(label))
-        target.insert(tecs, tecs.extend(current.node(slot, bottom, tecs, threshold), position, label), maxStart, threshold)
+        target.insert(
+          tecs, tecs.extend(current.node(slot, bottom, tecs, threshold), position, label), maxStart, threshold)
       else current.addTo(target, slot, bottom, maxStart, tecs, threshold)
       k += 1
     }

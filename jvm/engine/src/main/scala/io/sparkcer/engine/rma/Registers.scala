@@ -18,8 +18,8 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
 
   override def equals(o: Any): Boolean = o match {
     case r: Registers => (r eq this) || (r.hashCode == hashCode && java.util.Arrays.equals(singles, r.singles) &&
-      java.util.Arrays.equals(lists.asInstanceOf[Array[AnyRef]], r.lists.asInstanceOf[Array[AnyRef]]) &&
-      java.util.Arrays.equals(accumulators, r.accumulators))
+        java.util.Arrays.equals(lists.asInstanceOf[Array[AnyRef]], r.lists.asInstanceOf[Array[AnyRef]]) &&
+        java.util.Arrays.equals(accumulators, r.accumulators))
     case _ => false
   }
 
@@ -35,9 +35,13 @@ final class Registers(val singles: Array[Long], val lists: Array[PositionList], 
         var i = 0
         while (i < actions.writes.length) { s(actions.writes(i)) = position; i += 1 }
         i = 0
-        while (i < actions.appends.length) { val r = actions.appends(i); l(r) = new PositionList(position, l(r)); i += 1 }
+        while (i < actions.appends.length) {
+          val r = actions.appends(i); l(r) = new PositionList(position, l(r)); i += 1
+        }
         i = 0
-        while (i < actions.accumulates.length) { val r = actions.accumulates(i); a(r) = updates.accumulate(r, a(r)); i += 1 }
+        while (i < actions.accumulates.length) {
+          val r = actions.accumulates(i); a(r) = updates.accumulate(r, a(r)); i += 1
+        }
         i = 0
         while (i < actions.challenges.length) {
           val h = actions.challenges(i)
@@ -86,7 +90,8 @@ object Registers {
     def easier(e: Hardest, held: Long): Long
   }
 
-  private def clear(set: RegisterSet, singles: Array[Long], lists: Array[PositionList], accumulators: Array[AnyRef]): Unit =
+  private def clear(set: RegisterSet, singles: Array[Long], lists: Array[PositionList], accumulators: Array[AnyRef])
+      : Unit =
     if (!set.isEmpty) {
       var i = 0
       while (i < set.singleArray.length) { singles(set.singleArray(i)) = Empty; i += 1 }

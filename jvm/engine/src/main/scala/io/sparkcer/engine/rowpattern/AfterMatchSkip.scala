@@ -22,9 +22,11 @@ private[rowpattern] object AfterMatchSkip {
     val vars = pattern.labelsOf(RowPatternAnalysis.canonical(variable)).get
     val rows = (0 until length).filter(i => vars(labels(i)))
     if (rows.isEmpty)
-      throw new RowPatternException(s"AFTER MATCH SKIP failed: pattern variable ${variable.value} is not present in match " +
-        s"$number (" + (if (length == 0) s"empty, at row ${start + 1}" else s"rows ${start + 1} to ${start + length}") +
-        " of its partition, counted from 1)")
+      throw new RowPatternException(
+        s"AFTER MATCH SKIP failed: pattern variable ${variable.value} is not present in match " +
+          s"$number (" + (if (length == 0) s"empty, at row ${start + 1}"
+                          else s"rows ${start + 1} to ${start + length}") +
+          " of its partition, counted from 1)")
     val to = start + (if (first) rows.head else rows.last)
     if (to == start)
       throw new RowPatternException(s"AFTER MATCH SKIP failed: cannot skip to first row of match $number (it would " +

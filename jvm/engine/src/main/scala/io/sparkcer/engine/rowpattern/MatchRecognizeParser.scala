@@ -52,11 +52,14 @@ private final class MatchRecognizeParser(query: String, from: Position, until: I
   import MatchRecognizeParser._
 
   def read(): MatchRecognize = {
-    val partitionBy = if (acceptKw("PARTITION")) { expectKw("BY"); commaList(expression("an expression", Set.empty)) } else Nil
-    val orderBy = if (acceptKw("ORDER")) { expectKw("BY"); commaList(sortItem()) } else Nil
+    val partitionBy = if (acceptKw("PARTITION")) { expectKw("BY"); commaList(expression("an expression", Set.empty)) }
+    else Nil
+    val orderBy = if (acceptKw("ORDER")) { expectKw("BY"); commaList(sortItem()) }
+    else Nil
     val measures = if (acceptKw("MEASURES")) commaList(measure()) else Nil
     val rowsPerMatch = rows()
-    val skip = if (acceptKw("AFTER")) { expectKw("MATCH"); skipTo() } else SkipTo.PastLastRow
+    val skip = if (acceptKw("AFTER")) { expectKw("MATCH"); skipTo() }
+    else SkipTo.PastLastRow
     expectKw("PATTERN")
     val open = expectSym("(")
     val pattern = if (isSym(")")) RowPattern.Empty(open.pos) else nested(open)(alternation())
@@ -241,7 +244,8 @@ private final class MatchRecognizeParser(query: String, from: Position, until: I
           else (low.getOrElse(fail("a number")), low)
         expectSym("}")
         if (bounds._2.exists(_ < bounds._1))
-          throw error(s"expected a quantifier's maximum to be at least its minimum, found {${bounds._1},${bounds._2.get}}", q,
+          throw error(
+            s"expected a quantifier's maximum to be at least its minimum, found {${bounds._1},${bounds._2.get}}", q,
             previous.end - q.pos.offset)
         if (bounds._2.contains(0))
           throw error("expected a quantifier that allows at least one repetition, found {0}; write () for no row", q,
@@ -252,7 +256,8 @@ private final class MatchRecognizeParser(query: String, from: Position, until: I
     val reluctant = acceptSym("?")
     val result = RowPattern.Quantified(body, min, max, greedy = !reluctant, body.pos)
     if (isSym("*") || isSym("+") || isSym("?") || (isSym("{") && !exclusionStart))
-      throw error("expected one quantifier, found a second; group the quantified pattern in parentheses to repeat it: (A+)*")
+      throw error(
+        "expected one quantifier, found a second; group the quantified pattern in parentheses to repeat it: (A+)*")
     result
   }
 

@@ -252,7 +252,8 @@ final class Matcher[S](pattern: AnalyzedRowPattern, conditions: LabelEvaluator[_
    * end the match are visited, as a depth-first walk marking every instruction would find them: one that reaches an
    * instruction of its start's already marked reaches nothing new through it.
    */
-  private def closure(pc0: Int, start: Long, history: LabelNode[S], at: Long, atEnd: Boolean, into: Threads[S]): Unit = {
+  private def closure(pc0: Int, start: Long, history: LabelNode[S], at: Long, atEnd: Boolean, into: Threads[S])
+      : Unit = {
     val outcome = outcomes((start - attempt).toInt)
     val key = if (acrossStarts && start == attempt) -1L - start else start
     val reached = program.closure(pc0, atStart = at == 0, atEnd)
@@ -357,7 +358,8 @@ final class Matcher[S](pattern: AnalyzedRowPattern, conditions: LabelEvaluator[_
 
   /** Why no start stands for another here, for the error past `bound`. */
   private def apart: String =
-    if (reads.number) "the DEFINE conditions read MATCH_NUMBER(), which a start has only once the one before it is decided"
+    if (reads.number)
+      "the DEFINE conditions read MATCH_NUMBER(), which a start has only once the one before it is decided"
     else if (!reads.none) "the DEFINE conditions read other rows of their match (navigation through a variable, " +
       "aggregates, CLASSIFIER)"
     else if (window.nonEmpty) "WITHIN gives each its own span, which ends at a different row"

@@ -75,9 +75,10 @@ object ProgramCompiler {
     val count = f"${size(culprit)}%,d" + (if (size(culprit) == Saturated) " or more" else "")
     val (what, advice) = culprit match {
       case Permute(items, _) =>
-        val fit = (1 to items.length).takeWhile(k => size(Permute(items.take(k), culprit.pos)) + 1 <= MaxInstructions).last
+        val fit =
+          (1 to items.length).takeWhile(k => size(Permute(items.take(k), culprit.pos)) + 1 <= MaxInstructions).last
         (f"PERMUTE of ${items.length} items, written out as every order of them (${orders(items.length)}%,d orders" +
-          (if (orders(items.length) == Saturated) " or more" else "") + s"), comes to $count",
+            (if (orders(items.length) == Saturated) " or more" else "") + s"), comes to $count",
           s"use fewer PERMUTE items (up to $fit of these fit), or an alternation or repetition of the items if their " +
             "order need not be a permutation, e.g. (A | B | C){3}")
       case Quantified(_, min, max, _, _) =>
@@ -85,8 +86,12 @@ object ProgramCompiler {
           "use smaller repetition counts, or an unbounded quantifier (+ or *) where the count need not be exact")
       case _ => (s"the pattern comes to $count", "use fewer PERMUTE items or smaller repetition counts")
     }
-    throw new PatternException(s"expected a pattern of at most $MaxInstructions instructions once its PERMUTE orders and " +
-      s"bounded repetitions are written out; $what: $advice", culprit.pos, query)
+    throw new PatternException(
+      s"expected a pattern of at most $MaxInstructions instructions once its PERMUTE orders and " +
+        s"bounded repetitions are written out; $what: $advice",
+      culprit.pos,
+      query
+    )
   }
 }
 

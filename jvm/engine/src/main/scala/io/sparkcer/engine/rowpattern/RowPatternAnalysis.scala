@@ -41,7 +41,7 @@ object RowPatternAnalysis {
     clause.defines.foreach { d =>
       if (!primary(canonical(d.variable)))
         fail(s"DEFINE names ${d.variable.value}, which PATTERN does not use; the pattern's variables are " +
-          s"${labels.mkString(", ")}", d.variable)
+            s"${labels.mkString(", ")}", d.variable)
     }
 
     val subsets = clause.subsets.foldLeft(Map.empty[String, Set[Int]]) { (done, s) =>
@@ -52,7 +52,7 @@ object RowPatternAnalysis {
       s.members.foreach { m =>
         if (!primary(canonical(m)))
           fail(s"SUBSET $name has the member ${m.value}, which is not a pattern variable of PATTERN; its variables " +
-            s"are ${labels.mkString(", ")}", m)
+              s"are ${labels.mkString(", ")}", m)
       }
       done + (name -> s.members.map(m => labels.indexOf(canonical(m))).toSet)
     }
@@ -69,6 +69,11 @@ object RowPatternAnalysis {
   }
 
   private def unknownSkip(v: Name, labels: Seq[String], query: String): Nothing =
-    throw new PatternException(s"AFTER MATCH SKIP TO ${v.value}: ${v.value} is neither a pattern variable nor a SUBSET; " +
-      s"the pattern's variables are ${labels.mkString(", ")}", v.pos, query, v.value.length)
+    throw new PatternException(
+      s"AFTER MATCH SKIP TO ${v.value}: ${v.value} is neither a pattern variable nor a SUBSET; " +
+        s"the pattern's variables are ${labels.mkString(", ")}",
+      v.pos,
+      query,
+      v.value.length
+    )
 }

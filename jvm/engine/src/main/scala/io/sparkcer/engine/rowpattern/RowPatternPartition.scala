@@ -35,14 +35,20 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, host: RowPatt
   private var ended = false
 
   private val conditions = new LabelEvaluator[R, host.Summary](host, rows, pattern.labels.length)
-  private val matcher = new Matcher(pattern, conditions, new RowPatternSink {
-    // A match output at once is not copied: under SKIP TO NEXT ROW the matches of a long run, each a suffix of the
-    // last, would hold labels quadratic in the run until the partition ends.
-    def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
-      if (pending.isEmpty && ready(start, length)) output(number, start, length, labels, excluded)
-      else pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
-    def unmatched(position: Long): Unit = pending += Left(position)
-  }, window.map { case (millis, span) => ((p: Long) => millis(rows(p)), span) }, bound)
+  private val matcher = new Matcher(
+    pattern,
+    conditions,
+    new RowPatternSink {
+      // A match output at once is not copied: under SKIP TO NEXT ROW the matches of a long run, each a suffix of the
+      // last, would hold labels quadratic in the run until the partition ends.
+      def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
+        if (pending.isEmpty && ready(start, length)) output(number, start, length, labels, excluded)
+        else pending += Right(Found(number, start, labels.take(length), excluded.take(length)))
+      def unmatched(position: Long): Unit = pending += Left(position)
+    },
+    window.map { case (millis, span) => ((p: Long) => millis(rows(p)), span) },
+    bound
+  )
 
   /** The matcher's work so far ([[Matcher.work]]). */
   def work: Long = matcher.work
@@ -142,9 +148,9 @@ final class RowPatternPartition[R, O](pattern: AnalyzedRowPattern, host: RowPatt
   /** Outputs what is ready, in order. */
   private def flush(): Unit = {
     while (pending.nonEmpty && (pending.head match {
-      case Left(_) => true
-      case Right(m) => ready(m.start, m.labels.length)
-    })) pending.dequeue() match {
+        case Left(_) => true
+        case Right(m) => ready(m.start, m.labels.length)
+      })) pending.dequeue() match {
       case Left(position) => emit(host.unmatched(rows(position)))
       case Right(m) => output(m.number, m.start, m.labels.length, m.labels, m.excluded)
     }

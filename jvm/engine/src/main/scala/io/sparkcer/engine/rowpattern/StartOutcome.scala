@@ -46,14 +46,15 @@ private[rowpattern] object StartOutcome {
    * Writes the undecided starts' outcomes, the decided leaders some of them still follow, and the threads, their
    * label histories each node once ([[LabelHistories]]).
    */
-  def save[S](undecided: Seq[StartOutcome[S]], threads: Threads[S], histories: LabelHistories[S], out: DataOutput): Unit = {
+  def save[S](undecided: Seq[StartOutcome[S]], threads: Threads[S], histories: LabelHistories[S], out: DataOutput)
+      : Unit = {
     val numbers = new java.util.IdentityHashMap[StartOutcome[S], Integer]
     val saved = mutable.ArrayBuffer.empty[StartOutcome[S]]
     def number(o: StartOutcome[S]): Unit = if (!numbers.containsKey(o)) { numbers.put(o, saved.length); saved += o }
     undecided.foreach(number)
     undecided.foreach(o => if (o.leader != null) number(o.leader))
     val nodes = histories.write((saved.map(_.history) ++ saved.map(_.prefix)).toSeq ++
-      (0 until threads.size).map(threads.histories), out)
+        (0 until threads.size).map(threads.histories), out)
     out.writeInt(undecided.length)
     out.writeInt(saved.length)
     for ((o, k) <- saved.zipWithIndex) {

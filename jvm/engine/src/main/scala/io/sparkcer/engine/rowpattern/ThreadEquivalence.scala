@@ -65,7 +65,8 @@ private[rowpattern] object ThreadEquivalence {
     def add(pc: Int, key: Long, history: LabelNode[S]): Boolean =
       if (contains(pc, key)) false
       else {
-        if (key < 0) { triedEpochs(pc) = epoch; triedKeys(pc) = key } else { epochs(pc) = epoch; keys(pc) = key }
+        if (key < 0) { triedEpochs(pc) = epoch; triedKeys(pc) = key }
+        else { epochs(pc) = epoch; keys(pc) = key }
         true
       }
   }
@@ -111,9 +112,9 @@ private[rowpattern] object ThreadEquivalence {
     }
 
     private def mix(pc: Int, start: Long, h: Long): Long = {
-      var x = (h * 0x9E3779B97F4A7C15L) ^ (start * 0xC2B2AE3D27D4EB4FL) ^ pc
+      var x = (h * 0x9e3779b97f4a7c15L) ^ (start * 0xc2b2ae3d27d4eb4fL) ^ pc
       x ^= x >>> 29
-      x * 0xBF58476D1CE4E5B9L
+      x * 0xbf58476d1ce4e5b9L
     }
 
     private def grow(): Unit = {

@@ -59,9 +59,14 @@ object Main {
       timeColumn = options.get("time-column"),
       lazyChains = !options.contains("eager"),
       equalityPcea = !options.contains("no-pcea"),
-      chainsByCost = !options.contains("lazy"))
-    val matchBound = MatchBound(options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong), s"--$MaxMatchesFlag",
-      options.get(MaxNodesFlag).fold(MatchBound.DefaultNodes)(_.toInt), s"--$MaxNodesFlag")
+      chainsByCost = !options.contains("lazy")
+    )
+    val matchBound = MatchBound(
+      options.get(MaxMatchesFlag).fold(MatchBound.DefaultPerEvent)(_.toLong),
+      s"--$MaxMatchesFlag",
+      options.get(MaxNodesFlag).fold(MatchBound.DefaultNodes)(_.toInt),
+      s"--$MaxNodesFlag"
+    )
     val compiled = LocalEngine.compile(query, columns, engineOptions, matchBound)
     val analyzed = compiled.pattern.analyzed
     val ordered = rows.sortWith((a, b) => compareRows(analyzed.streamOrder, a, b) < 0)
@@ -83,9 +88,11 @@ object Main {
     out.flush()
     val seconds = (System.nanoTime() - started) / 1e9
     val m = compiled.metrics
-    stderr.println(f"events: ${m.events}%d, matches: $matches%d, seconds: $seconds%.3f, events/s: ${m.events / seconds}%.0f" +
-      (if (m.droppedNullKey > 0) s", left out (NULL partition or order key): ${m.droppedNullKey}" else ""))
-    stderr.println(s"automaton: ${compiled.pattern.describe}; peak active states ${m.peakActiveStates}, peak tECS nodes ${m.peakLiveNodes}")
+    stderr.println(
+      f"events: ${m.events}%d, matches: $matches%d, seconds: $seconds%.3f, events/s: ${m.events / seconds}%.0f" +
+        (if (m.droppedNullKey > 0) s", left out (NULL partition or order key): ${m.droppedNullKey}" else ""))
+    stderr.println(
+      s"automaton: ${compiled.pattern.describe}; peak active states ${m.peakActiveStates}, peak tECS nodes ${m.peakLiveNodes}")
     stderr.println(s"work: ${m.work.describe}")
     if (!m.chainDecisions.isEmpty) stderr.println(s"chain: ${m.chainDecisions.describe}")
   }
@@ -97,7 +104,8 @@ object Main {
         case (null, null) => 0
         case (null, _) => -1
         case (_, null) => 1
-        case (x, y) => Values.compare(x, y) match { case Values.Incomparable => x.toString.compareTo(y.toString); case c => c }
+        case (x, y) =>
+          Values.compare(x, y) match { case Values.Incomparable => x.toString.compareTo(y.toString); case c => c }
       }
       if (descending) -c else c
     }.find(_ != 0).getOrElse(0)
@@ -106,20 +114,24 @@ object Main {
       outputs: IndexedSeq[OutputVariable], out: java.lang.StringBuilder): Unit = {
     def event(e: Event, attributes: IndexedSeq[Int])(o: java.lang.StringBuilder): Unit = {
       val shown = if (attributes.isEmpty) columns.indices else attributes
-      JsonWriter.obj(shown.map(i => columns(i) -> ((b: java.lang.StringBuilder) => JsonWriter.value(e.values(i), b))), o)
+      JsonWriter.obj(
+        shown.map(i => columns(i) -> ((b: java.lang.StringBuilder) => JsonWriter.value(e.values(i), b))), o)
     }
     val partition = partitionColumns.indices.map(i =>
       columns(partitionColumns(i)) -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.partition(i), b)))
     val bounds = Seq(
       "match_start" -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.start.values(order), b)),
-      "match_end" -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.end.values(order), b)))
+      "match_end" -> ((b: java.lang.StringBuilder) => JsonWriter.value(m.end.values(order), b))
+    )
     val bound = outputs.indices.map { v =>
       val output = outputs(v)
       output.name -> ((b: java.lang.StringBuilder) => {
         if (output.single) event(m.bindings(v).head, output.attributes)(b)
         else {
           b.append('[')
-          m.bindings(v).zipWithIndex.foreach { case (e, i) => if (i > 0) b.append(", "); event(e, output.attributes)(b) }
+          m.bindings(v).zipWithIndex.foreach { case (e, i) =>
+            if (i > 0) b.append(", "); event(e, output.attributes)(b)
+          }
           b.append(']')
         }
         ()
@@ -131,13 +143,18 @@ object Main {
   private def parse(args: List[String], acc: Map[String, String]): Either[String, Map[String, String]] = args match {
     case Nil =>
       Seq("query", "csv").find(!acc.contains(_)).map(k => s"missing --$k")
-        .orElse(acc.get(MaxMatchesFlag).filterNot(_.toLongOption.exists(_ >= 1))
-          .map(n => s"--$MaxMatchesFlag takes a whole number of at least 1, not '$n'"))
-        .orElse(acc.get(MaxNodesFlag).filterNot(_.toIntOption.exists(_ >= 1))
-          .map(n => s"--$MaxNodesFlag takes a whole number from 1 to ${Int.MaxValue}, not '$n'"))
-        .orElse(Some("--eager and --lazy exclude each other: give one").filter(_ => acc.contains("eager") && acc.contains("lazy")))
+        .orElse(
+          acc.get(MaxMatchesFlag).filterNot(_.toLongOption.exists(_ >= 1))
+            .map(n => s"--$MaxMatchesFlag takes a whole number of at least 1, not '$n'"))
+        .orElse(
+          acc.get(MaxNodesFlag).filterNot(_.toIntOption.exists(_ >= 1))
+            .map(n => s"--$MaxNodesFlag takes a whole number from 1 to ${Int.MaxValue}, not '$n'"))
+        .orElse(
+          Some("--eager and --lazy exclude each other: give one").filter(_ =>
+            acc.contains("eager") && acc.contains("lazy")))
         .toLeft(acc)
-    case (flag @ ("--quiet" | "--debug" | "--eager" | "--lazy" | "--no-pcea")) :: rest => parse(rest, acc + (flag.drop(2) -> ""))
+    case (flag @ ("--quiet" | "--debug" | "--eager" | "--lazy" | "--no-pcea")) :: rest =>
+      parse(rest, acc + (flag.drop(2) -> ""))
     case flag :: value :: rest if flag.startsWith("--") => parse(rest, acc + (flag.drop(2) -> value))
     case other => Left(s"unexpected argument: ${other.mkString(" ")}")
   }

@@ -4,7 +4,9 @@ object Lexer {
   /** Every token of `text`, up to and including [[TokenKind.End]]. */
   def tokenize(text: String, lenient: Boolean = false): Vector[Token] = {
     val lexer = new Lexer(text, Position.Start, text.length, lenient)
-    Iterator.continually(lexer.next()).span(_.kind != TokenKind.End) match { case (ts, end) => ts.toVector :+ end.next() }
+    Iterator.continually(lexer.next()).span(_.kind != TokenKind.End) match {
+      case (ts, end) => ts.toVector :+ end.next()
+    }
   }
 
   private val TwoCharSymbols = Set("..", "==", "!=", "<>", "<=", ">=")
@@ -110,7 +112,8 @@ final class Lexer(text: String, start: Position, end: Int, lenient: Boolean) {
       else if (closes(c)) closed = true
       else value += c
     }
-    if (kind == TokenKind.QuotedIdent && value.isEmpty) fail("expected a name between the backquotes, found ``", start, 2)
+    if (kind == TokenKind.QuotedIdent && value.isEmpty)
+      fail("expected a name between the backquotes, found ``", start, 2)
     make(kind, start, value.toString)
   }
 

@@ -12,7 +12,8 @@ object Position {
   /** The position of offset `to` in `text`, counted on from `from` (an earlier position in the same text). */
   def advance(text: String, from: Position, to: Int): Position = {
     var (line, column) = (from.line, from.column)
-    for (i <- from.offset until to) if (text.charAt(i) == '\n') { line += 1; column = 1 } else column += 1
+    for (i <- from.offset until to) if (text.charAt(i) == '\n') { line += 1; column = 1 }
+    else column += 1
     Position(line, column, to)
   }
 }

@@ -28,10 +28,12 @@ final case class SqlFragment(text: String, sparkSql: String, pos: Position, edit
    * Runs `read`, which reads [[sparkSql]] and fails at offsets in it, with its errors placed where they stand in
    * `query`, the text this predicate is part of.
    */
-  def readIn[A](query: String)(read: => A): A = try read catch {
-    case e: PatternException if e.pos.offset >= 0 =>
-      throw new PatternException(e.problem, Position.advance(query, pos, queryOffset(e.pos.offset)), query, e.length)
-  }
+  def readIn[A](query: String)(read: => A): A =
+    try read
+    catch {
+      case e: PatternException if e.pos.offset >= 0 =>
+        throw new PatternException(e.problem, Position.advance(query, pos, queryOffset(e.pos.offset)), query, e.length)
+    }
 }
 
 object SqlFragment {

@@ -33,8 +33,8 @@ object SqlText {
    * Scans `query` from `from` until `stops(token, depth, previous token)` (see [[Scanned]]); brackets nest at most
    * [[TokenCursor.MaxNesting]] deep, and a closing bracket that closes nothing is an error: `unmatched` was expected.
    */
-  def scan(query: String, from: Position, what: String, unmatched: String)
-      (stops: (Token, Int, Option[Token]) => Boolean): Scanned = {
+  def scan(query: String, from: Position, what: String, unmatched: String)(stops: (Token, Int,
+          Option[Token]) => Boolean): Scanned = {
     val lexer = new Lexer(query, from, query.length, lenient = true)
     val tokens = mutable.ArrayBuffer.empty[Token]
     val depths = mutable.ArrayBuffer.empty[Int]
@@ -49,11 +49,12 @@ object SqlText {
         // Spark's parser recurses on each level too, and must not overflow the stack.
         if (brackets.size >= TokenCursor.MaxNesting)
           throw new PatternException(s"expected at most ${TokenCursor.MaxNesting} levels of nesting in $what, " +
-            "found more; write it with fewer levels", t.pos, query)
+              "found more; write it with fewer levels", t.pos, query)
         brackets.push(tokens.length)
       } else if (closes(t, word && brackets.headOption.exists(i => tokens(i).isWord("CASE")))) {
         val close = brackets.headOption.map(i => closer(tokens(i))).getOrElse(unmatched)
-        if (!t.text.equalsIgnoreCase(close)) throw new PatternException(s"expected '$close', found '${t.text}'", t.pos, query)
+        if (!t.text.equalsIgnoreCase(close))
+          throw new PatternException(s"expected '$close', found '${t.text}'", t.pos, query)
         partner(brackets.pop()) = tokens.length
       }
       tokens += t

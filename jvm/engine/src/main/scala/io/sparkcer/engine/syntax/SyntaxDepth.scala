@@ -15,8 +15,12 @@ object SyntaxDepth {
       val (node, depth) = pending.pop()
       node match {
         case p: Positioned if depth > limit =>
-          throw new PatternException(s"expected $what at most $limit operators deep, found a deeper one; split it into " +
-            "smaller parts (several queries, or several filters)", p.pos, text)
+          throw new PatternException(
+            s"expected $what at most $limit operators deep, found a deeper one; split it into " +
+              "smaller parts (several queries, or several filters)",
+            p.pos,
+            text
+          )
         case p: Positioned => p.asInstanceOf[Product].productIterator.foreach(c => pending.push(c -> (depth + 1)))
         case children: Iterable[_] => children.foreach(c => pending.push(c -> depth))
         case other: Product => other.productIterator.foreach(c => pending.push(c -> depth))

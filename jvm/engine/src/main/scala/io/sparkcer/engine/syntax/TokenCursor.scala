@@ -59,10 +59,14 @@ abstract class TokenCursor(protected val text: String, start: Position, end: Int
    */
   protected def nested[A](opening: Token)(body: => A): A = {
     if (depth >= MaxNesting)
-      throw error(s"expected at most $MaxNesting levels of nesting (parentheses, NOT, minus), found more; write " +
-        "it with fewer levels (';', ':', OR and AND need no parentheses among themselves)", opening)
+      throw error(
+        s"expected at most $MaxNesting levels of nesting (parentheses, NOT, minus), found more; write " +
+          "it with fewer levels (';', ':', OR and AND need no parentheses among themselves)",
+        opening
+      )
     depth += 1
-    try body finally depth -= 1
+    try body
+    finally depth -= 1
   }
 
   protected def isSym(s: String, t: Token = tok): Boolean = t.isSymbol(s)
@@ -130,9 +134,31 @@ abstract class TokenCursor(protected val text: String, start: Position, end: Int
 
 object TokenCursor {
   /** Words that cannot be bare identifiers (backquote them). Other keywords are contextual. */
-  val ReservedWords: Set[String] = Set("SELECT", "FROM", "WHERE", "PATTERN", "PARTITION", "ORDER", "BY", "WITHIN",
-    "CONSUME", "LIMIT", "AS", "OR", "AND", "NOT", "FILTER", "IN", "LIKE", "RLIKE", "IS", "NULL", "TRUE", "FALSE",
-    "BETWEEN")
+  val ReservedWords: Set[String] = Set(
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "PATTERN",
+    "PARTITION",
+    "ORDER",
+    "BY",
+    "WITHIN",
+    "CONSUME",
+    "LIMIT",
+    "AS",
+    "OR",
+    "AND",
+    "NOT",
+    "FILTER",
+    "IN",
+    "LIKE",
+    "RLIKE",
+    "IS",
+    "NULL",
+    "TRUE",
+    "FALSE",
+    "BETWEEN"
+  )
 
   /**
    * How deeply parentheses may nest. Parsing one level takes about a dozen stack frames, so this stays far

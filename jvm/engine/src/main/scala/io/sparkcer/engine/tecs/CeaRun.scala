@@ -31,7 +31,7 @@ final class CeaRun(cea: DeterministicCea, enumerator: Enumerator, maxNodes: Int,
   private var preStart = cea.initial
   private val isFinal: Int => Boolean = cea.isFinal
   private var current = new States // T: the active states after the last event read
-  private var next = new States    // T': those after the event being read
+  private var next = new States // T': those after the event being read
 
   def activeStates: Int = current.count
 

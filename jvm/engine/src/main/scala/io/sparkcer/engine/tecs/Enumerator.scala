@@ -11,7 +11,7 @@ import io.sparkcer.engine.eval.{MatchSink, Work}
  * [[Work.enumerationSteps]].
  */
 final class Enumerator(work: Work) {
-  private var pending = new Array[Int](64)      // right children still to visit
+  private var pending = new Array[Int](64) // right children still to visit
   private var pendingDepth = new Array[Int](64) // length of the path when each was pushed
   private var positions = new Array[Long](64)
   private var labels = new Array[Int](64)

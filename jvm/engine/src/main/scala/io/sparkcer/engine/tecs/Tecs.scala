@@ -157,7 +157,8 @@ final class Tecs(work: Work, initialCapacity: Int = 256, maxNodes: Int = Int.Max
       kinds(s) match {
         case Bottom => out.writeLong(positions(s))
         case Output => out.writeLong(positions(s)); out.writeInt(labels(s)); out.writeInt(lefts(s))
-        case _ => out.writeInt(lefts(s)); out.writeInt(rights(s)); out.writeLong(rightMaxStarts(s)); out.writeByte(depths(s))
+        case _ =>
+          out.writeInt(lefts(s)); out.writeInt(rights(s)); out.writeLong(rightMaxStarts(s)); out.writeByte(depths(s))
       }
       id = (id + 1) & Int.MaxValue
     }
@@ -183,7 +184,9 @@ final class Tecs(work: Work, initialCapacity: Int = 256, maxNodes: Int = Int.Max
       kinds(s) match {
         case Bottom => positions(s) = in.readLong(); depths(s) = 0
         case Output => positions(s) = in.readLong(); labels(s) = in.readInt(); lefts(s) = in.readInt(); depths(s) = 0
-        case _ => lefts(s) = in.readInt(); rights(s) = in.readInt(); rightMaxStarts(s) = in.readLong(); depths(s) = in.readByte()
+        case _ =>
+          lefts(s) = in.readInt(); rights(s) = in.readInt(); rightMaxStarts(s) = in.readLong();
+          depths(s) = in.readByte()
       }
       id = (id + 1) & Int.MaxValue
     }
@@ -236,8 +239,8 @@ final class Tecs(work: Work, initialCapacity: Int = 256, maxNodes: Int = Int.Max
 
 object Tecs {
   /** The structure holds `maxNodes` live nodes and needs one more: its caller says where, and what to write instead. */
-  final class Full(val maxNodes: Int) extends RuntimeException(s"tECS full: $maxNodes live nodes")
-    with scala.util.control.NoStackTrace
+  final class Full(val maxNodes: Int)
+      extends RuntimeException(s"tECS full: $maxNodes live nodes") with scala.util.control.NoStackTrace
 
   private final val Bottom: Byte = 0
   private final val Output: Byte = 1

@@ -56,7 +56,8 @@ final class UnionList {
     if (maxStart <= threshold) return
     if (size == 0) {
       // CORE's invariants, checked without the closure that `require`'s message would allocate on this hot path.
-      if (tecs.isUnion(node)) throw new IllegalStateException("a union-list's first node is not a union (CORE's Algorithm 1)")
+      if (tecs.isUnion(node))
+        throw new IllegalStateException("a union-list's first node is not a union (CORE's Algorithm 1)")
       put(0, node, maxStart)
     } else {
       if (maxStart > keys(0))
@@ -118,7 +119,9 @@ final class UnionList {
   def load(in: DataInput): Unit = {
     size = in.readInt()
     mergedFrom = size
-    if (size > nodes.length) { nodes = new Array[Int](size); keys = new Array[Long](size); suffixes = new Array[Int](size) }
+    if (size > nodes.length) {
+      nodes = new Array[Int](size); keys = new Array[Long](size); suffixes = new Array[Int](size)
+    }
     for (i <- 0 until size) { nodes(i) = in.readInt(); keys(i) = in.readLong() }
   }
 }

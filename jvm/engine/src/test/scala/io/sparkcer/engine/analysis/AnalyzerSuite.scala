@@ -110,10 +110,12 @@ class AnalyzerSuite extends AnyFunSuite {
   private def at(e: PatternException): (Int, Int, Int) = (e.pos.line, e.pos.column, e.length)
 
   test("NONE's event binds nothing: SELECT of it and a FILTER outside the NONE naming it say where it is") {
-    val query = "SELECT %s FROM S WHERE SELL AS a ; NONE(BUY AS b FILTER b.name = a.name) ; SELL AS c%s WITHIN 5 EVENTS ORDER BY ts"
+    val query =
+      "SELECT %s FROM S WHERE SELL AS a ; NONE(BUY AS b FILTER b.name = a.name) ; SELL AS c%s WITHIN 5 EVENTS ORDER BY ts"
     val select = error(query.format("b", ""))
-    assert(select.problem == "unknown variable 'b' in SELECT ('b' is the event of NONE(...) at line 1, column 35, which " +
-      "binds nothing in the match); the pattern binds: SELL, a, c")
+    assert(
+      select.problem == "unknown variable 'b' in SELECT ('b' is the event of NONE(...) at line 1, column 35, which " +
+        "binds nothing in the match); the pattern binds: SELL, a, c")
     assert(at(select) == ((1, 8, 1)))
     val filter = error(query.format("*", " FILTER b[price > 1]"))
     assert(filter.problem == "variable 'b' is not bound in the pattern this FILTER applies to; 'b' is the event of " +
@@ -135,7 +137,7 @@ class AnalyzerSuite extends AnyFunSuite {
         "e.g. b.price > a.price", (1, 56, 1))))
     assert(problem("SELL AS a ; NONE(BUY AS b FILTER b[price > 1] OR b[price < 0]) ; SELL")._1 ==
       "OR is not supported inside NONE(...): NONE(B FILTER p OR q) is NONE(B FILTER p) ; NONE(B FILTER q), neither " +
-        "event between")
+      "event between")
     assert(problem("SELL AS a ; NONE(BUY AS b FILTER NOT b[price > 1]) ; SELL")._1 ==
       "NOT is not supported inside NONE(...); negate the predicate itself, e.g. price <= 5")
     assert(problem("(SELL AS a)+ ; NONE(BUY AS b FILTER b.price > max(a.price)) ; SELL") == ((
@@ -152,40 +154,58 @@ class AnalyzerSuite extends AnyFunSuite {
         "e.price > 5)", (1, 30, 4))))
   }
 
-  test("NONE inside an operand of AND, and NONE relating its event to a later one on a pattern the lazy chain does not take") {
+  test(
+    "NONE inside an operand of AND, and NONE relating its event to a later one on a pattern the lazy chain does not take") {
     val and = error("SELECT * FROM S WHERE (SELL ; NONE(BUY) ; SELL) AND BUY ORDER BY ts")
     assert(and.problem.startsWith("NONE(...) is not supported inside an operand of AND"))
     assert(at(and) == ((1, 31, 4)))
     val later = "SELECT %s * FROM S WHERE SELL AS a ; NONE(BUY AS b FILTER b.name = c.name) ; SELL AS c %s ORDER BY ts"
-    for ((strategy, clauses, options) <- Seq(("", "", EngineOptions()), ("ANY", "WITHIN 5 EVENTS", EngineOptions()),
-        ("", "WITHIN 5 EVENTS LIMIT 1", EngineOptions()), ("", "WITHIN 5 EVENTS", EngineOptions(lazyChains = false)))) {
+    for ((strategy, clauses, options) <- Seq(
+        ("", "", EngineOptions()),
+        ("ANY", "WITHIN 5 EVENTS", EngineOptions()),
+        ("", "WITHIN 5 EVENTS LIMIT 1", EngineOptions()),
+        ("", "WITHIN 5 EVENTS", EngineOptions(lazyChains = false))
+      )) {
       val e = error(later.format(strategy, clauses), options)
-      assert(e.problem.startsWith("NONE(... FILTER ...) relates its event 'b' to the events of the match (b.name = " +
-        "c.name), naming 'c' bound after it, which only the lazy chain judges: it takes a sequence of single events"),
-        clauses)
-      assert(e.problem.contains("A NONE whose conditions name only variables bound before it (NONE(B AS b FILTER " +
-        "b.acct = a.acct)) runs with any pattern and clause, judged against the registers"), clauses)
+      assert(
+        e.problem.startsWith("NONE(... FILTER ...) relates its event 'b' to the events of the match (b.name = " +
+          "c.name), naming 'c' bound after it, which only the lazy chain judges: it takes a sequence of single events"),
+        clauses
+      )
+      assert(
+        e.problem.contains("A NONE whose conditions name only variables bound before it (NONE(B AS b FILTER " +
+          "b.acct = a.acct)) runs with any pattern and clause, judged against the registers"),
+        clauses
+      )
       assert(e.problem.contains("(the lazy chain is turned off here)") == !options.lazyChains, clauses)
       assert(at(e)._3 == 4)
     }
     assert(LocalEngine.compile(later.format("", "WITHIN 5 EVENTS"), columns).pattern.chain.isDefined)
     // Naming only variables bound before it, the registers judge it, with any pattern and clause.
     val earlier = "SELECT %s * FROM S WHERE (SELL AS a)+ ; NONE(BUY AS b FILTER b.name = a.name) ; SELL %s ORDER BY ts"
-    for ((strategy, clauses) <- Seq(("", ""), ("ANY", "WITHIN 5 EVENTS"), ("LAST", "LIMIT 1"), ("MAX", "CONSUME BY ANY")))
-      assert(LocalEngine.compile(earlier.format(strategy, clauses), columns).pattern.registers.exists(_.judgements.nonEmpty))
+    for ((strategy, clauses) <-
+        Seq(("", ""), ("ANY", "WITHIN 5 EVENTS"), ("LAST", "LIMIT 1"), ("MAX", "CONSUME BY ANY")))
+      assert(LocalEngine.compile(earlier.format(strategy, clauses), columns).pattern.registers.exists(
+          _.judgements.nonEmpty))
     // Testing its event alone, a NONE runs with any pattern and clause.
-    LocalEngine.compile("SELECT LAST * FROM S WHERE (SELL AS a)+ ; NONE(BUY FILTER BUY[price > 1]) ; SELL LIMIT 1 ORDER BY ts",
+    LocalEngine.compile(
+      "SELECT LAST * FROM S WHERE (SELL AS a)+ ; NONE(BUY FILTER BUY[price > 1]) ; SELL LIMIT 1 ORDER BY ts",
       columns)
   }
 
-  test("SELECT MAX where every match has as many events is ALL, and runs as ALL; with an iteration, OR or AND it is not") {
-    val rows = (0 until 40).map(i => Array[Any](Seq("SELL", "BUY")(i % 3 % 2), Long.box(i), "n", Long.box(i % 7), Long.box(i)))
+  test(
+    "SELECT MAX where every match has as many events is ALL, and runs as ALL; with an iteration, OR or AND it is not") {
+    val rows =
+      (0 until 40).map(i => Array[Any](Seq("SELL", "BUY")(i % 3 % 2), Long.box(i), "n", Long.box(i % 7), Long.box(i)))
     def run(query: String) = {
       val q = LocalEngine.compile(query, columns)
       (q.run(rows.iterator).map(m => m.bindings.map(_.map(_.seq).toSeq)).toSet, q.pattern.describe)
     }
-    for (pattern <- Seq("SELL AS s ; BUY AS b ; BUY AS c", "(SELL AS s ; BUY) OR (BUY AS s ; SELL)",
-        "SELL AS s ; NONE(BUY FILTER BUY[price > 5]) ; BUY AS b FILTER b.price > s.price")) {
+    for (pattern <- Seq(
+        "SELL AS s ; BUY AS b ; BUY AS c",
+        "(SELL AS s ; BUY) OR (BUY AS s ; SELL)",
+        "SELL AS s ; NONE(BUY FILTER BUY[price > 5]) ; BUY AS b FILTER b.price > s.price"
+      )) {
       val (max, explained) = run(s"SELECT MAX * FROM S WHERE $pattern WITHIN 6 [ts]")
       val (all, _) = run(s"SELECT * FROM S WHERE $pattern WITHIN 6 [ts]")
       assert(explained.startsWith("MAX read as ALL (every match has"), explained)

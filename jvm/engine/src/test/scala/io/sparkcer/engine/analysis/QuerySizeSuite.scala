@@ -19,9 +19,13 @@ class QuerySizeSuite extends AnyFunSuite {
 
   /** Compiles the query on a thread of its own, failing the test (not hanging it) if it takes more than `seconds`. */
   private def compileWithin(seconds: Int)(query: String): Either[PatternException, LocalQuery] = {
-    val pool = Executors.newSingleThreadExecutor { r => val t = new Thread(r); t.setDaemon(true); t }
+    val pool = Executors.newSingleThreadExecutor { r =>
+      val t = new Thread(r); t.setDaemon(true); t
+    }
     try {
-      val done = pool.submit(() => try Right(LocalEngine.compile(query, columns)) catch { case e: PatternException => Left(e) })
+      val done = pool.submit(() =>
+        try Right(LocalEngine.compile(query, columns))
+        catch { case e: PatternException => Left(e) })
       try done.get(seconds, TimeUnit.SECONDS)
       catch { case _: TimeoutException => fail(s"compiling took more than $seconds s: $query") }
     } finally pool.shutdownNow()
@@ -50,7 +54,7 @@ class QuerySizeSuite extends AnyFunSuite {
   test("an AND of 16 events is refused before its automaton is built, at the AND, saying what to write") {
     val error = compileWithin(5)(s"SELECT * FROM S WHERE ${alternatives(16, "AND")} WITHIN 10 [ts]").swap.toOption.get
     assert(error.problem.startsWith(s"this AND of 16 operands needs an automaton of more than " +
-      s"${NfaCompiler.MaxConjunctionStates} states"), error.problem)
+        s"${NfaCompiler.MaxConjunctionStates} states"), error.problem)
     assert(error.problem.contains("as a sequence (A ; B needs no such memory)"))
     assert(error.pos.line == 1 && error.pos.column == 23)
   }

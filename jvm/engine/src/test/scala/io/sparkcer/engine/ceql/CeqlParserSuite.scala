@@ -24,7 +24,8 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
   }
 
   private def show(e: Exclusion): String =
-    s"NONE(${e.types.map(show(_)).mkString(" OR ")}${e.variable.fold("")(" AS " + _)}${e.filter.fold("")(x => " FILTER " + show(x))})"
+    s"NONE(${e.types.map(show(_)).mkString(" OR ")}${e.variable.fold("")(" AS " + _)}${e.filter.fold(
+        "")(x => " FILTER " + show(x))})"
 
   private def show(f: Filter): String = f match {
     case Filter.OnVariable(v, p, _) => s"$v[${p.sparkSql}]"
@@ -60,7 +61,8 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
   }
 
   test("typographic quotes of the paper's listings are string quotes") {
-    val q = parse("SELECT * FROM S WHERE SELL as T1 FILTER T1[name = \u2019INTC\u2019 OR name = \u2018it\u2019\u2019s\u2019]")
+    val q =
+      parse("SELECT * FROM S WHERE SELL as T1 FILTER T1[name = \u2019INTC\u2019 OR name = \u2018it\u2019\u2019s\u2019]")
     assert(show(q.pattern) == "((SELL AS T1) FILTER T1[name = 'INTC' OR name = 'it\u2019s'])")
   }
 
@@ -100,9 +102,11 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     for (s <- Strategy.values) assert(parse(s"SELECT ${s.keyword.toLowerCase} * FROM S WHERE A").strategy == s)
     val q = parse("SELECT NEXT a, b[x, `y z`] FROM S WHERE A AS a ; B AS b")
     assert(q.strategy == Strategy.Next)
-    assert(q.selection == Selection.Variables(Seq(
-      SelectItem(Name("a", Position(1, 13, 12)), Nil),
-      SelectItem(Name("b", Position(1, 16, 15)), Seq(Name("x", Position(1, 18, 17)), Name("y z", Position(1, 21, 20)))))))
+    assert(q.selection == Selection.Variables(
+      Seq(
+        SelectItem(Name("a", Position(1, 13, 12)), Nil),
+        SelectItem(
+          Name("b", Position(1, 16, 15)), Seq(Name("x", Position(1, 18, 17)), Name("y z", Position(1, 21, 20)))))))
     assert(parse("SELECT NONE FROM S WHERE A").selection == Selection.Nothing)
     assert(parse("SELECT LAST NONE FROM S WHERE A").strategy == Strategy.Last)
     assert(parse("SELECT * WHERE A").streams == Nil)
@@ -110,7 +114,8 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("a strategy word followed by ',', '[', FROM, WHERE, PATTERN or the end is a variable") {
     def selected(q: String) = parse(q) match {
-      case Query(Strategy.All, Selection.Variables(items), _, _, _, _, _, _, _) => items.map(i => (i.variable.value, i.attributes.map(_.value)))
+      case Query(Strategy.All, Selection.Variables(items), _, _, _, _, _, _, _) =>
+        items.map(i => (i.variable.value, i.attributes.map(_.value)))
       case other => fail(other.toString)
     }
     assert(selected("SELECT ANY FROM S WHERE A AS ANY") == Seq("ANY" -> Nil))
@@ -176,7 +181,9 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     assert(parse("s1>SELL ; db.t > BUY").pattern == Cel.Sequence(
       Cel.Atom(Some(Name("s1", Position(1, 1, 0))), Name("SELL", Position(1, 4, 3)), Position(1, 1, 0)),
       Cel.Atom(Some(Name("db.t", Position(1, 11, 10))), Name("BUY", Position(1, 18, 17)), Position(1, 11, 10)),
-      contiguous = false, Position(1, 1, 0)))
+      contiguous = false,
+      Position(1, 1, 0)
+    ))
   }
 
   test("node positions are where the node's text starts") {
@@ -228,7 +235,8 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
   test("WITHIN: events, durations and attributes") {
     def window(w: String) = parse(s"A WITHIN $w").within.get
     assert(window("3 EVENTS") == Window.Events(3, Position(1, 3, 2)))
-    assert(window("10000 [stock_time]") == Window.Attribute(10000, Name("stock_time", Position(1, 17, 16)), Position(1, 3, 2)))
+    assert(window("10000 [stock_time]") == Window.Attribute(10000, Name("stock_time", Position(1, 17, 16)),
+      Position(1, 3, 2)))
     def millis(w: String) = window(w) match { case Window.Duration(ms, _) => ms; case other => fail(other.toString) }
     assert(millis("1 HOURS 30 MINUTES") == 5400000L)
     assert(millis("1 day 1 hour 1 minute 1 second 1 millisecond") == 90061001L)
@@ -252,8 +260,14 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("the lexer reads 10..20 as 10, '..', 20") {
     assert(Lexer.tokenize("10..20 1.5 3.").map(t => (t.kind, t.text)) == Vector(
-      TokenKind.IntLit -> "10", TokenKind.Sym -> "..", TokenKind.IntLit -> "20", TokenKind.DecLit -> "1.5",
-      TokenKind.IntLit -> "3", TokenKind.Sym -> ".", TokenKind.End -> ""))
+      TokenKind.IntLit -> "10",
+      TokenKind.Sym -> "..",
+      TokenKind.IntLit -> "20",
+      TokenKind.DecLit -> "1.5",
+      TokenKind.IntLit -> "3",
+      TokenKind.Sym -> ".",
+      TokenKind.End -> ""
+    ))
     val tokens = Lexer.tokenize("a\n  `b``c` -- x\n")
     assert(tokens(1) == Token(TokenKind.QuotedIdent, "`b``c`", "b`c", Position(2, 3, 4)))
     assert(tokens.size == 3 && tokens(2).pos == Position(2, 9, 10))
@@ -262,7 +276,8 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
   test("NONE(...) between two operands of ';' is their sequence's gap, with its types, name and filter") {
     assert(pattern("A AS a ; NONE(B AS b FILTER b.acct = a.acct) ; C AS c") ==
       "((A AS a) ; NONE(B AS b FILTER b.acct = a.acct) ; (C AS c))")
-    assert(pattern("A ; NONE(B) ; NONE(s>D OR E FILTER E[x > 1]) ; C") == "(A ; NONE(B) ; NONE(s>D OR E FILTER E[x > 1]) ; C)")
+    assert(pattern(
+      "A ; NONE(B) ; NONE(s>D OR E FILTER E[x > 1]) ; C") == "(A ; NONE(B) ; NONE(s>D OR E FILTER E[x > 1]) ; C)")
     // ';' stays left-associative: the gap is between the operands it stands between.
     assert(pattern("A ; B ; NONE(X) ; C ; D") == "(((A ; B) ; NONE(X) ; C) ; D)")
     assert(pattern("(A ; NONE(B) ; C)+ : D") == "((A ; NONE(B) ; C)+ : D)")
@@ -279,18 +294,30 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("error: NONE(...) anywhere but between two operands of ';', with what to write") {
     val only = "NONE(...) stands only between two operands of ';' (A ; NONE(B) ; C: no B between the A and the C); "
-    assertError("SELECT * FROM S WHERE NONE(B) ; C", 1, 23,
+    assertError(
+      "SELECT * FROM S WHERE NONE(B) ; C",
+      1,
+      23,
       only + "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C",
-      "                        ^^^^^^^")
+      "                        ^^^^^^^"
+    )
     assertError("NONE(B)", 1, 1,
       only + "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C",
       "  ^^^^^^^")
-    assertError("A ; (NONE(B FILTER B[x > 1])) ; C", 1, 6,
+    assertError(
+      "A ; (NONE(B FILTER B[x > 1])) ; C",
+      1,
+      6,
       only + "it cannot begin a pattern or a parenthesis: write the event it follows before it, e.g. A ; NONE(B) ; C",
-      "       ^^^^^^^^^^^^^^^^^^^^^^^")
-    assertError("A ; NONE(B)\nWITHIN 3 EVENTS", 1, 5,
+      "       ^^^^^^^^^^^^^^^^^^^^^^^"
+    )
+    assertError(
+      "A ; NONE(B)\nWITHIN 3 EVENTS",
+      1,
+      5,
       only + "it cannot end a pattern or a parenthesis: follow it with the event it precedes, e.g. A ; NONE(B) ; C",
-      "      ^^^^^^^")
+      "      ^^^^^^^"
+    )
     assertError("A : NONE(B) : C", 1, 5,
       only + "with ':' no event comes between: A : NOT(B) : C already says that the event right after A is not a B",
       "      ^^^^^^^")
@@ -303,14 +330,22 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     assertError("A ; NONE(B) AND C", 1, 5,
       only + "it is no operand of OR or AND: write the sequence around it, e.g. (A ; NONE(B) ; C) OR D",
       "      ^^^^^^^")
-    assertError("A ; NONE(B)+ ; C", 1, 5,
+    assertError(
+      "A ; NONE(B)+ ; C",
+      1,
+      5,
       only + "nothing follows it but ';': name its event inside, NONE(B AS b FILTER ...), and repeat the sequence " +
         "around it, (A ; NONE(B) ; C)+",
-      "      ^^^^^^^")
-    assertError("A ; NONE(B) AS b ; C", 1, 5,
+      "      ^^^^^^^"
+    )
+    assertError(
+      "A ; NONE(B) AS b ; C",
+      1,
+      5,
       only + "nothing follows it but ';': name its event inside, NONE(B AS b FILTER ...), and repeat the sequence " +
         "around it, (A ; NONE(B) ; C)+",
-      "      ^^^^^^^")
+      "      ^^^^^^^"
+    )
     assertError("A ; NONE(B C) ; D", 1, 12, "expected OR, AS, FILTER or ')', found 'C'", "             ^")
     assertError("A ; NONE() ; D", 1, 10, "expected an event type, found ')'", "           ^")
   }
@@ -318,9 +353,13 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
   // ---- errors -------------------------------------------------------------------------------------------
 
   test("error: unclosed parenthesis") {
-    assertError("SELECT * FROM S WHERE (SELL ; BUY", 1, 34,
+    assertError(
+      "SELECT * FROM S WHERE (SELL ; BUY",
+      1,
+      34,
       "expected ';', ':', AND, OR, FILTER or ')', found the end of the query",
-      "                                   ^")
+      "                                   ^"
+    )
   }
 
   test("error: missing pattern") {
@@ -334,16 +373,24 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("error: a bad token after a complete pattern, on line 3") {
     val q = "SELECT *\nFROM S\nWHERE SELL ; BUY BUYY\nWITHIN 5 EVENTS"
-    assertError(q, 3, 18,
+    assertError(
+      q,
+      3,
+      18,
       "expected ';', ':', AND, OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUYY'",
-      "                   ^^^^")
+      "                   ^^^^"
+    )
     assert(failure(q).getMessage ==
       """line 3, column 18: expected ';', ':', AND, OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'BUYY'
         |  WHERE SELL ; BUY BUYY
         |                   ^^^^""".stripMargin)
-    assertError("A FILTER A[x = 1]\n\n  B", 3, 3,
+    assertError(
+      "A FILTER A[x = 1]\n\n  B",
+      3,
+      3,
       "expected AND, OR, FILTER, a clause (PARTITION BY, ORDER BY, WITHIN, CONSUME BY, LIMIT) or the end of the query, found 'B'",
-      "    ^")
+      "    ^"
+    )
   }
 
   test("error: unterminated string") {
@@ -356,17 +403,26 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
   test("error: duplicate clauses") {
     assertError("A WITHIN 5 EVENTS\nWITHIN 3 EVENTS", 2, 1, "expected at most one WITHIN clause, found a second one",
       "  ^^^^^^")
-    assertError("A PARTITION BY a LIMIT 1 partition by b", 1, 26,
-      "expected at most one PARTITION BY clause, found a second one", "                           ^^^^^^^^^^^^")
+    assertError(
+      "A PARTITION BY a LIMIT 1 partition by b",
+      1,
+      26,
+      "expected at most one PARTITION BY clause, found a second one",
+      "                           ^^^^^^^^^^^^"
+    )
   }
 
   test("error: WITHIN without a unit") {
     assertError("A WITHIN 10", 1, 12,
       "expected EVENTS, a time unit (DAYS, HOURS, MINUTES, SECONDS, MILLISECONDS) or '[', found the end of the query",
       "             ^")
-    assertError("A WITHIN 1 HOURS 30", 1, 20,
+    assertError(
+      "A WITHIN 1 HOURS 30",
+      1,
+      20,
       "expected a time unit (DAYS, HOURS, MINUTES, SECONDS, MILLISECONDS), found the end of the query",
-      "                     ^")
+      "                     ^"
+    )
   }
 
   test("error: empty predicate") {
@@ -375,8 +431,13 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("error: a predicate's brackets must balance") {
     assertError("A AS a FILTER a[f(x] ; B", 1, 20, "expected ')', found ']'", "                     ^")
-    assertError("A AS a FILTER a[x > 1", 1, 22, "expected ']' to end the predicate a[... opened at line 1, column 16, found the end of the query",
-      "                       ^")
+    assertError(
+      "A AS a FILTER a[x > 1",
+      1,
+      22,
+      "expected ']' to end the predicate a[... opened at line 1, column 16, found the end of the query",
+      "                       ^"
+    )
     assertError("A AS a FILTER a[x IN {1, 2)]", 1, 27, "expected '}', found ')'", "                            ^")
   }
 
@@ -399,13 +460,14 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
 
   test("any Spark expression is delimited whole: brackets, lambdas, casts, CASE, intervals") {
     for (p <- Seq(
-      "cast(price AS int) > 1",
-      "CASE WHEN volume > 10 THEN true ELSE false END",
-      "price::int > 1 AND tags[0] = 'x'",
-      "exists(tags, t -> t = 'x') AND map('a', 1)['a'] = 1",
-      "ts > TIMESTAMP '2020-01-01' + INTERVAL 1 DAY",
-      "name || '!' = 'INTC!' AND (flags & 4) != 0 AND s[0] ^ 1 = 0",
-      "named_struct('a', 1).a = 1 /* ] */ -- ]\n AND ']' != \"]\""))
+        "cast(price AS int) > 1",
+        "CASE WHEN volume > 10 THEN true ELSE false END",
+        "price::int > 1 AND tags[0] = 'x'",
+        "exists(tags, t -> t = 'x') AND map('a', 1)['a'] = 1",
+        "ts > TIMESTAMP '2020-01-01' + INTERVAL 1 DAY",
+        "name || '!' = 'INTC!' AND (flags & 4) != 0 AND s[0] ^ 1 = 0",
+        "named_struct('a', 1).a = 1 /* ] */ -- ]\n AND ']' != \"]\""
+      ))
       assert(spark(p) == p)
   }
 
@@ -436,7 +498,9 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     val chain = failure(Seq.fill(50000)("A").mkString(" ; "))
     assert(chain.problem.startsWith(s"expected a pattern at most ${CeqlParser.MaxDepth} operators deep"))
     assert(failure("A" + " AS a" * 50000).problem.startsWith("expected a pattern at most"))
-    assert(failure("A AS a FILTER " + Seq.fill(50000)("a[x > 1]").mkString(" AND ")).problem.startsWith("expected a pattern"))
+    assert(
+      failure("A AS a FILTER " + Seq.fill(50000)("a[x > 1]").mkString(" AND ")).problem.startsWith(
+        "expected a pattern"))
     assert(pattern(Seq.fill(CeqlParser.MaxDepth - 1)("A").mkString(" ; ")).count(_ == ';') == CeqlParser.MaxDepth - 2)
   }
 
@@ -446,7 +510,8 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     assert(failure("A WITHIN 1.5 EVENTS").problem == "expected a positive integer, found '1.5'")
     assert(failure("A WITHIN 0 EVENTS").problem == "expected a positive integer, found '0'")
     assert(failure("A LIMIT x").problem == "expected a positive integer, found 'x'")
-    assert(failure("A WITHIN 0.0001 SECONDS").problem == "expected a positive whole number of milliseconds, found 0.1 ms")
+    assert(
+      failure("A WITHIN 0.0001 SECONDS").problem == "expected a positive whole number of milliseconds, found 0.1 ms")
     assert(failure("A WITHIN 999999999999 DAYS").problem ==
       "expected at most 9223372036854775807 milliseconds, found 86399999999913600000 ms")
     assert(failure("A CONSUME BY ALL").problem == "expected ANY, PARTITION or NONE, found 'ALL'")
@@ -458,7 +523,8 @@ class CeqlParserSuite extends AnyFunSuite with Inside {
     assert(failure("A FILTER A[s = 'x'] 'y'").problem.endsWith("found the string 'y'"))
     assert(failure("SELECT a[] FROM S WHERE A").problem == "expected an attribute, found ']'")
     val comment = failure("A /* never closed")
-    assert(comment.problem == "expected '*/' to close the comment, found the end of the query" && comment.pos.column == 3)
+    assert(
+      comment.problem == "expected '*/' to close the comment, found the end of the query" && comment.pos.column == 3)
     val char = failure("A # B")
     assert(char.problem == "expected a name, a number, a string or an operator, found '#'" && char.pos.column == 3)
   }

@@ -57,45 +57,56 @@ class ChainComplexitySuite extends AnyFunSuite {
   private def uniform = stream(events, types = Seq("A", "B", "C", "D"))
 
   test("the issue's case: a condition between the first two events only; the lazy chain keeps each B's predecessors") {
-    val paths = within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v WITHIN $w [ts]", uniform)
+    val paths =
+      within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v WITHIN $w [ts]", uniform)
     // It searched every pair of A and B again at each C: 17 times the registers' work at 100T. Now the lazy chain
     // itself stays within the bound.
     for (p <- paths) assert(steps(p.lazyChain) <= Bound * steps(p.registers), s"the lazy chain blows up again: $p")
   }
 
-  test("a condition across the chain: the lazy chain searches the pairs of A and B again at each C, the registers do not") {
-    val paths = within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v AND a.v < c.v WITHIN $w [ts]",
-      uniform)
+  test(
+    "a condition across the chain: the lazy chain searches the pairs of A and B again at each C, the registers do not") {
+    val paths =
+      within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v AND a.v < c.v WITHIN $w [ts]",
+        uniform)
     val last = paths.last
     assert(steps(last.lazyChain) > 10 * steps(last.registers), s"the workload should make the lazy chain lose: $last")
   }
 
-  test("the converse: conditions on the last event, where the registers keep every pair of a and b and the lazy chain prunes at each C") {
-    val paths = within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < c.v AND b.v < c.v WITHIN $w [ts]",
-      uniform)
+  test(
+    "the converse: conditions on the last event, where the registers keep every pair of a and b and the lazy chain prunes at each C") {
+    val paths =
+      within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < c.v AND b.v < c.v WITHIN $w [ts]",
+        uniform)
     val last = paths.last
     assert(steps(last.registers) > 8 * steps(last.lazyChain), s"the workload should make the registers lose: $last")
   }
 
   test("conditions that never hold together, the registers keeping a partial match per pair of a and b") {
-    within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v < c.v AND a.v > c.v WITHIN $w [ts]",
+    within(w =>
+        s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v < c.v AND a.v > c.v WITHIN $w [ts]",
       uniform, matches = false)
   }
 
   test("AND: three events in any order") {
     // Matches grow with the cube of the window: 2,000 events, four windows of 100T, show the bound as 5,000 do.
-    within(w => s"SELECT * FROM S WHERE A AS a AND B AS b AND C AS c FILTER a.v + 95 < b.v AND b.v < c.v WITHIN $w [ts]",
+    within(
+      w => s"SELECT * FROM S WHERE A AS a AND B AS b AND C AS c FILTER a.v + 95 < b.v AND b.v < c.v WITHIN $w [ts]",
       stream(2000))
   }
 
   test("skewed frequencies: the event that ends a match is rare") {
-    within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v WITHIN $w [ts]",
-      stream(events, types = Seq.fill(6)("A") ++ Seq.fill(6)("B") :+ "C"))
+    within(
+      w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < b.v WITHIN $w [ts]",
+      stream(events, types = Seq.fill(6)("A") ++ Seq.fill(6)("B") :+ "C")
+    )
   }
 
   test("skewed frequencies: the first event is rare") {
-    within(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v < c.v WITHIN $w [ts]",
-      stream(events, types = "A" +: (Seq.fill(6)("B") ++ Seq.fill(6)("C"))))
+    within(
+      w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v < b.v AND b.v < c.v WITHIN $w [ts]",
+      stream(events, types = "A" +: (Seq.fill(6)("B") ++ Seq.fill(6)("C")))
+    )
   }
 
   test("two events, an unselective condition: both paths alike") {
@@ -109,16 +120,19 @@ class ChainComplexitySuite extends AnyFunSuite {
     def sequential = {
       val random = new java.util.Random(11)
       Iterator.tabulate(keys * 200) { i =>
-        Array[Any](Seq("A", "B", "C", "D")(random.nextInt(4)), Long.box(i / 200), Long.box(random.nextInt(100)), Long.box(i))
+        Array[Any](
+          Seq("A", "B", "C", "D")(random.nextInt(4)), Long.box(i / 200), Long.box(random.nextInt(100)), Long.box(i))
       }
     }
     val query = "SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v + 95 < c.v AND b.v < c.v PARTITION BY [k] " +
       "WITHIN 50 [ts]"
-    val p = new Paths(50, measure(query, sequential, Lazy), measure(query, sequential, Eager), measure(query, sequential, Chosen))
+    val p = new Paths(
+      50, measure(query, sequential, Lazy), measure(query, sequential, Eager), measure(query, sequential, Chosen))
     info(p.toString)
     assert(p.lazyChain.rows == p.registers.rows && p.chosen.rows == p.registers.rows && p.chosen.rows > 0, p.toString)
     val races = p.chosen.metrics.chainDecisions.won.sum
-    assert(races >= ChainCost.Consensus && races <= ChainCost.Consensus + 2, s"$races races decided on $keys partitions: $p")
+    assert(
+      races >= ChainCost.Consensus && races <= ChainCost.Consensus + 2, s"$races races decided on $keys partitions: $p")
     assert(p.ratio <= 1.2, s"the races cost more than a fifth of the cheaper path's work: $p")
   }
 
@@ -155,12 +169,14 @@ class ChainComplexitySuite extends AnyFunSuite {
   test("NONE between two events: work per event flat on the lazy chain, with registers and on CORE's CEA") {
     def perEvent(m: Measure): Double = steps(m).toDouble / m.events
     for ((path, options, pattern) <- Seq(
-      ("lazy chain", Lazy, "A AS a ; NONE(B) ; C AS c FILTER a.v < c.v"),
-      ("registers", Eager, "A AS a ; NONE(B) ; C AS c FILTER a.v < c.v"),
-      ("guards, window", Chosen, "A AS a ; NONE(B FILTER B[v > 50]) ; C AS c"),
-      // The issue's: k ties every event and the NONE's to a's, a partition; the NONE then tests its event alone.
-      ("partitioned by k", Chosen, "A AS a ; NONE(B AS b FILTER b.k = a.k) ; C AS c FILTER c.k = a.k"))) {
-      val measures = Seq(T, 10 * T, 100 * T).map(w => measure(s"SELECT * FROM S WHERE $pattern WITHIN $w [ts]", uniform, options))
+        ("lazy chain", Lazy, "A AS a ; NONE(B) ; C AS c FILTER a.v < c.v"),
+        ("registers", Eager, "A AS a ; NONE(B) ; C AS c FILTER a.v < c.v"),
+        ("guards, window", Chosen, "A AS a ; NONE(B FILTER B[v > 50]) ; C AS c"),
+        // The issue's: k ties every event and the NONE's to a's, a partition; the NONE then tests its event alone.
+        ("partitioned by k", Chosen, "A AS a ; NONE(B AS b FILTER b.k = a.k) ; C AS c FILTER c.k = a.k")
+      )) {
+      val measures =
+        Seq(T, 10 * T, 100 * T).map(w => measure(s"SELECT * FROM S WHERE $pattern WITHIN $w [ts]", uniform, options))
       info(measures.map(m => f"${perEvent(m)}%.2f steps per event, ${m.rows} rows; ${m.path}").mkString("\n"))
       assert(measures.forall(_.path.contains(path)), measures.head.path)
       assert(measures.last.rows > 0)
@@ -188,7 +204,8 @@ class ChainComplexitySuite extends AnyFunSuite {
   // (ChainPlan.witnesses), remembering per c the latest b from which the rest fits, so its work follows the rows.
   for (condition <- Seq("b.k = c.k AND b.v < c.v", "b.v < c.v AND b.k < c.k", "b.v < c.v AND b.v > c.v - 20",
       "b.v > a.v OR b.k > a.k", "b.v < c.v AND d.v > b.v"))
-    test(s"unselected events inside the chain, one found per row: nothing dropped, work linear in input and output: $condition") {
+    test(
+      s"unselected events inside the chain, one found per row: nothing dropped, work linear in input and output: $condition") {
       val pattern = if (condition.contains("d.")) "A AS a ; B AS b ; D AS d ; C AS c" else "A AS a ; B AS b ; C AS c"
       val query = (w: Int) => s"SELECT a, c FROM S WHERE $pattern FILTER $condition WITHIN $w [ts]"
       val perOutput = Seq(10, 100, 1000).map { w =>
@@ -196,32 +213,40 @@ class ChainComplexitySuite extends AnyFunSuite {
         val registers = measure(query(w), uniform, Eager)
         val chosen = measure(query(w), uniform, Chosen)
         val perOutput = steps(lazyChain).toDouble / (lazyChain.events + lazyChain.rows + lazyChain.rowEvents)
-        info(f"window $w: lazy chain ${perOutput}%.2f steps per event read or output; $lazyChain; registers: $registers")
+        info(
+          f"window $w: lazy chain ${perOutput}%.2f steps per event read or output; $lazyChain; registers: $registers")
         assert(lazyChain.rows == registers.rows && chosen.rows == registers.rows, s"different rows at window $w")
         assert(lazyChain.metrics.work.dropped == 0, s"rows dropped on the lazy chain at window $w: $lazyChain")
         assert(steps(chosen) <= Bound * math.min(steps(lazyChain), steps(registers)),
           s"the chosen path costs more than ${Bound}x the cheaper one at window $w")
         perOutput
       }
-      assert(perOutput.last <= 2 * perOutput(1) + 1 && perOutput.last <= 20,
-        s"the lazy chain's work per event read or output grew with the window: ${perOutput.mkString(", ")}")
+      assert(
+        perOutput.last <= 2 * perOutput(1) + 1 && perOutput.last <= 20,
+        s"the lazy chain's work per event read or output grew with the window: ${perOutput.mkString(", ")}"
+      )
     }
 
-  test("Kleene iteration with aggregates: the chosen path within the bound, the lazy chain's work linear in input and output") {
-    val query = (w: Int) => s"SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER count(b) <= 2 AND " +
-      s"a.v + 95 < c.v AND max(b.v) < c.v WITHIN $w [ts]"
+  test(
+    "Kleene iteration with aggregates: the chosen path within the bound, the lazy chain's work linear in input and output") {
+    val query = (w: Int) =>
+      s"SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER count(b) <= 2 AND " +
+        s"a.v + 95 < c.v AND max(b.v) < c.v WITHIN $w [ts]"
     val measured = Seq(T, 10 * T, 100 * T).map { w =>
       val lazyChain = measure(query(w), uniform, Lazy)
       val registers =
-        try Some(measure(query(w), uniform, Eager)) catch { case e: TooManyMatchesException => info(e.getMessage); None }
+        try Some(measure(query(w), uniform, Eager))
+        catch { case e: TooManyMatchesException => info(e.getMessage); None }
       val chosen = measure(query(w), uniform, Chosen)
       val cheaper = (steps(lazyChain) +: registers.map(steps).toSeq).min
       val perOutput = steps(lazyChain).toDouble / (lazyChain.events + lazyChain.rows + lazyChain.rowEvents)
       info(f"window $w: lazy chain ${steps(lazyChain)} (${perOutput}%.2f per event read or output), registers " +
         f"${registers.fold("past their bound")(steps(_).toString)}, chosen ${steps(chosen)}; ${lazyChain.rows} rows; " +
         chosen.metrics.chainDecisions.describe)
-      assert(chosen.rows == lazyChain.rows && registers.forall(_.rows == lazyChain.rows), s"different rows at window $w")
-      assert(steps(chosen) <= Bound * cheaper, s"the chosen path costs more than ${Bound}x the cheaper one at window $w")
+      assert(
+        chosen.rows == lazyChain.rows && registers.forall(_.rows == lazyChain.rows), s"different rows at window $w")
+      assert(
+        steps(chosen) <= Bound * cheaper, s"the chosen path costs more than ${Bound}x the cheaper one at window $w")
       assert(perOutput <= 8, s"the lazy chain's work is not linear in its input and output at window $w")
       (lazyChain, registers)
     }

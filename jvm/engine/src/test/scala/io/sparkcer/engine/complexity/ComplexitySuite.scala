@@ -51,7 +51,8 @@ class ComplexitySuite extends AnyFunSuite {
       "contiguous iteration and a partitioned stream" -> (w =>
         s"SELECT * FROM S WHERE A AS a : (B OR C):+ AS bs ; D AS d FILTER d[v < 5] PARTITION BY [k] WITHIN $w [ts]"),
       "MAX keeps its runs apart and de-duplicates nothing it enumerates" -> (w =>
-        s"SELECT MAX * FROM S WHERE A AS a ; B+ AS b ; C AS c FILTER a[v < 3] AND c[v < 3] WITHIN $w [ts]")))
+        s"SELECT MAX * FROM S WHERE A AS a ; B+ AS b ; C AS c FILTER a[v < 3] AND c[v < 3] WITHIN $w [ts]")
+    ))
     test(s"CORE: $name")(flatOverWindows(query))
 
   // ---- The priority strategies (NEXT and LAST, the CEL paper's Algorithms 5 and 6) --------------------------------
@@ -77,8 +78,10 @@ class ComplexitySuite extends AnyFunSuite {
       ("MAX", "SELECT MAX * FROM S WHERE A AS a ; (B OR C)+ AS b ; D AS d WITHIN 10 [ts]", EngineOptions()),
       ("registers, AND", "SELECT * FROM S WHERE (A AS a AND B AS b) FILTER a.k = b.k AND b.v >= a.v WITHIN 50 [ts]",
         EngineOptions(lazyChains = false, equalityPcea = false)),
-      ("registers, iteration", "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.v) < a.v + c.v WITHIN 12 [ts]",
-        EngineOptions()))) {
+      ("registers, iteration",
+        "SELECT * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.v) < a.v + c.v WITHIN 12 [ts]",
+        EngineOptions())
+    )) {
     test(s"the tECS stays 3-bounded over 100,000 random events: $name") {
       val m = measure(query, stream(100000), options)
       info(m.toString)

@@ -32,7 +32,8 @@ class PceaComplexitySuite extends AnyFunSuite {
     for ((m, w) <- measures.zip(Seq("T", "10T", "100T"))) {
       assert(m.path.contains("by PCEA"), s"the query should run on a PCEA: ${m.path}")
       assert(m.metrics.work.dropped == 0, s"${m.metrics.work.dropped} valuations enumerated to be dropped at $w")
-      assert(m.enumerationPerOutput <= perOutput, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at $w")
+      assert(
+        m.enumerationPerOutput <= perOutput, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at $w")
       assert(m.updatePerEvent <= Flat * t.updatePerEvent + 1,
         f"update work per event grew from ${t.updatePerEvent}%.2f at T to ${m.updatePerEvent}%.2f at $w")
     }
@@ -41,8 +42,13 @@ class PceaComplexitySuite extends AnyFunSuite {
 
   test("a self-join that can only pair runs of one event: nothing enumerated, nothing dropped, update work flat") {
     // Every valuation takes the one open order as both a and c: there is no match, at any window.
-    val measures = overWindows(w => s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +
-      s"FILTER a.k = b.v AND b.v = d.v AND d.v = c.k WITHIN $w [ts]", base = 20, orders(20000, gap = 5000, recent = 1, keys = 10))
+    val measures = overWindows(
+      w =>
+        s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +
+          s"FILTER a.k = b.v AND b.v = d.v AND d.v = c.k WITHIN $w [ts]",
+      base = 20,
+      orders(20000, gap = 5000, recent = 1, keys = 10)
+    )
     for (m <- measures) {
       assert(m.rows == 0)
       assert(m.metrics.work.enumerationSteps == 0, s"${m.metrics.work.enumerationSteps} enumeration steps, no output")
@@ -51,48 +57,67 @@ class PceaComplexitySuite extends AnyFunSuite {
 
   test("a self-join with matches: enumeration linear in the output, nothing dropped, update work flat") {
     // b and d refer to one of the two latest orders, and have one of two keys; a match needs two different orders.
-    val measures = overWindows(w => s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +
-      s"FILTER a.k = b.v AND c.k = d.v AND b.k = d.k WITHIN $w [ts]", base = 20, orders(10000, gap = 10, recent = 2, keys = 2))
+    val measures = overWindows(
+      w =>
+        s"SELECT * FROM S WHERE (A AS a ; B AS b) AND (A AS c ; D AS d) " +
+          s"FILTER a.k = b.v AND c.k = d.v AND b.k = d.k WITHIN $w [ts]",
+      base = 20,
+      orders(10000, gap = 10, recent = 2, keys = 2)
+    )
     assert(measures.last.rows > 10 * measures.head.rows, "the workload should match more in a wider window")
   }
 
   test("a chain whose unselected atom's runs differ only in its event: the latest kept per key, no row repeated") {
     // Each b between a and c with b.v = c.v was a run of its own with the row (a, c), enumerated and dropped: 82,493
     // of them at a window of 1,000 over 3,000 events. A later b under c's key reads every a an earlier one read.
-    val measures = overWindows(w => s"SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER b.v = c.v WITHIN $w [ts]",
-      base = 10, stream(5000))
-    for (m <- measures) assert(m.path.contains("only the latest runs of b kept") && !m.path.contains("rows repeated"), m.path)
+    val measures =
+      overWindows(w => s"SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER b.v = c.v WITHIN $w [ts]",
+        base = 10, stream(5000))
+    for (m <- measures)
+      assert(m.path.contains("only the latest runs of b kept") && !m.path.contains("rows repeated"), m.path)
     assert(measures.last.rows > 10 * measures.head.rows, "the workload should match more in a wider window")
   }
 
   test("an unselected atom joined on both sides: the latest run per incoming key, in a treap, no row repeated") {
     // b joins a on k and c on v: under c's key, the b's of one k read the same a's, and only the latest counts.
-    val measures = overWindows(w => s"SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.k = b.k AND " +
-      s"b.v = c.v WITHIN $w [ts]", base = 10, stream(5000, keys = 100, values = 10))
-    for (m <- measures) assert(m.path.contains("only the latest runs of b kept") && !m.path.contains("rows repeated"), m.path)
+    val measures = overWindows(w =>
+        s"SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.k = b.k AND " +
+          s"b.v = c.v WITHIN $w [ts]", base = 10, stream(5000, keys = 100, values = 10))
+    for (m <- measures)
+      assert(m.path.contains("only the latest runs of b kept") && !m.path.contains("rows repeated"), m.path)
     assert(measures.last.rows > 10 * measures.head.rows, "the workload should match more in a wider window")
   }
 
   test("an iterated unselected atom: its repetitions dropped, the latest runs kept, no row repeated") {
     // (B AS b)+ reached b from a and from b: a run through b1 b2 and one through b2 alone gave one row. The last b
     // joins what the first one joined, so the repetitions go.
-    val measures = overWindows(w => s"SELECT a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER a.k = b.k AND " +
-      s"b.v = c.v WITHIN $w [ts]", base = 10, stream(5000, keys = 100, values = 10))
-    for (m <- measures) assert(m.path.contains("only the latest runs of b kept") && !m.path.contains("rows repeated"), m.path)
+    val measures = overWindows(
+      w =>
+        s"SELECT a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER a.k = b.k AND " +
+          s"b.v = c.v WITHIN $w [ts]",
+      base = 10,
+      stream(5000, keys = 100, values = 10)
+    )
+    for (m <- measures)
+      assert(m.path.contains("only the latest runs of b kept") && !m.path.contains("rows repeated"), m.path)
   }
 
   test("an unselected variable of two atoms still repeats rows: EXPLAIN says so, and the repeats are counted") {
     // (B OR D) AS b: a B and a D between a and c with c's v are two runs with one row, of two atoms.
     val query = "SELECT a, c FROM S WHERE A AS a ; (B OR D) AS b ; C AS c FILTER b.v = c.v WITHIN 1000 [ts]"
     val m = measure(query, stream(3000))
-    assert(m.path.contains("by PCEA") && m.path.contains("rows repeated by runs that unselected events or an OR of " +
-      "conditions keep apart dropped (counted)") && m.path.contains("only the latest runs of b kept ("), m.path)
+    assert(
+      m.path.contains("by PCEA") && m.path.contains("rows repeated by runs that unselected events or an OR of " +
+        "conditions keep apart dropped (counted)") && m.path.contains("only the latest runs of b kept ("),
+      m.path
+    )
     assert(m.rows > 0 && m.metrics.work.dropped > 0, m.toString)
   }
 
   test("a chain with matches: enumeration linear in the output, update work flat") {
-    val measures = overWindows(w => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v = b.k AND b.v = c.k " +
-      s"WITHIN $w [ts]", base = 10, stream(20000, values = 10))
+    val measures = overWindows(w =>
+        s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.v = b.k AND b.v = c.k " +
+          s"WITHIN $w [ts]", base = 10, stream(20000, values = 10))
     assert(measures.last.rows > 10 * measures.head.rows, "the workload should match more in a wider window")
   }
 
@@ -100,21 +125,25 @@ class PceaComplexitySuite extends AnyFunSuite {
     // Cs come all along, but their v is negative and no b.v is: no C can end a match. Before, every event was read
     // once a C had come within the window (update 1.60, 1.82, 1.82 per event at T, 10T, 100T, transitions 0.75 per
     // event); now a B's key is noted and a C probes it, and nothing else is done.
-    val events = () => stream(20000, values = 10).map { row =>
-      if (row(0) == "C") row.updated(2, Long.box(-1L - row(2).asInstanceOf[Long])) else row
-    }
-    val measures = Seq(20, 200, 2000).map(w => measure(s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c " +
-      s"FILTER a.v = b.k AND b.v = c.v WITHIN $w [ts]", events()))
+    val events = () =>
+      stream(20000, values = 10).map { row =>
+        if (row(0) == "C") row.updated(2, Long.box(-1L - row(2).asInstanceOf[Long])) else row
+      }
+    val measures = Seq(20, 200, 2000).map(w =>
+      measure(s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c " +
+          s"FILTER a.v = b.k AND b.v = c.v WITHIN $w [ts]", events()))
     info(measures.zip(Seq("T", "10T", "100T")).map { case (m, w) => s"$w: $m" }.mkString("\n"))
     for ((m, w) <- measures.zip(Seq("T", "10T", "100T"))) {
       assert(m.rows == 0)
-      assert(m.metrics.work.transitions == 0, s"${m.metrics.work.transitions} transitions taken at $w, no C can end a match")
+      assert(
+        m.metrics.work.transitions == 0, s"${m.metrics.work.transitions} transitions taken at $w, no C can end a match")
       assert(m.updatePerEvent <= 0.6, f"update work ${m.updatePerEvent}%.2f per event at $w")
     }
   }
 
   /** The query of the union tests: b runs, indexed for c under b.k, inherit the start of the a run they extend. */
-  private val chain = (w: Int) => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.k = b.v AND b.k = c.v WITHIN $w [ts]"
+  private val chain =
+    (w: Int) => s"SELECT * FROM S WHERE A AS a ; B AS b ; C AS c FILTER a.k = b.v AND b.k = c.v WITHIN $w [ts]"
 
   /**
    * Runs [[chain]] over `events(w)` (n of them) for w in T, 10T, 100T, on its PCEA; checks that the most nodes one
@@ -123,11 +152,14 @@ class PceaComplexitySuite extends AnyFunSuite {
   private def unionsOverWindows(base: Int, n: Int, events: Int => Iterator[Array[Any]]): Unit = {
     val found = Seq(base, 10 * base, 100 * base).map(w => unions(chain(w), w, events(w)))
     info(found.zip(Seq("T", "10T", "100T")).map { case ((longest, work), w) =>
-      f"$w: at most $longest nodes copied by a union, ${work.unionNodes.toDouble / n}%.2f per event" }.mkString("\n"))
+      f"$w: at most $longest nodes copied by a union, ${work.unionNodes.toDouble / n}%.2f per event"
+    }.mkString("\n"))
     val (longestT, workT) = found.head
     for (((longest, work), k) <- found.zip(Seq(1, 10, 100))) {
-      assert(longest <= longestT + 2 * math.log(k) / math.log(2) + 2, s"a union copied $longest nodes at ${k}T, $longestT at T")
-      assert(work.unionNodes <= Flat * workT.unionNodes + n, s"${work.unionNodes} nodes copied at ${k}T, ${workT.unionNodes} at T")
+      assert(longest <= longestT + 2 * math.log(k) / math.log(2) + 2,
+        s"a union copied $longest nodes at ${k}T, $longestT at T")
+      assert(work.unionNodes <= Flat * workT.unionNodes + n,
+        s"${work.unionNodes} nodes copied at ${k}T, ${workT.unionNodes} at T")
     }
   }
 
@@ -149,8 +181,9 @@ class PceaComplexitySuite extends AnyFunSuite {
     // The a runs, indexed for b under a.v, all start at their event: each outranks the tree it joins, and becomes its
     // root. Before, that root was a copy of the run, so a wider window, where more of a's keys hold a live tree, made
     // more copies per event (0.001, 0.012, 0.092 at T, 10T, 100T): a second row in the arena per run in a dense index.
-    val measures = Seq(20, 200, 2000).map(w => measure(s"SELECT * FROM S WHERE A AS a ; B AS b FILTER a.v = b.k " +
-      s"WITHIN $w [ts]", stream(20000, keys = 1000, values = 1000)))
+    val measures = Seq(20, 200, 2000).map(w =>
+      measure(s"SELECT * FROM S WHERE A AS a ; B AS b FILTER a.v = b.k " +
+          s"WITHIN $w [ts]", stream(20000, keys = 1000, values = 1000)))
     info(measures.zip(Seq("T", "10T", "100T")).map { case (m, w) => s"$w: $m" }.mkString("\n"))
     assert(measures.last.rows > 10 * measures.head.rows, "the workload should match more in a wider window")
     for ((m, w) <- measures.zip(Seq("T", "10T", "100T"))) {
@@ -208,7 +241,8 @@ object PceaComplexitySuite {
       if (i % gap == 0) Array[Any]("A", ts, Long.box(-1L), ts)
       else {
         val order = math.max(0, i / gap - random.nextInt(recent)) * gap
-        Array[Any](if (random.nextBoolean()) "B" else "D", Long.box(random.nextInt(keys).toLong), Long.box(order.toLong), ts)
+        Array[Any](
+          if (random.nextBoolean()) "B" else "D", Long.box(random.nextInt(keys).toLong), Long.box(order.toLong), ts)
       }
     }
   }

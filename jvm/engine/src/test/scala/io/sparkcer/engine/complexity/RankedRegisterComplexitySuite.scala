@@ -36,11 +36,15 @@ class RankedRegisterComplexitySuite extends AnyFunSuite {
     assert(measures.head.path.contains("configurations (NFA state, registers)"), measures.head.path)
     assert(measures.last.rows > 0, "the workload should match, or it tests nothing")
     for (m <- measures.tail)
-      assert(m.updatePerEvent <= Slack * measures.head.updatePerEvent,
-        f"update work per event grew from ${measures.head.updatePerEvent}%.2f to ${m.updatePerEvent}%.2f")
+      assert(
+        m.updatePerEvent <= Slack * measures.head.updatePerEvent,
+        f"update work per event grew from ${measures.head.updatePerEvent}%.2f to ${m.updatePerEvent}%.2f"
+      )
     for ((w, m) <- windows.zip(measures)) {
-      assert(m.metrics.work.dropped == 0, s"${m.metrics.work.dropped} complex events enumerated to be dropped at window $w")
-      assert(m.enumerationPerOutput <= 2.0, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at window $w")
+      assert(
+        m.metrics.work.dropped == 0, s"${m.metrics.work.dropped} complex events enumerated to be dropped at window $w")
+      assert(
+        m.enumerationPerOutput <= 2.0, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at window $w")
     }
     measures
   }
@@ -66,7 +70,8 @@ class RankedRegisterComplexitySuite extends AnyFunSuite {
 
   for (strategy <- Seq("NEXT", "LAST", "MAX")) {
     val b = if (strategy == "MAX") "(B AS b)+" else "B AS b" // MAX over matches of one size is ALL
-    test(s"$strategy, a ; NONE(...) related to a ; $b, PARTITION BY over short partitions: judged on registers, work flat") {
+    test(
+      s"$strategy, a ; NONE(...) related to a ; $b, PARTITION BY over short partitions: judged on registers, work flat") {
       // The NONE's condition reads a's register as a configuration waits between a and b: a C dearer than a stops it.
       val query = (w: Int, none: String) =>
         s"SELECT $strategy * FROM S WHERE A AS a $none; $b FILTER a.v < b.v PARTITION BY k WITHIN $w [ts]"
@@ -81,7 +86,8 @@ class RankedRegisterComplexitySuite extends AnyFunSuite {
   }
 
   for (strategy <- Seq("NEXT", "LAST"))
-    test(s"$strategy, a ; b related by an order, unpartitioned: a run that a higher one dominates goes, work flat in the stream") {
+    test(
+      s"$strategy, a ; b related by an order, unpartitioned: a run that a higher one dominates goes, work flat in the stream") {
       // Each A may wait for a dearer B for good, and each could be chosen (the earliest, the latest): without Dominance
       // every A stayed, and the update work per event grew with the stream (about 10x from 2,000 to 20,000 events).
       // A higher run whose a is no dearer makes every continuation of a lower one its own: those kept are ever cheaper
@@ -90,8 +96,10 @@ class RankedRegisterComplexitySuite extends AnyFunSuite {
       val (short, long) = (measure(query, stream(2000)), measure(query, stream(20000)))
       info(s"2,000 events: $short\n20,000 events: $long")
       assert(long.rows > 0)
-      assert(long.updatePerEvent <= Slack * short.updatePerEvent,
-        f"update work per event grew with the stream from ${short.updatePerEvent}%.2f to ${long.updatePerEvent}%.2f")
+      assert(
+        long.updatePerEvent <= Slack * short.updatePerEvent,
+        f"update work per event grew with the stream from ${short.updatePerEvent}%.2f to ${long.updatePerEvent}%.2f"
+      )
       assert(long.metrics.peakActiveStates <= 2 * 100 + 4, long.toString)
       assert(long.metrics.work.dropped == 0)
     }
@@ -107,17 +115,22 @@ class RankedRegisterComplexitySuite extends AnyFunSuite {
     "prev and count" -> "b.v > prev(b.v) AND count(b) >= 3",
     "sum against an earlier event" -> "sum(b.v) > a.v + 100",
     "min, max and an earlier event" -> "max(b.v) > 50 AND min(b.v) < a.v",
-    "each b against an earlier event" -> "b.v > a.v")
+    "each b against an earlier event" -> "b.v > a.v"
+  )
   for (strategy <- Seq("NEXT", "LAST", "MAX"); (what, condition) <- iterations)
     test(s"$strategy over an iteration related by $what: work per event flat as the stream grows 10x") {
       val query = s"SELECT $strategy * FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER $condition WITHIN 10 [ts]"
       val (short, long) = (measure(query, stream(2000)), measure(query, stream(20000)))
       info(s"2,000 events: $short\n20,000 events: $long")
       assert(long.path.contains("configurations (NFA state, registers)"), long.path)
-      assert(long.updatePerEvent <= Slack * short.updatePerEvent,
-        f"update work per event grew with the stream from ${short.updatePerEvent}%.2f to ${long.updatePerEvent}%.2f")
-      assert(long.metrics.peakActiveStates <= 2 * short.metrics.peakActiveStates + 10,
-        s"configurations held grew with the stream: ${short.metrics.peakActiveStates} then ${long.metrics.peakActiveStates}")
+      assert(
+        long.updatePerEvent <= Slack * short.updatePerEvent,
+        f"update work per event grew with the stream from ${short.updatePerEvent}%.2f to ${long.updatePerEvent}%.2f"
+      )
+      assert(
+        long.metrics.peakActiveStates <= 2 * short.metrics.peakActiveStates + 10,
+        s"configurations held grew with the stream: ${short.metrics.peakActiveStates} then ${long.metrics.peakActiveStates}"
+      )
       assert(long.metrics.work.dropped == 0)
     }
 
@@ -127,8 +140,15 @@ class RankedRegisterComplexitySuite extends AnyFunSuite {
     val query = "SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER a.v <> b.v WITHIN 10 [ts]"
     val bound = MatchBound(MatchBound.DefaultPerEvent, "--matches", nodes = 500, nodesSetting = "--nodes")
     val error = intercept[TooManyMatchesException](measure(query, stream(5000), bound = bound))
-    for (part <- Seq("SELECT NEXT keeps 501 partial matches", "more than the bound --nodes (500)", "(a.v <> b.v)",
-        "even after it has left the window", "PARTITION BY", "SELECT ALL with LIMIT n", "raise --nodes"))
+    for (part <- Seq(
+        "SELECT NEXT keeps 501 partial matches",
+        "more than the bound --nodes (500)",
+        "(a.v <> b.v)",
+        "even after it has left the window",
+        "PARTITION BY",
+        "SELECT ALL with LIMIT n",
+        "raise --nodes"
+      ))
       assert(error.getMessage.contains(part), s"'$part' in: ${error.getMessage}")
     // The same under the default bound runs, with one configuration per A held (a quarter of the events).
     val m = measure(query, stream(5000))
@@ -136,13 +156,17 @@ class RankedRegisterComplexitySuite extends AnyFunSuite {
     // MAX keeps them too: every run begun is larger than the runs not yet begun, and may hide a later one.
     val maximal = query.replace("NEXT", "MAX").replace("B AS b", "(B AS b)+") // of one size, MAX would be ALL
     val max = intercept[TooManyMatchesException](measure(maximal, stream(5000), bound = bound))
-    assert(max.getMessage.contains("SELECT MAX keeps") && max.getMessage.contains("contain another (MAX)"), max.getMessage)
+    assert(
+      max.getMessage.contains("SELECT MAX keeps") && max.getMessage.contains("contain another (MAX)"), max.getMessage)
   }
 
   test("EXPLAIN names the path: registers, the strategy over configurations, kept past the window") {
     val explained = LocalEngine.compile(
       "SELECT LAST * FROM S WHERE A AS a ; B AS b FILTER a.v < b.v WITHIN 10 [ts]", columns).pattern.describe
-    assert(explained.contains("registers (RMA), LAST over configurations (NFA state, registers) in priority order, " +
-      "kept past the window while they may outrank another"), explained)
+    assert(
+      explained.contains("registers (RMA), LAST over configurations (NFA state, registers) in priority order, " +
+        "kept past the window while they may outrank another"),
+      explained
+    )
   }
 }

@@ -40,15 +40,20 @@ class RegisterComplexitySuite extends AnyFunSuite {
       options: EngineOptions = EngineOptions()): Seq[Measure] = {
     val measures = windows.map(w => measure(query(w), random(), options))
     info(windows.zip(measures).map { case (w, m) => s"window $w: $m" }.mkString("\n"))
-    assert(measures.last.rows > measures.head.rows, "the workload should match more in a wider window, or it tests nothing")
+    assert(
+      measures.last.rows > measures.head.rows, "the workload should match more in a wider window, or it tests nothing")
     for (((w0, m0), (w1, m1)) <- windows.zip(measures).zip(windows.zip(measures).tail)) {
       val allowed = Slack * math.pow(w1.toDouble / w0, degree)
-      assert(m1.updatePerEvent <= allowed * m0.updatePerEvent,
-        f"update work per event grew from ${m0.updatePerEvent}%.2f at window $w0 to ${m1.updatePerEvent}%.2f at $w1")
+      assert(
+        m1.updatePerEvent <= allowed * m0.updatePerEvent,
+        f"update work per event grew from ${m0.updatePerEvent}%.2f at window $w0 to ${m1.updatePerEvent}%.2f at $w1"
+      )
     }
     for ((w, m) <- windows.zip(measures)) {
-      assert(m.metrics.work.dropped == 0, s"${m.metrics.work.dropped} complex events enumerated to be dropped at window $w")
-      assert(m.enumerationPerOutput <= 2.0, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at window $w")
+      assert(
+        m.metrics.work.dropped == 0, s"${m.metrics.work.dropped} complex events enumerated to be dropped at window $w")
+      assert(
+        m.enumerationPerOutput <= 2.0, f"enumeration took ${m.enumerationPerOutput}%.2f steps per output at window $w")
     }
     measures
   }
@@ -68,14 +73,17 @@ class RegisterComplexitySuite extends AnyFunSuite {
       "c.v - 10 < a.v",
       "a.v <= c.v + 10 AND a.k >= c.k",
       "a.v - c.v <= 10",
-      "a.v <= c.v + 10 PARTITION BY k"))
+      "a.v <= c.v + 10 PARTITION BY k"
+    ))
     test(s"the issue's relatives, a unselected: $condition") {
-      overWindows(w => s"SELECT c FROM S WHERE (A AS a)+ ; C AS c FILTER $condition WITHIN $w [ts]", Seq(T, 10 * T, 100 * T))
+      overWindows(
+        w => s"SELECT c FROM S WHERE (A AS a)+ ; C AS c FILTER $condition WITHIN $w [ts]", Seq(T, 10 * T, 100 * T))
     }
 
   /** `A AS a ; B AS b ; C AS c` with b unselected, filtered by `condition`. */
-  private val between = (condition: String) => (w: Int) =>
-    s"SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER $condition WITHIN $w [ts]"
+  private val between = (condition: String) =>
+    (w: Int) =>
+      s"SELECT a, c FROM S WHERE A AS a ; B AS b ; C AS c FILTER $condition WITHIN $w [ts]"
 
   // Before, a run per b that the condition holds for, each with the row (a, c), each enumerated, all but one dropped:
   // 98,021 dropped at a window of 100 events and 9,329,826 at 1,000 (of 3,000 events) for the first. Now the run
@@ -96,7 +104,8 @@ class RegisterComplexitySuite extends AnyFunSuite {
   for (condition <- Seq("avg(b.v) < c.v", "c.v >= min(b.v)", "max(b.v) > a.v + 50", "first(b.v) < c.v",
       "last(b.k) > c.k AND a.v < c.v"))
     test(s"an aggregate over an unselected iteration between, read over one event: nothing dropped: $condition") {
-      val iterated = (w: Int) => s"SELECT a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER $condition WITHIN $w [ts]"
+      val iterated =
+        (w: Int) => s"SELECT a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER $condition WITHIN $w [ts]"
       val measures = overWindows(iterated, Seq(T, 10 * T, 100 * T))
       assert(measures.forall(_.path.contains("read over one event of b")), measures.last.path)
     }
@@ -112,11 +121,15 @@ class RegisterComplexitySuite extends AnyFunSuite {
       "SELECT c FROM S WHERE (B AS b)+ ; C AS c FILTER max(b.v) < c.v", // b's first event starts the match
       "SELECT a, c FROM S WHERE A AS a : (B AS b)+ ; C AS c FILTER max(b.v) < c.v", // a's next event is b's first
       "SELECT a, c FROM S WHERE A AS a ; NONE(D) ; (B AS b)+ ; C AS c FILTER max(b.v) < c.v",
-      "SELECT LAST a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.v) < c.v")
+      "SELECT LAST a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER max(b.v) < c.v"
+    )
     for (query <- stays) assert(!explain(s"$query WITHIN 100 [ts]").contains("read over one event"), query)
     val read = explain("SELECT a, c FROM S WHERE A AS a ; (B AS b)+ ; C AS c FILTER avg(b.v) < c.v WITHIN 100 [ts]")
-    assert(read.startsWith("avg(b.v) < c.v read over one event of b (b is not selected, and some of its events " +
-      "satisfy the condition exactly when one does): "), read)
+    assert(
+      read.startsWith("avg(b.v) < c.v read over one event of b (b is not selected, and some of its events " +
+        "satisfy the condition exactly when one does): "),
+      read
+    )
   }
 
   test("an OR of conditions on selected events: its alternatives share a run, nothing dropped") {
@@ -149,15 +162,21 @@ class RegisterComplexitySuite extends AnyFunSuite {
       val m = measure(query(w), stream(10000, values = 20))
       info(s"window $w: ${m.metrics.work.unionNodes} union nodes made, ${m.metrics.peakLiveNodes} live at most; $m")
       assert(m.rows > 1000, s"the workload should match, or it tests nothing: $m")
-      assert(m.metrics.work.unionNodes <= m.rows + m.events, s"more union nodes made than rows and events at window $w: $m")
+      assert(
+        m.metrics.work.unionNodes <= m.rows + m.events, s"more union nodes made than rows and events at window $w: $m")
       assert(m.metrics.maxOutputDepth <= 3, s"the tECS is no longer 3-bounded at window $w: $m")
     }
   }
 
   test("a NONE related to an earlier event, judged on registers under ALL: update work linear in the window") {
     // A run per a in the window waits for b, each stopped by a C dearer than its a: RMA's bound, as without the NONE.
-    val measures = overWindows(w => "SELECT * FROM S WHERE A AS a ; NONE(C AS n FILTER n.v > a.v) ; B AS b FILTER " +
-      s"a.v < b.v WITHIN $w [ts]", Seq(T, 10 * T, 100 * T), options = EngineOptions(lazyChains = false))
+    val measures = overWindows(
+      w =>
+        "SELECT * FROM S WHERE A AS a ; NONE(C AS n FILTER n.v > a.v) ; B AS b FILTER " +
+          s"a.v < b.v WITHIN $w [ts]",
+      Seq(T, 10 * T, 100 * T),
+      options = EngineOptions(lazyChains = false)
+    )
     assert(measures.head.path.contains("1 NONE(...) relating its event to earlier ones judged against the registers"),
       measures.head.path)
   }
@@ -171,17 +190,20 @@ class RegisterComplexitySuite extends AnyFunSuite {
       LocalEngine.compile(query, columns, options).pattern.describe
     val linear = explain(issue(100))
     assert(linear.contains("registers (RMA), runs polynomial in the window, each register holding one of its events " +
-      "or values"), linear)
+        "or values"), linear)
     assert(!linear.contains("dropped (counted)"), linear)
     val chosen = explain(between("b.v < c.v")(100))
-    assert(chosen.contains("1 take of an unselected variable made once per match, the later events challenging it for " +
-      "the easiest (so its runs repeat no row)") && !chosen.contains("dropped (counted)"), chosen)
+    assert(
+      chosen.contains("1 take of an unselected variable made once per match, the later events challenging it for " +
+        "the easiest (so its runs repeat no row)") && !chosen.contains("dropped (counted)"),
+      chosen
+    )
     // On registers alone, two comparisons keep a run per b; the lazy chain finds one b per row instead
     // (ChainComplexitySuite), and so the registers' repeats are dropped only while they lead a race.
     val onRegisters = EngineOptions(lazyChains = false)
     val repeating = explain(twoComparisons(100), onRegisters)
     assert(repeating.contains("rows repeated by runs that unselected events or an OR of conditions keep apart " +
-      "dropped (counted)"), repeating)
+        "dropped (counted)"), repeating)
     val m = measure(twoComparisons(20), random(), onRegisters)
     assert(m.rows > 0 && m.metrics.work.dropped > 0, m.toString)
     assert(explain(twoComparisons(100)).contains("one event of b found per match, not one match per event"))
@@ -193,9 +215,11 @@ class RegisterComplexitySuite extends AnyFunSuite {
     val query = twoComparisons(200)
     val bound = MatchBound(20, "the test's bound")
     val error = intercept[TooManyMatchesException](measure(query, random(), EngineOptions(lazyChains = false), bound))
-    assert(error.getMessage.contains("completes more than 20 runs whose rows repeat one already output, the bound " +
-      "the test's bound: the runs are kept apart by events no selected variable binds, or by an OR of conditions"),
-      error.getMessage)
+    assert(
+      error.getMessage.contains("completes more than 20 runs whose rows repeat one already output, the bound " +
+        "the test's bound: the runs are kept apart by events no selected variable binds, or by an OR of conditions"),
+      error.getMessage
+    )
     assert(error.getMessage.contains("Select the variables that tell the runs apart"), error.getMessage)
     val unbounded = measure(query, random(), EngineOptions(lazyChains = false))
     assert(unbounded.rows > 0 && unbounded.metrics.work.dropped > 20, unbounded.toString)
@@ -205,7 +229,7 @@ class RegisterComplexitySuite extends AnyFunSuite {
     val query = "SELECT * FROM S WHERE (A AS a)+ FILTER sum(a.v) < 0 WITHIN 40 [ts]"
     val explained = LocalEngine.compile(query, columns).pattern.describe
     assert(explained.contains("runs up to 2^n over the window's n events, as 'sum(a.v) < 0' keeps a sum per subset " +
-      "of a's events"), explained)
+        "of a's events"), explained)
     // Sums of subsets of distinct powers of two are all distinct: 2^k runs after k events.
     val powers = Iterator.tabulate(2000)(i => Array[Any]("A", Long.box(0), Long.box(1L << (i % 40)), Long.box(i)))
     val bound = MatchBound(MatchBound.DefaultPerEvent, "--matches", nodes = 100000, nodesSetting = "--nodes")
@@ -220,11 +244,15 @@ class RegisterComplexitySuite extends AnyFunSuite {
     val query = "SELECT * FROM S WHERE (A AS a)+ ; C AS c FILTER a.v - c.v <= 10 WITHIN 1000 [ts]"
     val explained = LocalEngine.compile(query, columns).pattern.describe
     assert(explained.contains("runs up to 2^n over the window's n events, as 'a.v - c.v <= 10' keeps every event " +
-      "of a"), explained)
+        "of a"), explained)
     val error = intercept[TooManyMatchesException](
       measure(query, random(), EngineOptions(lazyChains = false), MatchBound(1000, "--max")))
-    for (part <- Seq("leaves more than 1000 partial matches", "'a.v - c.v <= 10' keeps every event of a",
-        "b.price < s.price rather than b.price - s.price < 0", "raise --max"))
+    for (part <- Seq(
+        "leaves more than 1000 partial matches",
+        "'a.v - c.v <= 10' keeps every event of a",
+        "b.price < s.price rather than b.price - s.price < 0",
+        "raise --max"
+      ))
       assert(error.getMessage.contains(part), s"'$part' in: ${error.getMessage}")
   }
 
@@ -264,10 +292,12 @@ class RegisterComplexitySuite extends AnyFunSuite {
       val rnd = new Random(seed)
       def comparison() = ordered(rnd, "a", "c")
       val conditions = if (rnd.nextInt(3) == 0) comparison() and comparison() else comparison()
-      val q: Query = query(atom("A").as("a").plus.seq(atom("C").as("c")).filter(conditions),
+      val q: Query = query(
+        atom("A").as("a").plus.seq(atom("C").as("c")).filter(conditions),
         selection = pick(rnd, select("c"), select("c"), select("a", "c"), select("a")),
         partitionBy = if (rnd.nextInt(4) == 0) Seq(Seq("g")) else Nil,
-        within = Some(pick(rnd, events(6), span(4000, "ts"))))
+        within = Some(pick(rnd, events(6), span(4000, "ts")))
+      )
       val (engine, got) = againstOracle(seed, q, Generators.stream(rnd, 4 + rnd.nextInt(7)))
       assert(engine.metrics.work.dropped == 0, s"seed $seed: ${Printer.query(q)}: ${engine.metrics.work.describe}")
       if (got.nonEmpty) matched += 1
@@ -299,10 +329,12 @@ class RegisterComplexitySuite extends AnyFunSuite {
       val between = first.seq(atom("B").as("b"))
       val pattern = (if (rnd.nextInt(4) == 0) between.seq(atom("A").as("d")) else between).seq(atom("C").as("c"))
       val selected = pick(rnd, Seq("a", "c"), Seq("a", "c"), Seq("c"), Seq("a", "b", "c"))
-      val q: Query = query(pattern.filter(conditions),
+      val q: Query = query(
+        pattern.filter(conditions),
         selection = select(selected ++ Option.when(first != atom("A").as("a"))("e"): _*),
         partitionBy = if (rnd.nextInt(4) == 0) Seq(Seq("g")) else Nil,
-        within = Some(pick(rnd, events(7), span(4000, "ts"))))
+        within = Some(pick(rnd, events(7), span(4000, "ts")))
+      )
       val (engine, got) = againstOracle(seed, q, Generators.stream(rnd, 5 + rnd.nextInt(9)))
       val path = engine.pattern.describe
       if (!path.contains("rows repeated by runs")) {

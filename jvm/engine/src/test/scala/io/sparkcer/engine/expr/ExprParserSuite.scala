@@ -39,7 +39,8 @@ class ExprParserSuite extends AnyFunSuite {
   }
 
   test("every comparison operator") {
-    val ops = Seq("=" -> "=", "==" -> "=", "!=" -> "!=", "<>" -> "!=", "<" -> "<", "<=" -> "<=", ">" -> ">", ">=" -> ">=")
+    val ops =
+      Seq("=" -> "=", "==" -> "=", "!=" -> "!=", "<>" -> "!=", "<" -> "<", "<=" -> "<=", ">" -> ">", ">=" -> ">=")
     for ((written, op) <- ops) assert(expr(s"a $written 1") == s"(a $op 1)")
   }
 
@@ -71,11 +72,13 @@ class ExprParserSuite extends AnyFunSuite {
     assert(literal("TRUE") == java.lang.Boolean.TRUE && literal("false") == java.lang.Boolean.FALSE)
     assert(literal("NULL") == null)
     assert(ExprParser.parse("-7") == Expr.Literal(java.lang.Long.valueOf(-7), Position(1, 1, 0)))
-    assert(expr("upper(name) = 'X' AND now() > coalesce(t, 0, f(x))") == "((upper(name) = 'X') AND (now() > coalesce(t, 0, f(x))))")
+    assert(expr(
+      "upper(name) = 'X' AND now() > coalesce(t, 0, f(x))") == "((upper(name) = 'X') AND (now() > coalesce(t, 0, f(x))))")
     assert(ExprParser.parse("f(a)") ==
       Expr.Call(Name("f", Position(1, 1, 0)), Seq(Expr.Column(Name("a", Position(1, 3, 2)))), Position(1, 1, 0)))
     val e = intercept[PatternException](ExprParser.parse("x = 9223372036854775808"))
-    assert(e.problem == "expected an integer between -9223372036854775808 and 9223372036854775807, found '9223372036854775808'")
+    assert(
+      e.problem == "expected an integer between -9223372036854775808 and 9223372036854775807, found '9223372036854775808'")
     assert(e.pos.column == 5 && e.length == 19)
   }
 
@@ -101,8 +104,9 @@ class ExprParserSuite extends AnyFunSuite {
     val query = "A AS a FILTER a[x IN 1..3 AND cast(x AS int) > 1]" // longer in Spark's text: x BETWEEN 1 AND 3
     val filter = Filter.all(CeqlParser.parse(query).pattern).head
     val e = intercept[PatternException](filter.predicate.readIn(query)(ExprParser.parse(filter.predicate)))
-    assert(e.problem.startsWith(s"the engine's runner evaluates ${ExprParser.Subset}, not this predicate " +
-      "(Spark does): expected"))
+    assert(
+      e.problem.startsWith(s"the engine's runner evaluates ${ExprParser.Subset}, not this predicate " +
+        "(Spark does): expected"))
     assert(e.pos.column == 38)
   }
 

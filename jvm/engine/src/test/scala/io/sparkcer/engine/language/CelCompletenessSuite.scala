@@ -44,7 +44,8 @@ class CelCompletenessSuite extends AnyFunSuite {
       "SELECT * FROM S WHERE A AS v AND B AS v WITHIN 2000 [ts]",
       "SELECT MAX * FROM S WHERE A AS v ; B+ AS v WITHIN 3000 [ts]",
       "SELECT LAST * FROM S WHERE A AS v ; B AS v WITHIN 3000 [ts]",
-      "SELECT NEXT v FROM S WHERE A AS v ; C ; B AS v WITHIN 3000 [ts]"))
+      "SELECT NEXT v FROM S WHERE A AS v ; C ; B AS v WITHIN 3000 [ts]"
+    ))
     test(s"one variable on both sides agrees with the oracle: $query") {
       agreesWithOracle(query)
     }
@@ -62,7 +63,8 @@ class CelCompletenessSuite extends AnyFunSuite {
       "SELECT * FROM S WHERE ((A AS a AND B AS b) FILTER a.x < b.x)+ WITHIN 5000 [ts]",
       "SELECT MAX * FROM S WHERE (A AS a AND B AS b) ; C+ AS c WITHIN 4000 [ts]",
       "SELECT LAST * FROM S WHERE (A AS a AND B AS b) ; C AS c WITHIN 4000 [ts]",
-      "SELECT STRICT * FROM S WHERE (A AS a AND B AS b) : C AS c ORDER BY ts"))
+      "SELECT STRICT * FROM S WHERE (A AS a AND B AS b) : C AS c ORDER BY ts"
+    ))
     test(s"AND inside ';', ':', '+' and OR agrees with the oracle: $query") {
       agreesWithOracle(query)
     }

@@ -43,7 +43,8 @@ object BruteForce {
   /** One output row: partition key, first and last event and, per output variable, its events (global indices). */
   final case class Row(partition: Vector[Any], start: Long, end: Long, bindings: Vector[Vector[Long]]) {
     override def toString: String = {
-      val key = if (partition.isEmpty) "" else partition.map(v => if (v == null) "NULL" else v.toString).mkString("key=(", ",", ") ")
+      val key = if (partition.isEmpty) ""
+      else partition.map(v => if (v == null) "NULL" else v.toString).mkString("key=(", ",", ") ")
       s"$key[$start..$end]" + bindings.map(_.mkString("{", ",", "}")).mkString(" ", " ", "")
     }
   }
@@ -311,44 +312,45 @@ object BruteForce {
         }
         out.toSet
       }
-      def go(c: Cel): Set[Val] = guard(c match {
-        case Cel.Atom(stream, t, _) =>
-          sub.indices.filter(i => typeOf(sub(i)) == t.value && streamMatches(sub(i), stream))
-            .map(i => Val(i, i, Map(t.value -> (1L << i)))).toSet
-        case Cel.Not(atom, filter, _) =>
-          val positive = go(filter.fold[Cel](atom)(f => Cel.Filtered(atom, f, Position.Unknown))).map(_.start)
-          sub.indices.filterNot(positive.contains).map(i => Val(i, i, Map.empty)).toSet
-        case Cel.Bind(body, x, _) =>
-          go(body).map { v =>
-            val d = v.data
-            if (d == 0L) v.copy(mu = v.mu - x.value) else v.copy(mu = v.mu.updated(x.value, d))
-          }
-        case Cel.Filtered(body, f, _) => go(body).filter(v => satisfies(f, v, sub))
-        case Cel.Or(a, b, _) => go(a) ++ go(b)
-        case Cel.And(a, b, _) =>
-          // AND: a valuation of each side over disjoint events, in any order; it spans both.
-          val (left, right) = (go(a), go(b))
-          val out = mutable.HashSet.empty[Val]
-          for (v1 <- left; v2 <- right if (v1.data & v2.data) == 0L) {
-            val vars = v1.mu.keySet ++ v2.mu.keySet
-            out += Val(math.min(v1.start, v2.start), math.max(v1.end, v2.end),
-              vars.iterator.map(x => x -> (v1.of(x) | v2.of(x))).toMap)
-            if (out.size > MaxValuations) throw new TooLarge(s"more than $MaxValuations valuations")
-          }
-          out.toSet
-        case Cel.Sequence(a, b, contiguous, _, gap) => seq(go(a), go(b), contiguous, gap)
-        case Cel.Iteration(body, contiguous, _) =>
-          // phi+ = phi ∪ (phi ; phi+), as a least fixpoint.
-          val once = go(body)
-          var acc = once
-          var done = false
-          while (!done) {
-            val next = guard(once ++ seq(once, acc, contiguous))
-            done = next == acc
-            acc = next
-          }
-          acc
-      })
+      def go(c: Cel): Set[Val] = guard(
+        c match {
+          case Cel.Atom(stream, t, _) =>
+            sub.indices.filter(i => typeOf(sub(i)) == t.value && streamMatches(sub(i), stream))
+              .map(i => Val(i, i, Map(t.value -> (1L << i)))).toSet
+          case Cel.Not(atom, filter, _) =>
+            val positive = go(filter.fold[Cel](atom)(f => Cel.Filtered(atom, f, Position.Unknown))).map(_.start)
+            sub.indices.filterNot(positive.contains).map(i => Val(i, i, Map.empty)).toSet
+          case Cel.Bind(body, x, _) =>
+            go(body).map { v =>
+              val d = v.data
+              if (d == 0L) v.copy(mu = v.mu - x.value) else v.copy(mu = v.mu.updated(x.value, d))
+            }
+          case Cel.Filtered(body, f, _) => go(body).filter(v => satisfies(f, v, sub))
+          case Cel.Or(a, b, _) => go(a) ++ go(b)
+          case Cel.And(a, b, _) =>
+            // AND: a valuation of each side over disjoint events, in any order; it spans both.
+            val (left, right) = (go(a), go(b))
+            val out = mutable.HashSet.empty[Val]
+            for (v1 <- left; v2 <- right if (v1.data & v2.data) == 0L) {
+              val vars = v1.mu.keySet ++ v2.mu.keySet
+              out += Val(math.min(v1.start, v2.start), math.max(v1.end, v2.end),
+                vars.iterator.map(x => x -> (v1.of(x) | v2.of(x))).toMap)
+              if (out.size > MaxValuations) throw new TooLarge(s"more than $MaxValuations valuations")
+            }
+            out.toSet
+          case Cel.Sequence(a, b, contiguous, _, gap) => seq(go(a), go(b), contiguous, gap)
+          case Cel.Iteration(body, contiguous, _) =>
+            // phi+ = phi ∪ (phi ; phi+), as a least fixpoint.
+            val once = go(body)
+            var acc = once
+            var done = false
+            while (!done) {
+              val next = guard(once ++ seq(once, acc, contiguous))
+              done = next == acc
+              acc = next
+            }
+            acc
+        })
       go(c)
     }
 
@@ -381,7 +383,8 @@ object BruteForce {
 
     /** `variable.attr` read on the event at substream position `i` (a condition naming another variable is a bug). */
     private def attributesOf(variable: String, sub: IndexedSeq[Array[Any]], i: Int): (String, String) => Any = (x, c) =>
-      if (x == variable) valueIn(sub(i), c) else throw new IllegalArgumentException(s"$x.$c where only $variable is read")
+      if (x == variable) valueIn(sub(i), c)
+      else throw new IllegalArgumentException(s"$x.$c where only $variable is read")
 
     private def noColumn(text: String): String => Any =
       col => throw new IllegalArgumentException(s"unknown column $col in $text")
@@ -398,11 +401,12 @@ object BruteForce {
       lazy val present = args.filter(_ != null)
       def extreme(keep: Int => Boolean): Any =
         if (present.isEmpty) null
-        else present.reduceLeft((a, b) => Predicates.compare(b, a) match {
-          case Some(c) if keep(c) => b
-          case Some(_) => a
-          case None => throw new IllegalStateException(s"${s.function.name} over values that do not compare: $a, $b")
-        })
+        else present.reduceLeft((a, b) =>
+          Predicates.compare(b, a) match {
+            case Some(c) if keep(c) => b
+            case Some(_) => a
+            case None => throw new IllegalStateException(s"${s.function.name} over values that do not compare: $a, $b")
+          })
       s.function match {
         case SlotFunction.Count => java.lang.Long.valueOf(positions.size.toLong)
         case SlotFunction.Sum =>
@@ -452,7 +456,8 @@ object BruteForce {
           acc.flatMap(m => events.iterator.map(i => m.updated(x, i)))
         }
         combinations.forall { chosen =>
-          Predicates.holds(e, col => aggregated.getOrElse(col, noColumn(c.text)(col)), (x, attr) => valueIn(sub(chosen(x)), attr))
+          Predicates.holds(
+            e, col => aggregated.getOrElse(col, noColumn(c.text)(col)), (x, attr) => valueIn(sub(chosen(x)), attr))
         }
       }
     }
@@ -497,7 +502,8 @@ object BruteForce {
         (valueIn(rows(first), column), valueIn(rows(last), column)) match {
           case (a: java.lang.Number, b: java.lang.Number) =>
             (a, b) match {
-              case (x: java.lang.Long, y: java.lang.Long) => BigDecimal(y.longValue) - BigDecimal(x.longValue) < BigDecimal(bound)
+              case (x: java.lang.Long, y: java.lang.Long) =>
+                BigDecimal(y.longValue) - BigDecimal(x.longValue) < BigDecimal(bound)
               case _ => b.doubleValue - a.doubleValue < bound
             }
           case (a: java.sql.Timestamp, b: java.sql.Timestamp) => (b.getTime - a.getTime).toDouble < bound
@@ -529,10 +535,14 @@ object BruteForce {
               val n = math.min(1, ex.maxCount)
               ex.copy(minCount = n, maxCount = n)
             case Strategy.Strict =>
-              exact(all.filter { v => val d = v.data; isInterval(d) && v.start == java.lang.Long.numberOfTrailingZeros(d) }, "STRICT")
+              exact(all.filter { v =>
+                  val d = v.data; isInterval(d) && v.start == java.lang.Long.numberOfTrailingZeros(d)
+                }, "STRICT")
             case Strategy.Max =>
               val ds = all.map(_.data)
-              exact(all.filter { v => val d = v.data; !ds.exists(d2 => d2 != d && (d & d2) == d) }, "MAX")
+              exact(all.filter { v =>
+                  val d = v.data; !ds.exists(d2 => d2 != d && (d & d2) == d)
+                }, "MAX")
             case s @ (Strategy.Next | Strategy.Last) =>
               if (all.isEmpty) Expectation(e.toLong, Set.empty, 0, 0, s.keyword)
               else {
@@ -544,9 +554,14 @@ object BruteForce {
                 // The engine reports exactly one valuation with the maximum D; the window then keeps or drops it.
                 val max = math.min(limit, if (inWindow.isEmpty) 0 else 1)
                 val min = if (inWindow.size == tied.size) max else 0
-                Expectation(e.toLong, rowsOut, min, max,
+                Expectation(
+                  e.toLong,
+                  rowsOut,
+                  min,
+                  max,
                   s"${s.keyword}: one valuation with D=${bits(best).map(idx(_)).mkString("{", ",", "}")}" +
-                    (if (tied.size > 1) s" (${tied.size} tied)" else ""))
+                    (if (tied.size > 1) s" (${tied.size} tied)" else "")
+                )
               }
           }
       }
@@ -581,8 +596,10 @@ object BruteForce {
       def check(engine: Seq[Row]): Option[String] = {
         val problems = mutable.ArrayBuffer.empty[String]
         val ends = engine.map(_.end)
-        if (ends != ends.sorted) problems += s"matches are not reported in order of their last event: ${ends.mkString(",")}"
-        engine.filter(r => r.end < 0 || r.end >= rows.length).foreach(r => problems += s"match ends outside the stream: $r")
+        if (ends != ends.sorted)
+          problems += s"matches are not reported in order of their last event: ${ends.mkString(",")}"
+        engine.filter(r => r.end < 0 || r.end >= rows.length).foreach(r =>
+          problems += s"match ends outside the stream: $r")
         val byEnd = engine.groupBy(_.end)
         walk { (e, exp) =>
           val got = byEnd.getOrElse(e.toLong, Seq.empty)

@@ -134,7 +134,9 @@ object Printer {
       case Selection.Star => "*"
       case Selection.Nothing => "NONE"
       case Selection.Variables(items) =>
-        items.map(i => if (i.attributes.isEmpty) i.variable.value else i.attributes.map(_.value).mkString(s"${i.variable.value}[", ", ", "]")).mkString(", ")
+        items.map(i =>
+          if (i.attributes.isEmpty) i.variable.value
+          else i.attributes.map(_.value).mkString(s"${i.variable.value}[", ", ", "]")).mkString(", ")
     })
     if (q.streams.nonEmpty) sb ++= q.streams.map(_.value).mkString(" FROM ", ", ", "")
     sb ++= "\nWHERE " ++= cel(q.pattern, top = true)
@@ -143,7 +145,8 @@ object Printer {
       sb ++= (if (q.partitionBy.forall(_.size == 1) && q.partitionBy.size == 1) q.partitionBy.head.head.value
               else q.partitionBy.map(_.map(_.value).mkString("[", ", ", "]")).mkString(", "))
     }
-    if (q.orderBy.nonEmpty) sb ++= q.orderBy.map(k => k.column.value + (if (k.descending) " DESC" else "")).mkString("\nORDER BY ", ", ", "")
+    if (q.orderBy.nonEmpty)
+      sb ++= q.orderBy.map(k => k.column.value + (if (k.descending) " DESC" else "")).mkString("\nORDER BY ", ", ", "")
     q.within.foreach { w => sb ++= "\nWITHIN " ++= window(w) }
     if (q.consumeBy != Consumption.Nothing) sb ++= "\nCONSUME BY " ++= q.consumeBy.keyword
     q.limit.foreach(n => sb ++= s"\nLIMIT $n")
@@ -243,7 +246,8 @@ object Printer {
       case Expr.Or(l, r, _) => s"(${ex(l)} OR ${ex(r)})"
       case Expr.InSet(x, vs, neg, _) => s"(${ex(x)}${if (neg) " NOT" else ""} IN {${vs.map(ex).mkString(", ")}})"
       case Expr.InRange(x, lo, hi, neg, _) => s"(${ex(x)}${if (neg) " NOT" else ""} IN RANGE(${ex(lo)}, ${ex(hi)}))"
-      case Expr.Like(x, p, regex, neg, _) => s"(${ex(x)}${if (neg) " NOT" else ""} ${if (regex) "RLIKE" else "LIKE"} ${ex(p)})"
+      case Expr.Like(x, p, regex, neg, _) =>
+        s"(${ex(x)}${if (neg) " NOT" else ""} ${if (regex) "RLIKE" else "LIKE"} ${ex(p)})"
       case Expr.IsNull(x, neg, _) => s"(${ex(x)} IS${if (neg) " NOT" else ""} NULL)"
       case c: Expr.Call => call(c)
     }
@@ -332,7 +336,8 @@ object Generators {
         java.lang.Double.valueOf(Seq(0.5, 1.0, 1.5, 2.5)(rnd.nextInt(4))),
         maybeNull(20, Seq("a", "ab", "ba", "b", "abc")(rnd.nextInt(5))),
         maybeNull(15, java.lang.Long.valueOf(rnd.nextInt(2).toLong)),
-        maybeNull(35, java.lang.Long.valueOf(rnd.nextInt(2).toLong)))
+        maybeNull(35, java.lang.Long.valueOf(rnd.nextInt(2).toLong))
+      )
     }
   }
 
@@ -342,18 +347,23 @@ object Generators {
 
   def predicate(rnd: Random, depth: Int = 0): Expr = {
     def k(n: Int) = lit(rnd.nextInt(n))
-    val cmpOps = Seq(ComparisonOp.Eq, ComparisonOp.NotEq, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
+    val cmpOps =
+      Seq(ComparisonOp.Eq, ComparisonOp.NotEq, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
     def cmp(l: Expr, r: Expr) = Expr.Comparison(pick(rnd, cmpOps: _*), l, r, Position.Unknown)
     val P = Position.Unknown
     rnd.nextInt(if (depth >= 1) 14 else 17) match {
       case 0 | 1 | 2 => cmp(col("x"), k(4))
       case 3 => cmp(col("y"), k(3))
-      case 4 => cmp(Expr.Arithmetic(pick(rnd, ArithmeticOp.Add, ArithmeticOp.Subtract, ArithmeticOp.Multiply), col("x"), col("y"), P), k(4))
+      case 4 => cmp(
+          Expr.Arithmetic(
+            pick(rnd, ArithmeticOp.Add, ArithmeticOp.Subtract, ArithmeticOp.Multiply), col("x"), col("y"), P), k(4))
       case 5 => cmp(Expr.Arithmetic(ArithmeticOp.Remainder, col("x"), lit(2), P), k(2))
       case 6 => cmp(col("z"), pick(rnd, col("x"), lit(1), lit(1.5)))
       case 7 => Expr.InSet(pick(rnd, col("x"), col("y")), Seq(k(4), k(4)), rnd.nextBoolean(), P)
-      case 8 => val lo = rnd.nextInt(3); Expr.InRange(col("x"), lit(lo), lit(lo + rnd.nextInt(2)), rnd.nextInt(4) == 0, P)
-      case 9 => Expr.Like(col("s"), lit(pick(rnd, "a%", "%b", "_b", "a_", "%", "ab%")), regex = false, rnd.nextInt(4) == 0, P)
+      case 8 =>
+        val lo = rnd.nextInt(3); Expr.InRange(col("x"), lit(lo), lit(lo + rnd.nextInt(2)), rnd.nextInt(4) == 0, P)
+      case 9 =>
+        Expr.Like(col("s"), lit(pick(rnd, "a%", "%b", "_b", "a_", "%", "ab%")), regex = false, rnd.nextInt(4) == 0, P)
       case 10 => Expr.Like(col("s"), lit(pick(rnd, "b$", "^a", "ab", "a.c")), regex = true, rnd.nextInt(4) == 0, P)
       case 11 => Expr.IsNull(pick(rnd, col("y"), col("s")), rnd.nextBoolean(), P)
       case 12 => cmp(Expr.Negate(col("x"), P), lit(-rnd.nextInt(4)))
@@ -505,7 +515,8 @@ object Generators {
       Option.when(cs.exists(_.prevVariables.nonEmpty))("prev"),
       Option.when(containsAnd(q.pattern))("conjunction"),
       Option.when(nestsAnd(q.pattern, inside = false))("AND inside ; : +"),
-      Option.when(asVars(q.pattern).distinct.size < asVars(q.pattern).size)("shared variable")).flatten
+      Option.when(asVars(q.pattern).distinct.size < asVars(q.pattern).size)("shared variable")
+    ).flatten
   }
 
   /** Whether an AND stands inside `;`, `:` or `+` (`inside`: under one already). */
@@ -572,14 +583,16 @@ object Generators {
       case _: Cel.Atom => true
       case Cel.Not(a, f, _) =>
         // Inside NOT(T FILTER ...) a filter tests only that event: no aggregates, no other variable.
-        f.forall(x => filterVars(x) == Set(a.eventType.value) && conditions(x).forall(_.slots.isEmpty) &&
-          conjunctionOfLeaves(x))
+        f.forall(x =>
+          filterVars(x) == Set(a.eventType.value) && conditions(x).forall(_.slots.isEmpty) &&
+            conjunctionOfLeaves(x))
       case Cel.Bind(b, _, _) => ok(b) && alwaysMarks(b)
       case Cel.Sequence(a, b, _, _, gap) =>
         // A NONE's filter names its event and the variables of the operands around it; no aggregates.
-        ok(a) && ok(b) && gap.forall(e => e.filter.forall(f =>
-          filterVars(f).subsetOf(definedVars(a) ++ definedVars(b) + e.candidate) && conjunctionOfLeaves(f) &&
-            conditions(f).forall(_.slots.isEmpty)))
+        ok(a) && ok(b) && gap.forall(e =>
+          e.filter.forall(f =>
+            filterVars(f).subsetOf(definedVars(a) ++ definedVars(b) + e.candidate) && conjunctionOfLeaves(f) &&
+              conditions(f).forall(_.slots.isEmpty)))
       case Cel.Or(a, b, _) => ok(a) && ok(b)
       // AND is the pattern (under FILTER, AS and OR only), and its operands hold no NOT.
       case Cel.And(a, b, _) =>
@@ -594,18 +607,18 @@ object Generators {
     // events, each variable bound once, under ALL with a window and no LIMIT or CONSUME BY.
     val judged = namesLater(q.pattern)
     ok(q.pattern) && !canEndWithNot(q.pattern) && alwaysMarks(q.pattern) &&
-      (!judged || (chainOfSingles(q.pattern) && q.strategy == Strategy.All && q.limit.isEmpty &&
-        q.consumeBy == Consumption.Nothing && q.within.isDefined)) &&
-      (q.within.isDefined || !needsWindow(q.pattern)) &&
-      (q.selection match {
-        case Selection.Variables(items) =>
-          items.nonEmpty && items.map(_.variable.value).distinct.size == items.size &&
-            items.forall(i => selectable.contains(i.variable.value))
-        case Selection.Star =>
-          // With no AS, `*` lists the event types; keep clear of NOT types, whose place in that list is unspecified.
-          vars.nonEmpty || !containsNot(q.pattern)
-        case Selection.Nothing => true
-      })
+    (!judged || (chainOfSingles(q.pattern) && q.strategy == Strategy.All && q.limit.isEmpty &&
+      q.consumeBy == Consumption.Nothing && q.within.isDefined)) &&
+    (q.within.isDefined || !needsWindow(q.pattern)) &&
+    (q.selection match {
+      case Selection.Variables(items) =>
+        items.nonEmpty && items.map(_.variable.value).distinct.size == items.size &&
+        items.forall(i => selectable.contains(i.variable.value))
+      case Selection.Star =>
+        // With no AS, `*` lists the event types; keep clear of NOT types, whose place in that list is unspecified.
+        vars.nonEmpty || !containsNot(q.pattern)
+      case Selection.Nothing => true
+    })
   }
 
   /**
@@ -628,8 +641,10 @@ object Generators {
   def namesLater(c: Cel): Boolean = c match {
     case _: Cel.Atom | _: Cel.Not => false
     case Cel.Sequence(a, b, _, _, gap) =>
-      gap.exists(e => e.filter.exists(f => Filter.relations(f).flatMap(_.condition.variables)
-        .exists(v => v != e.candidate && definedVars(b).contains(v)))) || namesLater(a) || namesLater(b)
+      gap.exists(e =>
+        e.filter.exists(f =>
+          Filter.relations(f).flatMap(_.condition.variables)
+            .exists(v => v != e.candidate && definedVars(b).contains(v)))) || namesLater(a) || namesLater(b)
     case Cel.Bind(b, _, _) => namesLater(b)
     case Cel.Or(a, b, _) => namesLater(a) || namesLater(b)
     case Cel.And(a, b, _) => namesLater(a) || namesLater(b)
@@ -684,7 +699,8 @@ object Generators {
     }
 
     private def cmpOp(): ComparisonOp =
-      pick(rnd, ComparisonOp.Eq, ComparisonOp.NotEq, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq)
+      pick(rnd, ComparisonOp.Eq, ComparisonOp.NotEq, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt,
+        ComparisonOp.GtEq)
     private def cmp(l: Expr, r: Any): Expr = Expr.Comparison(cmpOp(), l, lit(r), Position.Unknown)
     private def arith(op: ArithmeticOp, l: Expr, r: Any): Expr = Expr.Arithmetic(op, l, lit(r), Position.Unknown)
 
@@ -703,38 +719,48 @@ object Generators {
     private def relation(body: Cel, vars: Seq[String]): Filter = {
       val repeating = vars.filter(repeats(body, _))
       def one() = vars(rnd.nextInt(vars.size))
-      def two() = { val a = one(); val others = vars.filter(_ != a); (a, if (others.isEmpty) a else pick(rnd, others: _*)) }
+      def two() = {
+        val a = one(); val others = vars.filter(_ != a); (a, if (others.isEmpty) a else pick(rnd, others: _*))
+      }
       def r() = repeating(rnd.nextInt(repeating.size))
       val P = Position.Unknown
       val choice = if (repeating.isEmpty || rnd.nextInt(5) < 2) rnd.nextInt(8) else 8 + rnd.nextInt(13)
-      rel(choice match {
-        // Two events (the same variable twice when the body binds one).
-        case 0 => val (a, b) = two(); cmp(attr(a, "x"), attr(b, "x"))
-        case 1 => val (a, b) = two(); attr(a, "x") === attr(b, "x")
-        case 2 => val (a, b) = two(); arith(ArithmeticOp.Add, attr(a, "x"), attr(b, "y")) > rnd.nextInt(5)
-        case 3 => val (a, b) = two(); (attr(a, "x") =!= attr(b, "x")) || (attr(a, "y") < 2)
-        case 4 => val (a, b) = two(); pick(rnd, cmp(attr(a, "z"), attr(b, "x")), cmp(attr(a, "s"), attr(b, "s")),
-          cmp(attr(a, "y"), attr(b, "y")))
-        case 5 => cmp(attr(one(), "x"), rnd.nextInt(4))
-        case 6 => val (a, b) = two(); cmp(arith(ArithmeticOp.Subtract, attr(a, "x"), attr(b, "x")), rnd.nextInt(5) - 2)
-        case 7 => val (a, b) = two(); Expr.And(attr(a, "x") <= attr(b, "x"), Expr.IsNull(attr(b, "y"), rnd.nextBoolean(), P), P)
-        // Aggregates.
-        case 8 => cmp(call("sum", attr(r(), "x")), rnd.nextInt(8))
-        case 9 => cmp(count(r()), rnd.nextInt(4))
-        case 10 => call("max", attr(r(), "x")) < attr(one(), "y")
-        case 11 => cmp(call("avg", attr(r(), "x")), pick(rnd, 1L, 1.5, 2L))
-        case 12 => val b = r(); cmp(call("min", attr(b, pick(rnd, "x", "y"))), rnd.nextInt(3))
-        case 13 => val b = r(); val c = pick(rnd, "x", "y"); cmp(call("first", attr(b, c)), call("last", attr(b, c)))
-        case 14 => val b = r(); cmp(call("sum", arith(ArithmeticOp.Multiply, attr(b, "x"), attr(b, "z"))), count(b))
-        case 15 => cmp(attr(one(), "x"), call(pick(rnd, "min", "max", "avg", "sum"), attr(r(), pick(rnd, "x", "y", "z"))))
-        case 16 => // NULL aggregates: sum, avg, min and max skip NULLs and are NULL over none; first and last are not.
-          Expr.IsNull(call(pick(rnd, "sum", "avg", "min", "max", "first", "last"), attr(r(), "y")), rnd.nextBoolean(), P)
-        // prev.
-        case 17 => val b = r(); cmp(attr(b, pick(rnd, "x", "x", "y")), call("prev", attr(b, "x")))
-        case 18 => val b = r(); attr(b, "x") =!= arith(ArithmeticOp.Add, call("prev", attr(b, "x")), 1)
-        case 19 => val b = r(); cmp(attr(b, pick(rnd, "y", "z")), call("prev", attr(b, pick(rnd, "y", "z", "x"))))
-        case _ => val b = r(); cmp(arith(ArithmeticOp.Add, call("prev", attr(b, "x")), attr(b, "x")), rnd.nextInt(6))
-      })
+      rel(
+        choice match {
+          // Two events (the same variable twice when the body binds one).
+          case 0 => val (a, b) = two(); cmp(attr(a, "x"), attr(b, "x"))
+          case 1 => val (a, b) = two(); attr(a, "x") === attr(b, "x")
+          case 2 => val (a, b) = two(); arith(ArithmeticOp.Add, attr(a, "x"), attr(b, "y")) > rnd.nextInt(5)
+          case 3 => val (a, b) = two(); (attr(a, "x") =!= attr(b, "x")) || (attr(a, "y") < 2)
+          case 4 =>
+            val (a, b) = two();
+            pick(rnd, cmp(attr(a, "z"), attr(b, "x")), cmp(attr(a, "s"), attr(b, "s")),
+              cmp(attr(a, "y"), attr(b, "y")))
+          case 5 => cmp(attr(one(), "x"), rnd.nextInt(4))
+          case 6 =>
+            val (a, b) = two(); cmp(arith(ArithmeticOp.Subtract, attr(a, "x"), attr(b, "x")), rnd.nextInt(5) - 2)
+          case 7 =>
+            val (a, b) = two();
+            Expr.And(attr(a, "x") <= attr(b, "x"), Expr.IsNull(attr(b, "y"), rnd.nextBoolean(), P), P)
+          // Aggregates.
+          case 8 => cmp(call("sum", attr(r(), "x")), rnd.nextInt(8))
+          case 9 => cmp(count(r()), rnd.nextInt(4))
+          case 10 => call("max", attr(r(), "x")) < attr(one(), "y")
+          case 11 => cmp(call("avg", attr(r(), "x")), pick(rnd, 1L, 1.5, 2L))
+          case 12 => val b = r(); cmp(call("min", attr(b, pick(rnd, "x", "y"))), rnd.nextInt(3))
+          case 13 => val b = r(); val c = pick(rnd, "x", "y"); cmp(call("first", attr(b, c)), call("last", attr(b, c)))
+          case 14 => val b = r(); cmp(call("sum", arith(ArithmeticOp.Multiply, attr(b, "x"), attr(b, "z"))), count(b))
+          case 15 =>
+            cmp(attr(one(), "x"), call(pick(rnd, "min", "max", "avg", "sum"), attr(r(), pick(rnd, "x", "y", "z"))))
+          case 16 => // NULL aggregates: sum, avg, min and max skip NULLs and are NULL over none; first and last are not.
+            Expr.IsNull(
+              call(pick(rnd, "sum", "avg", "min", "max", "first", "last"), attr(r(), "y")), rnd.nextBoolean(), P)
+          // prev.
+          case 17 => val b = r(); cmp(attr(b, pick(rnd, "x", "x", "y")), call("prev", attr(b, "x")))
+          case 18 => val b = r(); attr(b, "x") =!= arith(ArithmeticOp.Add, call("prev", attr(b, "x")), 1)
+          case 19 => val b = r(); cmp(attr(b, pick(rnd, "y", "z")), call("prev", attr(b, pick(rnd, "y", "z", "x"))))
+          case _ => val b = r(); cmp(arith(ArithmeticOp.Add, call("prev", attr(b, "x")), attr(b, "x")), rnd.nextInt(6))
+        })
     }
 
     /**
@@ -805,7 +831,7 @@ object Generators {
       val others = vars.filter(_ != a)
       val b = others(rnd.nextInt(others.size))
       val (l, r) = if (rnd.nextInt(10) < 7) { val c = pick(rnd, "x", "x", "y", "g", "h"); (c, c) }
-        else pick(rnd, ("x", "g"), ("y", "h"), ("x", "z"), ("g", "h"), ("x", "y"))
+      else pick(rnd, ("x", "g"), ("y", "h"), ("x", "z"), ("g", "h"), ("x", "y"))
       rel(attr(a, l) === attr(b, r))
     }
 
@@ -862,13 +888,15 @@ object Generators {
      * its name or a condition on its AS name, or none.
      */
     def exclusionOfOne(): Exclusion = {
-      val types = if (rnd.nextInt(5) == 0) Seq(pick(rnd, "A", "B"), pick(rnd, "C", "D")) else Seq(pick(rnd, "A", "B", "C", "D"))
+      val types =
+        if (rnd.nextInt(5) == 0) Seq(pick(rnd, "A", "B"), pick(rnd, "C", "D")) else Seq(pick(rnd, "A", "B", "C", "D"))
       rnd.nextInt(4) match {
         case 0 => none(types, None, None)
         case 1 if types.size == 1 => none(types, None, Some(on(types.head)(predicate(rnd))))
         case _ =>
           val v = s"n${rnd.nextInt(1000)}"
-          none(types, Some(v), Some(if (rnd.nextBoolean()) on(v)(predicate(rnd)) else oneEvent(v) and on(v)(predicate(rnd))))
+          none(types, Some(v),
+            Some(if (rnd.nextBoolean()) on(v)(predicate(rnd)) else oneEvent(v) and on(v)(predicate(rnd))))
       }
     }
 
@@ -885,8 +913,9 @@ object Generators {
         case 0 => rel(attr(n, "x") === attr(before, "x"))
         case 1 => rel(attr(n, "x") === attr(after, "x"))
         case 2 => rel(cmp(attr(n, "y"), attr(after, "y")))
-        case 3 => rel(Expr.Comparison(cmpOp(), arith(ArithmeticOp.Add, attr(n, "x"), attr(before, "x")) , attr(after, "x"),
-          Position.Unknown))
+        case 3 =>
+          rel(Expr.Comparison(cmpOp(), arith(ArithmeticOp.Add, attr(n, "x"), attr(before, "x")), attr(after, "x"),
+              Position.Unknown))
         case 4 => rel(attr(n, "x") === attr(before, "x")) and rel(attr(n, "x") === attr(after, "x"))
         case 5 => rel(cmp(attr(n, "x"), attr(before, "x"))) and on(n)(predicate(rnd))
         case _ => oneEvent(n)
@@ -905,7 +934,8 @@ object Generators {
           if (rnd.nextInt(6) == 0) left.seqWithout(gap, exclusionOfOne())(atoms(i)) else left.seqWithout(gap)(atoms(i))
         }
       }
-      if (partitioned) body.filter(vars.zip(vars.tail).map { case (a, b) => rel(attr(a, "x") === attr(b, "x")) }.reduceLeft(_ and _))
+      if (partitioned)
+        body.filter(vars.zip(vars.tail).map { case (a, b) => rel(attr(a, "x") === attr(b, "x")) }.reduceLeft(_ and _))
       else if (rnd.nextInt(3) == 0) {
         val (a, b) = (pick(rnd, vars: _*), pick(rnd, vars: _*))
         body.filter(rel(cmp(attr(a, "x"), attr(b, "y"))))
@@ -927,7 +957,8 @@ object Generators {
           case 0 => rel(attr(a, "x") === attr(b, "x"))
           case 1 => compare(attr(a, "x"), attr(b, "y"))
           case 2 => compare(attr(a, "y"), attr(b, "y"))
-          case 3 => compare(Expr.Arithmetic(ArithmeticOp.Add, attr(a, "x"), attr(b, "y"), Position.Unknown), attr(b, "x"))
+          case 3 =>
+            compare(Expr.Arithmetic(ArithmeticOp.Add, attr(a, "x"), attr(b, "y"), Position.Unknown), attr(b, "x"))
           case _ => compare(attr(a, "x"), attr(b, "x"))
         }
       }
@@ -935,7 +966,8 @@ object Generators {
         if (rnd.nextInt(4) != 0) left.seq(atoms(i))
         else {
           val n = s"n$i"
-          val test = rel(Expr.Comparison(cmpOp(), attr(n, "x"), attr(pick(rnd, vars(i - 1), vars(i)), "x"), Position.Unknown))
+          val test =
+            rel(Expr.Comparison(cmpOp(), attr(n, "x"), attr(pick(rnd, vars(i - 1), vars(i)), "x"), Position.Unknown))
           left.seqWithout(none(Seq(pick(rnd, "A", "B", "C")), Some(n), Some(test)))(atoms(i))
         }
       }
@@ -1011,7 +1043,8 @@ object Generators {
         val test = rnd.nextInt(5) match {
           case 0 | 1 => rel(attr(n, "x") === before())
           case 2 => rel(Expr.Comparison(cmpOp(), attr(n, "y"), before(), P))
-          case 3 => rel(Expr.Comparison(cmpOp(), Expr.Arithmetic(ArithmeticOp.Add, attr(n, "x"), before(), P), before(), P))
+          case 3 =>
+            rel(Expr.Comparison(cmpOp(), Expr.Arithmetic(ArithmeticOp.Add, attr(n, "x"), before(), P), before(), P))
           case _ => rel(attr(n, "x") === before()) and on(n)(predicate(rnd))
         }
         none(Seq(pick(rnd, "A", "B", "B", "C")), Some(n), Some(test))
@@ -1032,7 +1065,8 @@ object Generators {
       // differs little between consecutive seeds in its top bits.
       val place = if (features.someUnselected) rnd.nextInt(1 << 20) % 4 else -1
       val singles = Seq.fill(if (features.someUnselected) 2 + rnd.nextInt(2) else rnd.nextInt(4))(fresh())
-      val repeated = if (rnd.nextInt(4) == 0) atom(t()).as(b).filter(on(b)(predicate(rnd))).plus else atom(t()).as(b).plus
+      val repeated =
+        if (rnd.nextInt(4) == 0) atom(t()).as(b).filter(on(b)(predicate(rnd))).plus else atom(t()).as(b).plus
       val at = place match {
         case -1 => rnd.nextInt(singles.size + 1)
         case 0 => 0
@@ -1040,23 +1074,27 @@ object Generators {
         case _ => 1 + rnd.nextInt(singles.size - 1)
       }
       val body = singles.map(atom(t()).as(_)).patch(at, Seq(repeated), 0).reduceLeft(_ seq _)
-      def other(): Expr = if (singles.isEmpty) lit(rnd.nextInt(4)) else attr(pick(rnd, singles: _*), pick(rnd, "x", "y"))
+      def other(): Expr =
+        if (singles.isEmpty) lit(rnd.nextInt(4)) else attr(pick(rnd, singles: _*), pick(rnd, "x", "y"))
       def order(l: Expr, r: Expr): Expr =
-        Expr.Comparison(pick(rnd, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq), l, r, Position.Unknown)
-      def onIteration(): Filter = rel(rnd.nextInt(11) match {
-        case 0 => order(call("sum", attr(b, "x")), other())
-        case 1 => cmp(count(b), 1 + rnd.nextInt(3))
-        case 2 => order(call("max", attr(b, "x")), other())
-        case 3 => cmp(call("avg", attr(b, "x")), pick(rnd, 1L, 1.5, 2L))
-        case 4 => cmp(call("min", attr(b, pick(rnd, "x", "y"))), rnd.nextInt(3))
-        case 5 => val c = pick(rnd, "x", "y"); cmp(call("first", attr(b, c)), call("last", attr(b, c)))
-        case 6 => Expr.IsNull(call(pick(rnd, "sum", "avg", "min", "max", "first", "last"), attr(b, "y")), rnd.nextBoolean(),
-          Position.Unknown)
-        case 7 => order(attr(b, "x"), other())
-        case 8 => order(attr(b, pick(rnd, "x", "y")), call("prev", attr(b, "x")))
-        case 9 => order(attr(b, "x"), arith(ArithmeticOp.Add, call("sum", attr(b, "y")), other()))
-        case _ => order(call("sum", attr(b, "x")), count(b))
-      })
+        Expr.Comparison(
+          pick(rnd, ComparisonOp.Lt, ComparisonOp.LtEq, ComparisonOp.Gt, ComparisonOp.GtEq), l, r, Position.Unknown)
+      def onIteration(): Filter = rel(
+        rnd.nextInt(11) match {
+          case 0 => order(call("sum", attr(b, "x")), other())
+          case 1 => cmp(count(b), 1 + rnd.nextInt(3))
+          case 2 => order(call("max", attr(b, "x")), other())
+          case 3 => cmp(call("avg", attr(b, "x")), pick(rnd, 1L, 1.5, 2L))
+          case 4 => cmp(call("min", attr(b, pick(rnd, "x", "y"))), rnd.nextInt(3))
+          case 5 => val c = pick(rnd, "x", "y"); cmp(call("first", attr(b, c)), call("last", attr(b, c)))
+          case 6 =>
+            Expr.IsNull(call(pick(rnd, "sum", "avg", "min", "max", "first", "last"), attr(b, "y")), rnd.nextBoolean(),
+              Position.Unknown)
+          case 7 => order(attr(b, "x"), other())
+          case 8 => order(attr(b, pick(rnd, "x", "y")), call("prev", attr(b, "x")))
+          case 9 => order(attr(b, "x"), arith(ArithmeticOp.Add, call("sum", attr(b, "y")), other()))
+          case _ => order(call("sum", attr(b, "x")), count(b))
+        })
       val ordered = singles.combinations(2).map { case Seq(v, w) => rel(order(attr(v, "x"), attr(w, "y"))) }.toSeq
       def standing(): Filter = {
         val aggregate = call(pick(rnd, "avg", "min", "max", "first", "last"), attr(b, pick(rnd, "x", "y")))
@@ -1094,16 +1132,16 @@ object Generators {
         if (features.someUnselected) {
           val chosen = vars.distinct.filter(_ => rnd.nextBoolean()).take(vars.distinct.length - 1)
           if (chosen.isEmpty) Selection.Star else Selection.Variables(chosen.map(v => SelectItem(name(v), Nil)))
-        }
-        else if (!features.projections) Selection.Star
+        } else if (!features.projections) Selection.Star
         else rnd.nextInt(6) match {
           case 0 => Selection.Nothing
           case 1 | 2 =>
             val chosen = selectable.filter(_ => rnd.nextBoolean())
             if (chosen.isEmpty) Selection.Star
-            else Selection.Variables(new scala.util.Random(rnd).shuffle(chosen).map { v =>
-              SelectItem(name(v), if (rnd.nextInt(4) == 0) Seq(name("x"), name("ts")) else Nil)
-            })
+            else Selection.Variables(
+              new scala.util.Random(rnd).shuffle(chosen).map { v =>
+                SelectItem(name(v), if (rnd.nextInt(4) == 0) Seq(name("x"), name("ts")) else Nil)
+              })
           case _ => Selection.Star
         }
       val partitionBy: Seq[Seq[String]] =
@@ -1120,8 +1158,10 @@ object Generators {
       // A condition relating each event of a repeating variable to others needs a window; order comparisons get wide
       // ones, for matches that take several of the variable's events.
       val within =
-        if (features.judgedExclusions || features.relatedChains) Some(pick(rnd, events(10L + rnd.nextInt(30)), span(pick(rnd, 5000L, 10000L), "ts")))
-        else if (features.iteratedChains) Some(pick(rnd, events(10L + rnd.nextInt(11)), span(pick(rnd, 6000L, 12000L), "ts")))
+        if (features.judgedExclusions || features.relatedChains)
+          Some(pick(rnd, events(10L + rnd.nextInt(30)), span(pick(rnd, 5000L, 10000L), "ts")))
+        else if (features.iteratedChains)
+          Some(pick(rnd, events(10L + rnd.nextInt(11)), span(pick(rnd, 6000L, 12000L), "ts")))
         else if (within0.isEmpty && features.orderComparisons)
           Some(pick(rnd, events(5L + rnd.nextInt(6)), span(pick(rnd, 3000L, 6000L), "ts"), millis(5000L)))
         else if (within0.isEmpty && needsWindow(pattern))
@@ -1146,15 +1186,20 @@ object Generators {
     case s @ Cel.Sequence(a, b, contiguous, _, gap) =>
       Iterator(a, b) ++ (if (contiguous) Iterator(s.copy(contiguous = false)) else Iterator.empty) ++
         gap.indices.iterator.map(i => s.copy(gap = gap.patch(i, Nil, 1))) ++
-        gap.indices.iterator.filter(gap(_).filter.isDefined).map(i => s.copy(gap = gap.updated(i, gap(i).copy(filter = None)))) ++
+        gap.indices.iterator.filter(gap(_).filter.isDefined).map(i =>
+          s.copy(gap = gap.updated(i, gap(i).copy(filter = None)))) ++
         shrinkCel(a).map(y => s.copy(first = y)) ++ shrinkCel(b).map(y => s.copy(second = y))
-    case o @ Cel.Or(a, b, _) => Iterator(a, b) ++ shrinkCel(a).map(y => o.copy(left = y)) ++ shrinkCel(b).map(y => o.copy(right = y))
-    case o @ Cel.And(a, b, _) => Iterator(a, b) ++ shrinkCel(a).map(y => o.copy(left = y)) ++ shrinkCel(b).map(y => o.copy(right = y))
+    case o @ Cel.Or(a, b, _) =>
+      Iterator(a, b) ++ shrinkCel(a).map(y => o.copy(left = y)) ++ shrinkCel(b).map(y => o.copy(right = y))
+    case o @ Cel.And(a, b, _) =>
+      Iterator(a, b) ++ shrinkCel(a).map(y => o.copy(left = y)) ++ shrinkCel(b).map(y => o.copy(right = y))
     case i @ Cel.Iteration(b, _, _) => Iterator(b) ++ shrinkCel(b).map(y => i.copy(body = y))
     case f @ Cel.Filtered(b, flt, _) =>
       def smaller(x: Filter): Iterator[Filter] = x match {
-        case a @ Filter.And(l, r, _) => Iterator(l, r) ++ smaller(l).map(y => a.copy(left = y)) ++ smaller(r).map(y => a.copy(right = y))
-        case o @ Filter.Or(l, r, _) => Iterator(l, r) ++ smaller(l).map(y => o.copy(left = y)) ++ smaller(r).map(y => o.copy(right = y))
+        case a @ Filter.And(l, r, _) =>
+          Iterator(l, r) ++ smaller(l).map(y => a.copy(left = y)) ++ smaller(r).map(y => a.copy(right = y))
+        case o @ Filter.Or(l, r, _) =>
+          Iterator(l, r) ++ smaller(l).map(y => o.copy(left = y)) ++ smaller(r).map(y => o.copy(right = y))
         case Filter.Not(o, _) => Iterator(o) ++ smaller(o).map(fnot)
         case _ => Iterator.empty
       }
@@ -1170,7 +1215,8 @@ object Generators {
       (if (q.strategy != Strategy.All) Iterator(q.copy(strategy = Strategy.All)) else Iterator.empty) ++
       (if (q.selection != Selection.Star) Iterator(q.copy(selection = Selection.Star)) else Iterator.empty) ++
       (q.selection match {
-        case Selection.Variables(items) if items.size > 1 => items.indices.iterator.map(i => q.copy(selection = Selection.Variables(items.patch(i, Nil, 1))))
+        case Selection.Variables(items) if items.size > 1 =>
+          items.indices.iterator.map(i => q.copy(selection = Selection.Variables(items.patch(i, Nil, 1))))
         case _ => Iterator.empty
       }) ++
       shrinkCel(q.pattern).map(p => q.copy(pattern = p))
@@ -1204,11 +1250,12 @@ object Generators {
 
   /** Columns used by the tests as Scala source, for pasting a failing case into a regression test. */
   def asScala(rows: IndexedSeq[Array[Any]]): String =
-    rows.map(r => r.map {
-      case null => "null"
-      case s: String => "\"" + s + "\""
-      case l: java.lang.Long => s"${l}L"
-      case d: java.lang.Double => s"${d}d"
-      case other => other.toString
-    }.mkString("Array[Any](", ", ", ")")).mkString("IndexedSeq(\n  ", ",\n  ", ")")
+    rows.map(r =>
+      r.map {
+        case null => "null"
+        case s: String => "\"" + s + "\""
+        case l: java.lang.Long => s"${l}L"
+        case d: java.lang.Double => s"${d}d"
+        case other => other.toString
+      }.mkString("Array[Any](", ", ", ")")).mkString("IndexedSeq(\n  ", ",\n  ", ")")
 }

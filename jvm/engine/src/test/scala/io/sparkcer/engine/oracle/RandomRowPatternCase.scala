@@ -46,13 +46,22 @@ object RandomRowPatternCase {
     val used = Variables.filter(v => body.contains(v))
     val subset = used.filter(_ != "D").take(2)
     lazy val skipTarget = pick((used ++ (if (subset.nonEmpty) Seq("U") else Nil)): _*)
-    val skip = if (used.isEmpty) "" else pick("", "AFTER MATCH SKIP PAST LAST ROW", "AFTER MATCH SKIP TO NEXT ROW",
-      s"AFTER MATCH SKIP TO FIRST $skipTarget", s"AFTER MATCH SKIP TO LAST $skipTarget", s"AFTER MATCH SKIP TO $skipTarget")
+    val skip = if (used.isEmpty) ""
+    else pick(
+      "",
+      "AFTER MATCH SKIP PAST LAST ROW",
+      "AFTER MATCH SKIP TO NEXT ROW",
+      s"AFTER MATCH SKIP TO FIRST $skipTarget",
+      s"AFTER MATCH SKIP TO LAST $skipTarget",
+      s"AFTER MATCH SKIP TO $skipTarget"
+    )
     val rowsPerMatch = pick("", "ONE ROW PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS")
     val n = random.nextInt(maxRows + 1)
     val rows = IndexedSeq.fill(n)(random.nextInt(4))
-    val window = if (random.nextInt(4) == 0) Some((IndexedSeq.fill(n)(random.nextInt(3).toLong).scanLeft(0L)(_ + _).tail,
-      (2 + random.nextInt(5)).toLong)) else None
+    val window = if (random.nextInt(4) == 0)
+      Some((IndexedSeq.fill(n)(random.nextInt(3).toLong).scanLeft(0L)(_ + _).tail,
+          (2 + random.nextInt(5)).toLong))
+    else None
     val within = window.fold("")(w => s"WITHIN INTERVAL '${w._2}' MILLISECONDS")
     val subsets = if (subset.nonEmpty) s"SUBSET U = (${subset.mkString(", ")})" else ""
     val text = s"$rowsPerMatch $skip PATTERN ($body) $within $subsets"
@@ -81,53 +90,69 @@ object RandomRowPatternCase {
         case 1 => val k = 1 + random.nextInt(3); (s"< $k", s"v < $k", ((rs, s, ls) => row(rs, s, ls) < k): Condition)
         case 2 => ("odd", "v % 2 = 1", ((rs, s, ls) => row(rs, s, ls) % 2 == 1): Condition)
         case 3 => ("> PREV", "v > PREV(v)",
-          ((rs, s, ls) => { val p = s + ls.length - 1; p > 0 && rs(p) > rs(p - 1) }): Condition)
+            ((rs, s, ls) => { val p = s + ls.length - 1; p > 0 && rs(p) > rs(p - 1) }): Condition)
         case 4 => ("< NEXT", "v < NEXT(v)",
-          ((rs, s, ls) => { val p = s + ls.length - 1; p + 1 < rs.length && rs(p) < rs(p + 1) }): Condition)
-        case 5 => readLabels += other
-          (s">= LAST($other)", s"$lastOther IS NULL OR v >= $lastOther", ((rs, s, ls) => {
-            val before = (0 until ls.length - 1).filter(i => labelName(ls(i)) == other)
-            before.isEmpty || row(rs, s, ls) >= rs(s + before.last)
-          }): Condition)
-        case 6 => readLabels += other; val k = 1 + random.nextInt(3)
+            ((rs, s, ls) => { val p = s + ls.length - 1; p + 1 < rs.length && rs(p) < rs(p + 1) }): Condition)
+        case 5 =>
+          readLabels += other
+          (s">= LAST($other)", s"$lastOther IS NULL OR v >= $lastOther",
+            ((rs, s, ls) => {
+                  val before = (0 until ls.length - 1).filter(i => labelName(ls(i)) == other)
+                  before.isEmpty || row(rs, s, ls) >= rs(s + before.last)
+                }): Condition)
+        case 6 =>
+          readLabels += other; val k = 1 + random.nextInt(3)
           (s"count($other) <= $k", s"count($other.*) <= $k",
             ((_, _, ls) => ls.count(l => labelName(l) == other) <= k): Condition)
-        case 7 => readLabels += other; val k = 2 + random.nextInt(5)
+        case 7 =>
+          readLabels += other; val k = 2 + random.nextInt(5)
           (s"sum($other) < $k", s"coalesce(sum($other.v), 0) < $k",
             ((rs, s, ls) => ls.indices.filter(i => labelName(ls(i)) == other).map(i => rs(s + i)).sum < k): Condition)
-        case 8 => readStart = true
+        case 8 =>
+          readStart = true
           ("FIRST(row) <= row", "FIRST(v) <= v", ((rs, s, ls) => rs(s) <= row(rs, s, ls)): Condition)
-        case 9 => readStart = true; val k = 1 + random.nextInt(4)
+        case 9 =>
+          readStart = true; val k = 1 + random.nextInt(4)
           (s"length <= $k", s"count(*) <= $k", ((_, _, ls) => ls.length <= k): Condition)
-        case 10 => readLabels += other; val k = random.nextInt(2)
-          (s">= FIRST($other, $k)", s"FIRST($other.v, $k) IS NULL OR v >= FIRST($other.v, $k)", ((rs, s, ls) => {
-            val rows = others(ls)
-            rows.length <= k || row(rs, s, ls) >= rs(s + rows(k))
-          }): Condition)
-        case 11 => readLabels += other
-          (s">= LAST($other, 2)", s"LAST($other.v, 2) IS NULL OR v >= LAST($other.v, 2)", ((rs, s, ls) => {
-            val rows = others(ls)
-            rows.length <= 2 || row(rs, s, ls) >= rs(s + rows(rows.length - 3))
-          }): Condition)
-        case 12 => readLabels += other; val k = 1 + random.nextInt(4)
+        case 10 =>
+          readLabels += other; val k = random.nextInt(2)
+          (s">= FIRST($other, $k)", s"FIRST($other.v, $k) IS NULL OR v >= FIRST($other.v, $k)",
+            ((rs, s, ls) => {
+                  val rows = others(ls)
+                  rows.length <= k || row(rs, s, ls) >= rs(s + rows(k))
+                }): Condition)
+        case 11 =>
+          readLabels += other
+          (s">= LAST($other, 2)", s"LAST($other.v, 2) IS NULL OR v >= LAST($other.v, 2)",
+            ((rs, s, ls) => {
+                  val rows = others(ls)
+                  rows.length <= 2 || row(rs, s, ls) >= rs(s + rows(rows.length - 3))
+                }): Condition)
+        case 12 =>
+          readLabels += other; val k = 1 + random.nextInt(4)
           (s"max($other) < $k", s"coalesce(max($other.v), 0) < $k",
             ((rs, s, ls) => others(ls).map(i => rs(s + i)).maxOption.getOrElse(0) < k): Condition)
-        case 13 => readLabels ++= Variables; readStart = true; val k = random.nextInt(3)
+        case 13 =>
+          readLabels ++= Variables; readStart = true; val k = random.nextInt(3)
           (s"FIRST(CLASSIFIER(), $k) != $other", s"coalesce(FIRST(CLASSIFIER(), $k) <> '$other', true)",
             ((_, _, ls) => ls.length <= k || labelName(ls(k)) != other): Condition)
-        case 14 => readLabels ++= Variables; val k = 1 + random.nextInt(2)
+        case 14 =>
+          readLabels ++= Variables; val k = 1 + random.nextInt(2)
           (s"LAST(CLASSIFIER(), $k) != $other", s"coalesce(LAST(CLASSIFIER(), $k) <> '$other', true)",
             ((_, _, ls) => ls.length <= k || labelName(ls(ls.length - 1 - k)) != other): Condition)
-        case _ => readLabels ++= Variables
+        case _ =>
+          readLabels ++= Variables
           (s"PREV(CLASSIFIER()) != $other", s"coalesce(PREV(CLASSIFIER()) <> '$other', true)",
             ((_, _, ls) => ls.length < 2 || labelName(ls(ls.length - 2)) != other): Condition)
       }
       val (name, define, condition: NumberedCondition) = kind match {
         // The label tried: the condition's own variable, so the comparison holds only where other is it.
-        case 16 => val k = 1 + random.nextInt(3)
+        case 16 =>
+          val k = 1 + random.nextInt(3)
           (s"CLASSIFIER() = $other or < $k", s"CLASSIFIER() = '$other' OR v < $k",
             ((rs, s, ls, _) => labelName(ls.last) == other || row(rs, s, ls) < k): NumberedCondition)
-        case 17 => readNumber = true; val k = 2 + random.nextInt(2)
+        case 17 =>
+          readNumber = true; val k = 2 + random.nextInt(2)
           (s"MATCH_NUMBER() % $k = 1 or even", s"MATCH_NUMBER() % $k = 1 OR v % 2 = 0",
             ((rs, s, ls, number) => number % k == 1 || row(rs, s, ls) % 2 == 0): NumberedCondition)
         case _ => val (name, define, condition) = unnumbered; (name, define, numbered(condition))
@@ -137,7 +162,7 @@ object RandomRowPatternCase {
       described += s"$v: $name"
     }
     val reads = if (random.nextInt(5) == 0) ConditionReads(analyzed.labels.indices.toSet, start = true, readNumber)
-      else ConditionReads(readLabels.flatMap(analyzed.label), readStart, readNumber)
+    else ConditionReads(readLabels.flatMap(analyzed.label), readStart, readNumber)
     val time = window.fold(rows.indices.map(_.toLong))(_._1)
     RandomRowPatternCase(text, if (sql.isEmpty) "" else sql.mkString("DEFINE ", ", ", ""), rows, time, conditions.toMap,
       described.mkString(", "), reads, window, oneRow.toSet)

@@ -34,7 +34,9 @@ object RowPatternOracle {
    * match's span (NEXT past it reads NULL, so that a stream decides the match when the span ends); else all of them.
    */
   def visible(rows: IndexedSeq[Int], start: Int, window: Option[(IndexedSeq[Long], Long)]): IndexedSeq[Int] =
-    window.fold(rows) { case (time, bound) => rows.take(rows.indices.segmentLength(i => time(i) - time(start) < bound)) }
+    window.fold(rows) { case (time, bound) =>
+      rows.take(rows.indices.segmentLength(i => time(i) - time(start) < bound))
+    }
 
   sealed trait Event
   final case class Matched(number: Long, start: Int, labels: Seq[Int], excluded: Seq[Boolean]) extends Event
@@ -60,7 +62,8 @@ object RowPatternOracle {
     var covered = -1
 
     /** The first way to match `p` at `pos` (labels so far `path`) whose continuation `k` succeeds. */
-    def search(start: Int, p: RowPattern, pos: Int, path: Path, excluding: Boolean, k: (Int, Path) => Option[Path]): Option[Path] = p match {
+    def search(start: Int, p: RowPattern, pos: Int, path: Path, excluding: Boolean, k: (Int, Path) => Option[Path])
+        : Option[Path] = p match {
       case RowPattern.Variable(name) =>
         val label = labelOf(RowPatternAnalysis.canonical(name))
         val fits = pos < n && window.forall { case (time, bound) => time(pos) - time(start) < bound } &&
@@ -68,7 +71,8 @@ object RowPatternOracle {
         if (fits) k(pos + 1, Path(path.labels :+ label, path.excluded :+ excluding)) else None
       case RowPattern.Concat(parts, _) =>
         def chain(i: Int, at: Int, sofar: Path): Option[Path] =
-          if (i == parts.length) k(at, sofar) else search(start, parts(i), at, sofar, excluding, (q, s) => chain(i + 1, q, s))
+          if (i == parts.length) k(at, sofar)
+          else search(start, parts(i), at, sofar, excluding, (q, s) => chain(i + 1, q, s))
         chain(0, pos, path)
       case RowPattern.Alternation(options, _) =>
         options.iterator.map(o => search(start, o, pos, path, excluding, k)).collectFirst { case Some(m) => m }
@@ -83,11 +87,18 @@ object RowPatternOracle {
         def repeat(count: Int, at: Int, sofar: Path): Option[Path] = {
           def more: Option[Path] =
             if (max.exists(count >= _)) None
-            else search(start, body, at, sofar, excluding, { (q, s) =>
-              if (q > at || max.isDefined || count + 1 < min) repeat(count + 1, q, s)
-              else if (count + 1 == math.max(min, 1)) k(q, s) // the loop's first iteration was empty: it stops
-              else None
-            })
+            else search(
+              start,
+              body,
+              at,
+              sofar,
+              excluding,
+              { (q, s) =>
+                if (q > at || max.isDefined || count + 1 < min) repeat(count + 1, q, s)
+                else if (count + 1 == math.max(min, 1)) k(q, s) // the loop's first iteration was empty: it stops
+                else None
+              }
+            )
           def stop: Option[Path] = if (count >= min) k(at, sofar) else None
           if (greedy) more.orElse(stop) else stop.orElse(more)
         }
@@ -101,7 +112,8 @@ object RowPatternOracle {
 
     while (attempt < n) {
       val start = attempt
-      search(start, clause.pattern, start, Path(Vector.empty, Vector.empty), excluding = false, (q, s) => Some(s)) match {
+      search(
+        start, clause.pattern, start, Path(Vector.empty, Vector.empty), excluding = false, (q, s) => Some(s)) match {
         case None =>
           if (clause.rowsPerMatch == RowsPerMatch.AllWithUnmatched && start > covered) out += Unmatched(start)
           attempt += 1
@@ -115,7 +127,8 @@ object RowPatternOracle {
             if (at.isEmpty) { out += Failed("variable is not present in match"); None }
             else {
               val to = start + (if (first) at.head else at.last)
-              if (to == start) { out += Failed("cannot skip to first row of match"); None } else Some(to)
+              if (to == start) { out += Failed("cannot skip to first row of match"); None }
+              else Some(to)
             }
           }
           val next = clause.skip match {

@@ -12,7 +12,8 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class KeyIndexSuite extends AnyFunSuite {
   private val keys: IndexedSeq[AnyRef] =
-    (Seq(0L, 1L, -1L, 2L, 17L, 33L, Long.MinValue, Long.MaxValue) ++ (100L until 160L)).map(k => Long.box(k): AnyRef).toIndexedSeq ++
+    (Seq(0L, 1L, -1L, 2L, 17L, 33L, Long.MinValue, Long.MaxValue) ++ (100L until 160L)).map(k =>
+      Long.box(k): AnyRef).toIndexedSeq ++
       Seq[AnyRef]("a", "b", "1", java.util.Arrays.asList[AnyRef](Long.box(1L), "x"),
         java.util.Arrays.asList[AnyRef](Long.box(1L)), PceaPlan.NoKey, Double.box(2.5))
 
@@ -34,7 +35,8 @@ class KeyIndexSuite extends AnyFunSuite {
         val found = index.live(k, threshold)
         assert(expected.isEmpty == (found == RunNodes.Nil), s"seed $seed at $time: $k")
         // The tree's root is the latest run: it outranks every other by its max-start.
-        expected.foreach(start => assert(nodes.maxStart(found) == start && nodes.position(found) == start, s"seed $seed: $k"))
+        expected.foreach(start =>
+          assert(nodes.maxStart(found) == start && nodes.position(found) == start, s"seed $seed: $k"))
       }
       val liveKeys = newest.count(_._2 > threshold)
       assert(index.size <= 2 * keys.length + 16, s"seed $seed: ${index.size} entries")

@@ -30,8 +30,8 @@ class LatestTreapSuite extends AnyFunSuite {
       def below(child: Long) = !nodes.live(child, threshold) || nodes.maxStart(child) < nodes.maxStart(tree) ||
         (nodes.maxStart(child) == nodes.maxStart(tree) && nodes.position(child) < nodes.position(tree))
       low.forall(_ < key) && high.forall(key < _) && below(nodes.left(tree)) && below(nodes.right(tree)) &&
-        ordered(nodes, nodes.left(tree), threshold, low, Some(key)) &&
-        ordered(nodes, nodes.right(tree), threshold, Some(key), high)
+      ordered(nodes, nodes.left(tree), threshold, low, Some(key)) &&
+      ordered(nodes, nodes.right(tree), threshold, Some(key), high)
     }
 
   /**
@@ -53,7 +53,8 @@ class LatestTreapSuite extends AnyFunSuite {
       nodes.reclaim(math.min(threshold, snapshot.fold(threshold)(_._2)))
       val g = group(random, time)
       // A group's later run reads what its earlier one read: its max-start is no less.
-      val start = math.max(latest.get(g).filter(_._1 > threshold).fold(Long.MinValue)(_._1), time - random.nextInt(spread))
+      val start =
+        math.max(latest.get(g).filter(_._1 > threshold).fold(Long.MinValue)(_._1), time - random.nextInt(spread))
       val fresh = nodes.extend(0, time, start, Array.emptyLongArray, 0)
       if (!latest.get(g).exists(_._1 > threshold)) id(g) = fresh
       tree = nodes.latest(if (nodes.live(tree, threshold)) tree else RunNodes.Nil, fresh, id(g), threshold)

@@ -14,7 +14,8 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
   import PceaWorkedExamplesSuite.Tuple
 
   /** Guards are relation names; an equality joins on variables, its key (both sides) their values, or undefined. */
-  private final class Reader(guards: IndexedSeq[Tuple => Boolean], joins: IndexedSeq[Seq[String]]) extends PceaReader[Tuple] {
+  private final class Reader(guards: IndexedSeq[Tuple => Boolean], joins: IndexedSeq[Seq[String]])
+      extends PceaReader[Tuple] {
     def passes(guard: Int, event: Tuple): Boolean = guards(guard)(event)
     def key(join: Int, t: Tuple): AnyRef = {
       val values = joins(join).map(t.variable)
@@ -32,7 +33,8 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
   private def threshold(i: Long, window: Option[Long]): Long = window.fold(Long.MinValue)(i - _ - 1)
 
   /** Position -> the valuations output there, each a set of (position, label). */
-  private def run(pcea: Pcea, reader: PceaReader[Tuple], stream: IndexedSeq[Tuple], window: Option[Long]): Map[Int, Set[Set[(Long, Int)]]] = {
+  private def run(pcea: Pcea, reader: PceaReader[Tuple], stream: IndexedSeq[Tuple], window: Option[Long])
+      : Map[Int, Set[Set[(Long, Int)]]] = {
     val evaluation = new PceaRun(pcea, reader)
     val out = mutable.Map.empty[Int, List[Set[(Long, Int)]]]
     for ((t, i) <- stream.zipWithIndex)
@@ -47,11 +49,17 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
   private def marks(positions: Long*): Set[(Long, Int)] = positions.map(_ -> 0).toSet
 
   // Example 3.3: an R(a,b) preceded, in any order, by a T(a) and an S(a,b); Ω = {•} (label 0).
-  private val p0 = new Pcea(3, IndexedSeq(
-    PceaTransition(Vector(), guard = 0, Vector(), Vector(0), target = 0),
-    PceaTransition(Vector(), guard = 1, Vector(), Vector(0), target = 1),
-    PceaTransition(Vector(0, 1), guard = 2, Vector(0, 1), Vector(0), target = 2)), finals = Set(2))
-  private val p0Reader = new Reader(IndexedSeq(relation("T"), relation("S"), relation("R")), IndexedSeq(Seq("x"), Seq("x", "y")))
+  private val p0 = new Pcea(
+    3,
+    IndexedSeq(
+      PceaTransition(Vector(), guard = 0, Vector(), Vector(0), target = 0),
+      PceaTransition(Vector(), guard = 1, Vector(), Vector(0), target = 1),
+      PceaTransition(Vector(0, 1), guard = 2, Vector(0, 1), Vector(0), target = 2)
+    ),
+    finals = Set(2)
+  )
+  private val p0Reader =
+    new Reader(IndexedSeq(relation("T"), relation("S"), relation("R")), IndexedSeq(Seq("x"), Seq("x", "y")))
 
   test("P0 over S0: both run trees at position 5 (τ0, τ1) without a window, or with one of 5") {
     val expected = Map(5 -> Set(marks(1, 3, 5), marks(0, 1, 5)))
@@ -82,7 +90,8 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
     assert(evaluation.indexSize == 2 && out.isEmpty && entry(q0, 1) == RunNodes.Nil)
     read(3) // S(2,11): union(n0, n3), its root a copy of n3 (max-start 3) with n0 below
     val u = entry(q1, 2, 11)
-    assert(nodes.position(u) == 3 && nodes.maxStart(u) == 3 && nodes.position(nodes.left(u)) == 0 && nodes.right(u) == RunNodes.Nil)
+    assert(nodes.position(u) == 3 && nodes.maxStart(u) == 3 && nodes.position(nodes.left(u)) == 0 && nodes.right(
+      u) == RunNodes.Nil)
     read(4) // T(1): n4 at H[e_R, q0, 1]
     assert(at(q0, 1) == 4 && evaluation.indexSize == 3)
     read(5) // R(2,11): both keys hit; extend({•}, 5, {n1, u}) has max-start min(5, 1, 3) = 1: {1,3,5} and {0,1,5}
@@ -95,16 +104,22 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
     val (x, y) = (3, 4) // states 0, 1, 2 are the atoms' leaves; x and y complete their subtrees
     val (onX, onXY) = (0, 1) // the equalities: on x, and on x and y
     val (t, s, r) = (0, 1, 2) // guards, and the atoms' labels
-    val pq0 = new Pcea(5, IndexedSeq(
-      PceaTransition(Vector(), t, Vector(), Vector(0), 0),
-      PceaTransition(Vector(), s, Vector(), Vector(1), 1),
-      PceaTransition(Vector(), r, Vector(), Vector(2), 2),
-      PceaTransition(Vector(y), t, Vector(onX), Vector(0), x),
-      PceaTransition(Vector(0, 2), s, Vector(onX, onXY), Vector(1), x),
-      PceaTransition(Vector(2), s, Vector(onXY), Vector(1), y),
-      PceaTransition(Vector(0, 1), r, Vector(onX, onXY), Vector(2), x),
-      PceaTransition(Vector(1), r, Vector(onXY), Vector(2), y)), finals = Set(x))
-    assert(run(pq0, p0Reader, s0, None) == Map(5 -> Set(Set(1L -> 0, 3L -> 1, 5L -> 2), Set(1L -> 0, 0L -> 1, 5L -> 2))))
+    val pq0 = new Pcea(
+      5,
+      IndexedSeq(
+        PceaTransition(Vector(), t, Vector(), Vector(0), 0),
+        PceaTransition(Vector(), s, Vector(), Vector(1), 1),
+        PceaTransition(Vector(), r, Vector(), Vector(2), 2),
+        PceaTransition(Vector(y), t, Vector(onX), Vector(0), x),
+        PceaTransition(Vector(0, 2), s, Vector(onX, onXY), Vector(1), x),
+        PceaTransition(Vector(2), s, Vector(onXY), Vector(1), y),
+        PceaTransition(Vector(0, 1), r, Vector(onX, onXY), Vector(2), x),
+        PceaTransition(Vector(1), r, Vector(onXY), Vector(2), y)
+      ),
+      finals = Set(x)
+    )
+    assert(run(pq0, p0Reader, s0, None) == Map(5 -> Set(Set(1L -> 0, 3L -> 1, 5L -> 2),
+      Set(1L -> 0, 0L -> 1, 5L -> 2))))
   }
 
   test("φ4 as a PCEA over the stream of paper 001's Figure 1: {3,4,7}, {3,6,7}, {3,4,6,7}; windows of 4 and 3") {
@@ -113,12 +128,17 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
     val stream = IndexedSeq(("H", 2, 25), ("T", 0, 45), ("H", 0, 20), ("H", 1, 25), ("T", 1, 40), ("T", 0, 42),
       ("T", 1, 25), ("H", 1, 70), ("H", 0, 18)).map { case (r, id, v) => Tuple(r, id, v) }
     val reader = new Reader(IndexedSeq(e => e.relation == "H" && e.values(1) < 30, relation("T"),
-      e => e.relation == "H" && e.values(1) > 60), IndexedSeq(Seq("x")))
-    val phi4 = new Pcea(3, IndexedSeq(
-      PceaTransition(Vector(), 0, Vector(), Vector(0), 0),
-      PceaTransition(Vector(0), 1, Vector(0), Vector(0), 1),
-      PceaTransition(Vector(1), 1, Vector(0), Vector(0), 1),
-      PceaTransition(Vector(1), 2, Vector(0), Vector(0), 2)), finals = Set(2))
+        e => e.relation == "H" && e.values(1) > 60), IndexedSeq(Seq("x")))
+    val phi4 = new Pcea(
+      3,
+      IndexedSeq(
+        PceaTransition(Vector(), 0, Vector(), Vector(0), 0),
+        PceaTransition(Vector(0), 1, Vector(0), Vector(0), 1),
+        PceaTransition(Vector(1), 1, Vector(0), Vector(0), 1),
+        PceaTransition(Vector(1), 2, Vector(0), Vector(0), 2)
+      ),
+      finals = Set(2)
+    )
     val expected = Map(7 -> Set(marks(3, 4, 7), marks(3, 6, 7), marks(3, 4, 6, 7)))
     assert(run(phi4, reader, stream, None) == expected)
     assert(run(phi4, reader, stream, Some(4)) == expected)
@@ -131,7 +151,8 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
     for (i <- 0 to 6) evaluation.read(stream(i), i.toLong, i.toLong, Long.MinValue)(null)
     val nodes = evaluation.arena
     def union(n: Long): List[(Long, Long)] =
-      if (n == RunNodes.Nil) Nil else (nodes.position(n), nodes.maxStart(n)) :: union(nodes.left(n)) ::: union(nodes.right(n))
+      if (n == RunNodes.Nil) Nil
+      else (nodes.position(n), nodes.maxStart(n)) :: union(nodes.left(n)) ::: union(nodes.right(n))
     assert(union(evaluation.indexed(3, 0, List(1))).sorted == List((4L, 3L), (6L, 3L), (6L, 3L)))
   }
 
@@ -148,7 +169,8 @@ class PceaWorkedExamplesSuite extends AnyFunSuite {
     }
     assert(matches == 20000)
     assert(peak < 2000, s"the index held $peak entries; without its purge it would hold 40000")
-    assert(evaluation.keptNodes < 2000, s"the arena held ${evaluation.keptNodes} nodes; it frees those made a window ago")
+    assert(
+      evaluation.keptNodes < 2000, s"the arena held ${evaluation.keptNodes} nodes; it frees those made a window ago")
   }
 }
 

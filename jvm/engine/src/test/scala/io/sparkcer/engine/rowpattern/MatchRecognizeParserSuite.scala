@@ -13,7 +13,8 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
   import RowPattern._
 
   private def parse(text: String): MatchRecognize = MatchRecognizeParser.parse(text)
-  private def error(text: String): PatternException = intercept[PatternException](RowPatternAnalysis.analyze(parse(text), text))
+  private def error(text: String): PatternException =
+    intercept[PatternException](RowPatternAnalysis.analyze(parse(text), text))
 
   /** A pattern as text again, with its structure in brackets, for comparing trees without positions. */
   private def shape(p: RowPattern): String = p match {
@@ -52,7 +53,8 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
       Seq(("B", "totalprice < PREV(totalprice)"), ("C", "totalprice > PREV(totalprice, 2)")))
   }
 
-  test("the pattern: alternation loosest, then concatenation, then quantifiers; every quantifier, greedy and reluctant") {
+  test(
+    "the pattern: alternation loosest, then concatenation, then quantifiers; every quantifier, greedy and reluctant") {
     assert(shape(parse("PATTERN (A B | C D*)").pattern) == "[[A B] | [C D{0,}]]")
     assert(shape(parse("PATTERN (A? B?? C{3} D{2,} E{,4} F{1,5}? G+? H*)").pattern) ==
       "[A{0,1} B{0,1}? C{3,3} D{2,} E{0,4} F{1,5}? G{1,}? H{0,}]")
@@ -77,7 +79,7 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
     def message(text: String) = intercept[PatternException](parse(text)).getMessage
     val unclosed = message("ORDER BY ts\nPATTERN (A B")
     assert(unclosed.startsWith("line 2, column 13: expected") && unclosed.contains("')'") &&
-      unclosed.contains("found the end of the query"), unclosed)
+        unclosed.contains("found the end of the query"), unclosed)
     assert(message("PATTERN (A+*)").contains("expected one quantifier, found a second"))
     assert(message("PATTERN (A{3,2})").contains("maximum to be at least its minimum"))
     assert(message("MEASURES A.x PATTERN (A)").contains("every measure is named (MEASURES expr AS name)"))
@@ -86,13 +88,16 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
   }
 
   test("analysis errors: duplicate and unknown variables, SUBSET and SKIP TO names") {
-    assert(error("PATTERN (A) DEFINE A AS x > 1, a AS x > 2").getMessage.startsWith(
-      "line 1, column 32: pattern variable A is defined twice (DUPLICATE_PATTERN_VARIABLE)"))
+    assert(
+      error("PATTERN (A) DEFINE A AS x > 1, a AS x > 2").getMessage.startsWith(
+        "line 1, column 32: pattern variable A is defined twice (DUPLICATE_PATTERN_VARIABLE)"))
     assert(error("PATTERN (A B) DEFINE C AS x > 1").problem == "DEFINE names C, which PATTERN does not use; the " +
       "pattern's variables are A, B")
     assert(error("PATTERN (A B) SUBSET A = (B)").problem.contains("names a pattern variable of PATTERN"))
     assert(error("PATTERN (A B) SUBSET U = (B, C)").problem.contains("the member C, which is not a pattern variable"))
-    assert(error("AFTER MATCH SKIP TO FIRST Z PATTERN (A B)").problem.contains("Z is neither a pattern variable nor a SUBSET"))
+    assert(
+      error("AFTER MATCH SKIP TO FIRST Z PATTERN (A B)").problem.contains(
+        "Z is neither a pattern variable nor a SUBSET"))
     assert(error("PATTERN (PERMUTE(A, B, C, D, E, F, G, H, I))").problem.contains("at most 100000 instructions"))
   }
 
@@ -101,14 +106,18 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
     for (text <- Seq("A", "A B | C", "PERMUTE(A, B C, D?)", "(A | B)+ C{2,4}? {- D* -}", "^ A{3,} B{0,2} $", "()",
         "PERMUTE(A, (B | C)*, PERMUTE(D, E))")) {
       val pattern = parse(s"PATTERN ($text)").pattern
-      assert(ProgramCompiler.size(pattern) + 1 == RowPatternAnalysis.analyze(parse(s"PATTERN ($text)"), "").program.size,
+      assert(
+        ProgramCompiler.size(pattern) + 1 == RowPatternAnalysis.analyze(parse(s"PATTERN ($text)"), "").program.size,
         text)
     }
     // 12 items are 479,001,600 orders: listed before the limit was checked, they ran out of memory.
     val permute = error("PATTERN (X PERMUTE(A, B, C, D, E, F, G, H, I, J, K, L))")
-    assert(permute.getMessage.startsWith("line 1, column 12: expected a pattern of at most 100000 instructions") &&
-      permute.problem.contains("PERMUTE of 12 items, written out as every order of them (479,001,600 orders)") &&
-      permute.problem.contains("up to 7 of these fit"), permute.problem)
+    assert(
+      permute.getMessage.startsWith("line 1, column 12: expected a pattern of at most 100000 instructions") &&
+        permute.problem.contains("PERMUTE of 12 items, written out as every order of them (479,001,600 orders)") &&
+        permute.problem.contains("up to 7 of these fit"),
+      permute.problem
+    )
     assert(error("PATTERN (PERMUTE(" + (1 to 40).map(i => s"V$i").mkString(", ") + "))").problem.contains(" or more"))
     val repetition = error("PATTERN (A (B C){1,60000})")
     assert(repetition.getMessage.startsWith("line 1, column 13") && repetition.problem.contains("{1,60000}"),

@@ -24,7 +24,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     val prices = IndexedSeq(7, 9, 10, 5, 10, 7, 14)
     val sumBelow30: Condition = (rows, start, labels) =>
       labels.indices.filter(labels(_) == 0).map(i => rows(start + i)).sum < 30
-    def run(skip: String) = events(s"$skip PATTERN (A+ C) DEFINE A AS sum(A.price) < 30", prices, Map("A" -> sumBelow30))
+    def run(skip: String) =
+      events(s"$skip PATTERN (A+ C) DEFINE A AS sum(A.price) < 30", prices, Map("A" -> sumBelow30))
     // (sum of A's prices, first row, last row), rows numbered from 1 as the example's times
     def summary(es: Seq[Event]) = es.map {
       case Matched(_, start, labels, _) =>
@@ -78,10 +79,13 @@ class RowPatternMatcherSuite extends AnyFunSuite {
 
   test("WITHIN bounds a match's span: the row that would make it too long is not read") {
     val time = IndexedSeq(0L, 10L, 20L, 65L, 70L)
-    val out = events("PATTERN (A+ B) WITHIN INTERVAL '60' SECONDS", IndexedSeq(1, 1, 1, 1, 2),
+    val out = events(
+      "PATTERN (A+ B) WITHIN INTERVAL '60' SECONDS",
+      IndexedSeq(1, 1, 1, 1, 2),
       Map("A" -> ((rows, start, labels) => rows(start + labels.length - 1) == 1),
         "B" -> ((rows, start, labels) => rows(start + labels.length - 1) == 2)),
-      window = Some((time.map(_ * 1000), 60000L)))
+      window = Some((time.map(_ * 1000), 60000L))
+    )
     assert(out == Seq(Matched(1, 2, Seq(0, 0, 1), Seq(false, false, false))),
       "from row 0 the span reaches 65 s at row 3; from row 2 it is 50 s")
   }
@@ -151,14 +155,18 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     def run(rows: Int): Long = {
       val text = "AFTER MATCH SKIP TO NEXT ROW PATTERN (A+)"
       var next = 0L
-      val matcher = new Matcher(RowPatternAnalysis.analyze(MatchRecognizeParser.parse(text), text),
-        evaluator(new FrameConditions(ConditionReads.Nothing, (_, _) => true), labels = 1), new RowPatternSink {
+      val matcher = new Matcher(
+        RowPatternAnalysis.analyze(MatchRecognizeParser.parse(text), text),
+        evaluator(new FrameConditions(ConditionReads.Nothing, (_, _) => true), labels = 1),
+        new RowPatternSink {
           def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit = {
             assert(number == next + 1 && start == next && start + length == rows && labels.take(length).forall(_ == 0))
             next += 1
           }
           def unmatched(position: Long): Unit = fail(s"row $position is in a match")
-        }, bound = PartialMatchBound(1000, "bound"))
+        },
+        bound = PartialMatchBound(1000, "bound")
+      )
       (0 until rows).foreach(_ => matcher.push())
       matcher.finish()
       assert(next == rows)
@@ -177,7 +185,8 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     // A follower's threads share its labels so far: the start at row 2, read as A and as C, stands at B and at D as the
     // leader does, but with another past at each, so it does not follow (its match is C D, not A D).
     val is: Int => Condition = k => (rows, start, labels) => rows(start + labels.length - 1) == k
-    assert(labels("(A B | C D)+", IndexedSeq(0, 2, 0, 2), Map("B" -> is(1), "D" -> is(2))) == Seq(0 -> "CDCD", 2 -> "CD"))
+    assert(labels("(A B | C D)+", IndexedSeq(0, 2, 0, 2), Map("B" -> is(1), "D" -> is(2))) == Seq(
+      0 -> "CDCD", 2 -> "CD"))
   }
 
   test("a match that keeps every later start alive until its end is linear: the deferred starts are covered by it") {
@@ -205,20 +214,34 @@ class RowPatternMatcherSuite extends AnyFunSuite {
     // A B+ C where C never comes: each start stays alive to the end, and fails there; the later ones, deferred, read
     // their rows again one after another.
     val reads = Some(ConditionReads(Set(0, 1, 2), start = true))
-    def run(rows: Int) = new Harness("PATTERN (A B+ C)", IndexedSeq.fill(rows)(1),
-      byRow(Map("B" -> ((_, _, _) => true), "C" -> ((_, _, _) => false))), reads = reads, deferAbove = 100,
-      bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows")).run()
+    def run(rows: Int) = new Harness(
+      "PATTERN (A B+ C)",
+      IndexedSeq.fill(rows)(1),
+      byRow(Map("B" -> ((_, _, _) => true), "C" -> ((_, _, _) => false))),
+      reads = reads,
+      deferAbove = 100,
+      bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows")
+    ).run()
     assert(run(40) == Nil) // fewer than 40 * 39 / 2 = 780 rows read again
     val message = run(200) match {
       case Seq(Failed(m)) => m
       case other => fail(s"the query should fail, not give $other")
     }
-    assert(message.contains("rows of a partition again, over the spark.cer.matchRecognize.maxPartialMatchRows of " +
-      "1000") && message.contains("WITHIN") && message.contains("DEFINE conditions read"), message)
+    assert(
+      message.contains("rows of a partition again, over the spark.cer.matchRecognize.maxPartialMatchRows of " +
+        "1000") && message.contains("WITHIN") && message.contains("DEFINE conditions read"),
+      message
+    )
     // Without conditions that read the match, the message names what keeps the starts apart: here WITHIN's spans.
-    val spans = new Harness("AFTER MATCH SKIP TO NEXT ROW PATTERN (A+) WITHIN INTERVAL '1' HOURS", IndexedSeq.fill(200)(1),
-      Map.empty, window = Some(((0L until 200L).map(_ * 1000), 3600000L)), reads = Some(ConditionReads.Nothing),
-      bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows"), deferAbove = 100).run()
+    val spans = new Harness(
+      "AFTER MATCH SKIP TO NEXT ROW PATTERN (A+) WITHIN INTERVAL '1' HOURS",
+      IndexedSeq.fill(200)(1),
+      Map.empty,
+      window = Some(((0L until 200L).map(_ * 1000), 3600000L)),
+      reads = Some(ConditionReads.Nothing),
+      bound = PartialMatchBound(1000, "spark.cer.matchRecognize.maxPartialMatchRows"),
+      deferAbove = 100
+    ).run()
     spans.last match {
       case Failed(m) => assert(m.contains("WITHIN gives each its own span") && !m.contains("DEFINE"), m)
       case other => fail(s"the query should fail, not end with $other")
@@ -238,18 +261,27 @@ object RowPatternMatcherSuite {
     /** The DEFINE conditions asked so far. */
     var conditionsAsked = 0L
     private val everyLabel = ConditionReads(analyzed.labels.indices.toSet, start = true)
-    private val defines = new FrameConditions(reads.getOrElse(everyLabel), (label, frame) => {
-      conditionsAsked += 1
-      byLabel(label).get(RowPatternOracle.visible(rows, frame.start.toInt, window), frame.start.toInt,
-        frame.labels.take(frame.length).toIndexedSeq, frame.number)
-    })
+    private val defines = new FrameConditions(
+      reads.getOrElse(everyLabel),
+      (label, frame) => {
+        conditionsAsked += 1
+        byLabel(label).get(RowPatternOracle.visible(rows, frame.start.toInt, window), frame.start.toInt,
+          frame.labels.take(frame.length).toIndexedSeq, frame.number)
+      }
+    )
     var matcher: Matcher[Unit] = fresh()
-    private def fresh() = new Matcher(analyzed.copy(defined = byLabel.map(_.isDefined)),
-      evaluator(defines, analyzed.labels.length), new RowPatternSink {
-      def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
-        out += Matched(number, start.toInt, labels.take(length).toSeq, excluded.take(length).toSeq)
-      def unmatched(position: Long): Unit = out += Unmatched(position.toInt)
-    }, window.map { case (time, span) => ((p: Long) => time(p.toInt), span) }, bound, deferAbove)
+    private def fresh() = new Matcher(
+      analyzed.copy(defined = byLabel.map(_.isDefined)),
+      evaluator(defines, analyzed.labels.length),
+      new RowPatternSink {
+        def matched(number: Long, start: Long, length: Int, labels: Array[Int], excluded: Array[Boolean]): Unit =
+          out += Matched(number, start.toInt, labels.take(length).toSeq, excluded.take(length).toSeq)
+        def unmatched(position: Long): Unit = out += Unmatched(position.toInt)
+      },
+      window.map { case (time, span) => ((p: Long) => time(p.toInt), span) },
+      bound,
+      deferAbove
+    )
 
     def run(): Seq[Event] = outcome { rows.indices.foreach(_ => matcher.push()); matcher.finish() }
 
@@ -277,7 +309,8 @@ object RowPatternMatcherSuite {
     }
 
     private def outcome(run: => Unit): Seq[Event] = {
-      try run catch { case e: RowPatternException => out += Failed(e.getMessage) }
+      try run
+      catch { case e: RowPatternException => out += Failed(e.getMessage) }
       out.toSeq.map {
         case Failed(m) if m.contains("not present in match") => Failed("variable is not present in match")
         case Failed(m) if m.contains("cannot skip to first row") => Failed("cannot skip to first row of match")

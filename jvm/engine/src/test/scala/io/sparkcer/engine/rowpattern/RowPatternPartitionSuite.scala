@@ -68,8 +68,11 @@ class RowPatternPartitionSuite extends AnyFunSuite {
     val refused = intercept[IllegalStateException] {
       query.partition(_ => ()).load(new DataInputStream(new ByteArrayInputStream(bytes)), RowCodec)
     }.getMessage
-    assert(refused.contains(s"saved state format ${RowPatternPartition.Format + 1}, expected " +
-      s"${RowPatternPartition.Format}") && refused.contains("new checkpoint location"), refused)
+    assert(
+      refused.contains(s"saved state format ${RowPatternPartition.Format + 1}, expected " +
+        s"${RowPatternPartition.Format}") && refused.contains("new checkpoint location"),
+      refused
+    )
   }
 }
 
@@ -108,15 +111,17 @@ object RowPatternPartitionSuite {
     private val conditions = analyzed.labels.map(c.conditions.get)
 
     /** The oracle's events as output rows, in the layout the clause asks for. */
-    def expected: Seq[Out] = RowPatternOracle.run(analyzed.clause, analyzed.labels, analyzed.subsets, c.rows, conditions,
-      c.window).flatMap(output)
+    def expected: Seq[Out] =
+      RowPatternOracle.run(analyzed.clause, analyzed.labels, analyzed.subsets, c.rows, conditions,
+        c.window).flatMap(output)
 
     private def output(e: Event): Seq[Out] = e match {
       case Matched(number, start, labels, excluded) =>
         val row = Out.Row(number, start, labels, excluded, _: Int)
         analyzed.clause.rowsPerMatch match {
           case RowsPerMatch.One => Seq(row(labels.length - 1))
-          case _ if labels.isEmpty => if (analyzed.clause.rowsPerMatch == RowsPerMatch.AllOmitEmpty) Nil else Seq(row(-1))
+          case _ if labels.isEmpty =>
+            if (analyzed.clause.rowsPerMatch == RowsPerMatch.AllOmitEmpty) Nil else Seq(row(-1))
           case _ => labels.indices.filterNot(excluded).map(row)
         }
       case Unmatched(position) => Seq(Out.Unmatched(position))
@@ -176,7 +181,8 @@ object RowPatternPartitionSuite {
 
     private def collecting(run: (Out => Unit) => Unit): Seq[Out] = {
       val out = mutable.ArrayBuffer.empty[Out]
-      try run(out += _) catch { case e: RowPatternException => out += Out.Failure(failure(e.getMessage)) }
+      try run(out += _)
+      catch { case e: RowPatternException => out += Out.Failure(failure(e.getMessage)) }
       out.toSeq
     }
 

@@ -1,6 +1,8 @@
 package io.sparkcer.spark.ceql
 
-import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Attribute, AttributeReference, Coalesce, Descending, EqualTo, Expression, Literal, Not, Or, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{
+  And, Ascending, Attribute, AttributeReference, Coalesce, Descending, EqualTo, Expression, Literal, Not, Or, SortOrder
+}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Filter => Where}
 import org.apache.spark.sql.cer.SparkInternals
 import org.apache.spark.sql.classic.SparkSession
@@ -31,7 +33,7 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val needsTime = query.orderBy.isEmpty && !query.within.exists(_.isInstanceOf[Window.Attribute])
     val timeColumn = request.timeColumn.orElse(CerConf.timeColumn(conf)).filter(_ => needsTime)
     val analyzed = CerErrors.analyzing(Analyzer.analyze(query, text, columns.map(_.name),
-      typeColumn, request.streamColumn, timeColumn))
+        typeColumn, request.streamColumn, timeColumn))
     val pattern = CerPattern(analyzed, request.source, CerConf.pceaEnabled(conf))
     val nfa = CerErrors.analyzing(pattern.compiled.nfa)
     val eventColumns = columns.filterNot(a => request.streamColumn.exists(conf.resolver(a.name, _)))
@@ -60,16 +62,17 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
         case Some(column) => resolve(EqualTo(column, Literal(g.eventType)), columns, None)
         case None if query.streams.size == 1 => Literal(g.eventType == CerRequest.typeOf(query.streams.head.value))
         case None => throw CerErrors.analysis(
-          s"the input has no event type column '$typeColumn'; the columns are: ${columns.map(_.name).mkString(", ")}. " +
-            s"Name the type column (the type_column argument of cer, or the conf ${CerConf.EventTypeColumn}), " +
-            "or read a named table so that every row takes the table's name as its type")
+            s"the input has no event type column '$typeColumn'; the columns are: ${columns.map(_.name).mkString(", ")}. " +
+              s"Name the type column (the type_column argument of cer, or the conf ${CerConf.EventTypeColumn}), " +
+              "or read a named table so that every row takes the table's name as its type")
       }
       val streamTest = g.stream.map { s =>
         streamOf match {
           case Some(column) => EqualTo(column, Literal(s))
           case None if query.streams.nonEmpty => Literal(true) // the engine checked that s is the FROM stream
-          case None => throw CerErrors.analysis(s"'$s>...' names a stream, but the input is one table without a name; " +
-            "drop the stream name")
+          case None =>
+            throw CerErrors.analysis(s"'$s>...' names a stream, but the input is one table without a name; " +
+              "drop the stream name")
         }
       }
       (Seq(typeTest) ++ streamTest ++ g.predicates.map(predicate)).reduce(And)
@@ -106,14 +109,24 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     def same(a: String)(b: String) = conf.resolver(a, b)
     query.partitionBy.map(_.head).foreach { key =>
       bounds.find(same(key.value)).foreach { bound =>
-        throw CerErrors.analysis(s"PARTITION BY ${key.value}: the output holds a column $bound of its own (the time " +
-          s"of the match's first or last event); rename the input column first, e.g. " +
-          s"df.withColumnRenamed(\"${key.value}\", \"${key.value}_0\")", key.pos, text, key.value.length)
+        throw CerErrors.analysis(
+          s"PARTITION BY ${key.value}: the output holds a column $bound of its own (the time " +
+            s"of the match's first or last event); rename the input column first, e.g. " +
+            s"df.withColumnRenamed(\"${key.value}\", \"${key.value}_0\")",
+          key.pos,
+          text,
+          key.value.length
+        )
       }
       variables.find(same(key.value)).foreach { variable =>
-        throw CerErrors.analysis(s"PARTITION BY ${key.value}: the pattern's variable $variable is an output column " +
-          s"too, and the output would hold two columns named ${key.value}; name the variable apart, e.g. " +
-          s"AS ${variable}_event", key.pos, text, key.value.length)
+        throw CerErrors.analysis(
+          s"PARTITION BY ${key.value}: the pattern's variable $variable is an output column " +
+            s"too, and the output would hold two columns named ${key.value}; name the variable apart, e.g. " +
+            s"AS ${variable}_event",
+          key.pos,
+          text,
+          key.value.length
+        )
       }
     }
     variables.find(v => bounds.exists(same(v))).foreach { variable =>
@@ -135,8 +148,13 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
       val wanted =
         if (duration) "a TIMESTAMP or an integer count of milliseconds"
         else "an integer (for a TIMESTAMP write a time span, e.g. WITHIN 10 SECONDS)"
-      if (!ok) throw CerErrors.analysis(s"the window measures the order column ${column.name}, which is " +
-        s"${column.dataType.sql}; it must be $wanted", query.within.get.pos, text, "WITHIN".length)
+      if (!ok) throw CerErrors.analysis(
+        s"the window measures the order column ${column.name}, which is " +
+          s"${column.dataType.sql}; it must be $wanted",
+        query.within.get.pos,
+        text,
+        "WITHIN".length
+      )
       if (duration && order.direction == Descending) throw CerErrors.analysis(
         s"a time-span window needs the stream in ascending ${column.name} order: drop DESC", query.within.get.pos, text)
     case _ =>
@@ -147,12 +165,18 @@ final class CerAnalysis(session: SparkSession, request: CerRequest, input: Logic
     val f = p.filter
     val parsed = CerErrors.parsing(SparkPredicate.parse(f, text, session.sessionState.sqlParser))
     CerErrors.analyzing(parsed.checkColumns(columns.map(_.name), conf.resolver))
-    CerErrors.analyzing(parsed.checkComparisons(
-      SparkPredicate.columnTypes(columns.map(a => StructField(a.name, a.dataType)), conf.resolver)))
+    CerErrors.analyzing(
+      parsed.checkComparisons(
+        SparkPredicate.columnTypes(columns.map(a => StructField(a.name, a.dataType)), conf.resolver)))
     val resolved = resolve(parsed.expression, columns, Some(parsed))
     if (resolved.dataType != BooleanType)
-      throw CerErrors.analysis(s"${parsed.source.described} is ${resolved.dataType.sql}, not BOOLEAN: a filter " +
-        s"must be a condition, e.g. ${f.variable.value}[${f.text} > 0]", f.pos, text, parsed.source.length)
+      throw CerErrors.analysis(
+        s"${parsed.source.described} is ${resolved.dataType.sql}, not BOOLEAN: a filter " +
+          s"must be a condition, e.g. ${f.variable.value}[${f.text} > 0]",
+        f.pos,
+        text,
+        parsed.source.length
+      )
     if (p.negated) Not(resolved) else resolved
   }
 }

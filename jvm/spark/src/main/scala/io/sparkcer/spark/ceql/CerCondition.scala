@@ -1,7 +1,10 @@
 package io.sparkcer.spark.ceql
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BinaryComparison, EqualTo, Expression, GenericInternalRow, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual, MutableProjection, Predicate, PrettyAttribute, Unevaluable}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, AttributeSet, BinaryComparison, EqualTo, Expression, GenericInternalRow, GreaterThan, GreaterThanOrEqual,
+  LessThan, LessThanOrEqual, MutableProjection, Predicate, PrettyAttribute, Unevaluable
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Count, DeclarativeAggregate}
 import org.apache.spark.sql.catalyst.util.{toPrettySQL, TypeUtils}
 import org.apache.spark.sql.catalyst.util.ArrayData
@@ -24,7 +27,8 @@ import io.sparkcer.engine.eval.Aggregation
  * @param columns   the input columns an event's struct holds: what the condition reads of the operator's child
  */
 final case class CerCondition(predicate: Expression, slots: Seq[Expression], inputs: Seq[Attribute],
-    columns: Seq[Attribute]) extends Expression with Unevaluable {
+    columns: Seq[Attribute])
+    extends Expression with Unevaluable {
 
   override def children: Seq[Expression] = predicate +: (slots ++ columns)
   @transient override lazy val references: AttributeSet = AttributeSet(columns)
@@ -43,9 +47,10 @@ final case class CerCondition(predicate: Expression, slots: Seq[Expression], inp
       case (input, a: AggregateFunction) => input.exprId -> toPrettySQL(a)
       case (input, argument) => input.exprId -> s"prev(${toPrettySQL(argument)})"
     }.toMap
-    toPrettySQL(predicate.transform {
-      case a: Attribute if calls.contains(a.exprId) => PrettyAttribute(calls(a.exprId))
-    })
+    toPrettySQL(
+      predicate.transform {
+        case a: Attribute if calls.contains(a.exprId) => PrettyAttribute(calls(a.exprId))
+      })
   }
 
   override def toString: String = sql
@@ -154,7 +159,8 @@ object CerCondition {
 
     /** [[io.sparkcer.engine.eval.EventReader.compareSlotValues]]: by the ordering of the slot's type. */
     def compareSlotValues(slot: Int, a: Any, b: Any): Int = {
-      if (slotOrderings(slot) == null) slotOrderings(slot) = TypeUtils.getInterpretedOrdering(condition.slots(slot).dataType)
+      if (slotOrderings(slot) == null)
+        slotOrderings(slot) = TypeUtils.getInterpretedOrdering(condition.slots(slot).dataType)
       Integer.signum(slotOrderings(slot).compare(a, b))
     }
 

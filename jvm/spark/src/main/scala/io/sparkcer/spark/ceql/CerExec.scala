@@ -4,7 +4,9 @@ import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
-import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, HashPartitioning, Partitioning, SinglePartition, UnknownPartitioning}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  AllTuples, ClusteredDistribution, Distribution, HashPartitioning, Partitioning, SinglePartition, UnknownPartitioning
+}
 import org.apache.spark.sql.cer.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -34,7 +36,8 @@ case class CerExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of matches"),
     "numLeftOut" -> SQLMetrics.createMetric(sparkContext, "number of rows left out (NULL keys)"),
     "peakActiveStates" -> SQLMetrics.createAverageMetric(sparkContext, "peak active states per task"),
-    "peakLiveNodes" -> SQLMetrics.createAverageMetric(sparkContext, "peak tECS nodes per task")) ++
+    "peakLiveNodes" -> SQLMetrics.createAverageMetric(sparkContext, "peak tECS nodes per task")
+  ) ++
     // The engine's work, what the papers bound, and the counters of the pattern's evaluation.
     pattern.evaluation.metrics.map(m => m.name -> SQLMetrics.createMetric(sparkContext, m.description))
 
@@ -63,7 +66,8 @@ case class CerExec(
 
   override protected def doExecute(): RDD[InternalRow] = {
     val (numEvents, numOutputRows, numLeftOut, peakActiveStates, peakLiveNodes) = (longMetric("numEvents"),
-      longMetric("numOutputRows"), longMetric("numLeftOut"), longMetric("peakActiveStates"), longMetric("peakLiveNodes"))
+      longMetric("numOutputRows"), longMetric("numLeftOut"), longMetric("peakActiveStates"),
+      longMetric("peakLiveNodes"))
     val task = this.task(child.output, CerConf.matchBound(conf))
 
     SparkInternals.mapPartitionsWithIndex(child.execute()) { (index, rows) =>

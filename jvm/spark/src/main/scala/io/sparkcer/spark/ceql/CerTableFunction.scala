@@ -2,7 +2,9 @@ package io.sparkcer.spark.ceql
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedRelation}
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Descending, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, Descending, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression, SortOrder
+}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, OneRowRelation, UnaryNode}
 import org.apache.spark.sql.types.StringType
 
@@ -26,7 +28,8 @@ object CerTableFunction {
 
   def description: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) = (
     FunctionIdentifier(FunctionName),
-    new ExpressionInfo(getClass.getName.stripSuffix("$"), null, FunctionName, usage, "", "", "", "table_funcs", "", "", ""),
+    new ExpressionInfo(
+      getClass.getName.stripSuffix("$"), null, FunctionName, usage, "", "", "", "table_funcs", "", "", ""),
     build)
 
   def build(arguments: Seq[Expression]): LogicalPlan = arguments.headOption match {
@@ -47,7 +50,9 @@ object CerTableFunction {
         s"ORDER BY (ts), 'A ; B WITHIN 5 MINUTES', 'event_type', 'ts')")
     val text = string(arguments.head, "pattern").getOrElse(
       throw CerErrors.analysis(s"the pattern argument of $FunctionName must not be NULL"))
-    val parsed = try CeqlParser.parse(text) catch { case e: PatternException => throw CerErrors.syntax(e) }
+    val parsed =
+      try CeqlParser.parse(text)
+      catch { case e: PatternException => throw CerErrors.syntax(e) }
     if (parsed.streams.nonEmpty)
       throw CerErrors.analysis(s"leave FROM out of the pattern: the input is the first argument of $FunctionName",
         parsed.streams.head.pos, text, parsed.streams.head.value.length)
@@ -60,7 +65,8 @@ object CerTableFunction {
     val query = parsed.copy(
       streams = call.table.map(Name(_, Position.Unknown)).toSeq,
       partitionBy = if (partitionBy.nonEmpty) partitionBy else parsed.partitionBy,
-      orderBy = if (orderBy.nonEmpty) orderBy else parsed.orderBy)
+      orderBy = if (orderBy.nonEmpty) orderBy else parsed.orderBy
+    )
     val typeColumn = arguments.lift(1).flatMap(string(_, "type_column"))
     val timeColumn = arguments.lift(2).flatMap(string(_, "time_column"))
     UnresolvedCer(CerRequest(text, text, query, call.table.toSeq, typeColumn, timeColumn), Seq(call.child))
@@ -77,7 +83,7 @@ object CerTableFunction {
     case a: UnresolvedAttribute => Name(a.nameParts.last, Position.Unknown)
     case a: Attribute => Name(a.name, Position.Unknown)
     case other => throw CerErrors.analysis(
-      s"$clause of the TABLE argument of $FunctionName takes columns, found ${other.sql}; compute it in a subquery first")
+        s"$clause of the TABLE argument of $FunctionName takes columns, found ${other.sql}; compute it in a subquery first")
   }
 }
 

@@ -1,7 +1,9 @@
 package io.sparkcer.spark.ceql
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, Expression, Literal, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, BindReferences, BoundReference, Expression, Literal, Predicate, SortOrder, UnsafeProjection
+}
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.cer.SparkInternals
 
@@ -26,7 +28,8 @@ final case class CerTask(
     output: Seq[Attribute],
     split: Seq[Attribute],
     input: Seq[Attribute],
-    bound: MatchBound) extends CerOperator {
+    bound: MatchBound)
+    extends CerOperator {
 
   /** The input ordinals of the stream order's columns; the first is the window's and the event time's column. */
   val orderOrdinals: Seq[Int] =
@@ -56,7 +59,9 @@ final case class CerTask(
     predicates.foreach(_.initialize(partitionIndex))
     val key = if (partitionKeys.isEmpty) null else UnsafeProjection.create(partitionKeys, input)
     val orderType = order.head.dataType
-    val window = pattern.analyzed.window.collect { case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType) }
+    val window = pattern.analyzed.window.collect {
+      case w if w.key.isInstanceOf[WindowKey.Column] => (orderOrdinals.head, orderType)
+    }
     val relations = conditions.map(_.bind(input, partitionIndex)).toArray
     val reader = new InternalRowReader(predicates, relations, key, window, split.lift(1).map(ordinal), whereabouts)
     val writer = new MatchWriter(pattern.analyzed.declaredKeys, orderOrdinals.head,
@@ -68,7 +73,8 @@ final case class CerTask(
   private def whereabouts: InternalRow => String = {
     val shown = (partitionKeys ++ order.map(_.child)).distinct
     val values = shown.map(BindReferences.bindReference(_, input))
-    row => shown.zip(values).map { case (e, v) => s"${toPrettySQL(e)} = ${Literal(v.eval(row), v.dataType)}" }.mkString(", ")
+    row =>
+      shown.zip(values).map { case (e, v) => s"${toPrettySQL(e)} = ${Literal(v.eval(row), v.dataType)}" }.mkString(", ")
   }
 }
 
@@ -80,7 +86,9 @@ object CerTask {
      */
     def matches(rows: Iterator[InternalRow]): Iterator[InternalRow] = {
       val found = evaluator.matches(rows)
-      def surfaced[T](step: => T): T = try step catch { case e: TooManyMatchesException => throw SparkInternals.taskFailure(e) }
+      def surfaced[T](step: => T): T =
+        try step
+        catch { case e: TooManyMatchesException => throw SparkInternals.taskFailure(e) }
       new Iterator[InternalRow] {
         def hasNext: Boolean = surfaced(found.hasNext)
         def next(): InternalRow = writer(surfaced(found.next()))

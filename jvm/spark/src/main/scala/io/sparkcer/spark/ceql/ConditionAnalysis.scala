@@ -20,7 +20,8 @@ import io.sparkcer.spark.common.{CerErrors, ExpressionResolver, SparkPredicate}
  * resolved against the struct of its variable alone; an aggregate's type is that of Spark's own aggregate function
  * over it.
  */
-final class ConditionAnalysis(session: SparkSession, text: String, columns: Seq[Attribute], resolve: ExpressionResolver) {
+final class ConditionAnalysis(session: SparkSession, text: String, columns: Seq[Attribute],
+    resolve: ExpressionResolver) {
   private val resolver = session.sessionState.conf.resolver
   private val names = columns.map(_.name)
   private val struct = DataTypeUtils.fromAttributes(columns)
@@ -32,17 +33,19 @@ final class ConditionAnalysis(session: SparkSession, text: String, columns: Seq[
     val slots = c.slots.zip(parsed.arguments).map { case (s, argument) => slot(s, argument, structs(s.variable.value)) }
     val slotInputs = parsed.slotNames.zip(slots).map { case (name, e) => AttributeReference(name, e.dataType)() }
     val slotTypes = parsed.slotNames.zip(c.slots.map(ParsedCondition.call).zip(slots.map(_.dataType))).toMap
-    CerErrors.analyzing(parsed.predicate.checkComparisons {
-      case UnresolvedAttribute(Seq(v, column)) if c.variables.exists(resolver(_, v)) =>
-        columns.find(a => resolver(a.name, column)).map(a => s"$v.$column" -> a.dataType)
-      case UnresolvedAttribute(Seq(name)) => slotTypes.find(s => resolver(s._1, name)).map(_._2)
-      case _ => None
-    })
+    CerErrors.analyzing(
+      parsed.predicate.checkComparisons {
+        case UnresolvedAttribute(Seq(v, column)) if c.variables.exists(resolver(_, v)) =>
+          columns.find(a => resolver(a.name, column)).map(a => s"$v.$column" -> a.dataType)
+        case UnresolvedAttribute(Seq(name)) => slotTypes.find(s => resolver(s._1, name)).map(_._2)
+        case _ => None
+      })
     val inputs = c.variables.map(structs) ++ slotInputs
     val predicate = resolve(parsed.predicate.expression, inputs, Some(parsed.predicate))
     if (predicate.dataType != BooleanType)
-      throw CerErrors.analysis(s"the condition ${c.text} is ${predicate.dataType.sql}, not BOOLEAN: a filter must be a " +
-        s"condition, e.g. ${c.text} > 0", c.pos, text, c.text.length)
+      throw CerErrors.analysis(
+        s"the condition ${c.text} is ${predicate.dataType.sql}, not BOOLEAN: a filter must be a " +
+          s"condition, e.g. ${c.text} > 0", c.pos, text, c.text.length)
     CerCondition(predicate, slots, inputs, columns)
   }
 
@@ -50,16 +53,17 @@ final class ConditionAnalysis(session: SparkSession, text: String, columns: Seq[
   private def slot(s: Slot, parsed: Option[SparkPredicate], variable: Attribute): Expression = {
     val argument = parsed.fold[Expression](variable)(a => resolve(a.expression, Seq(variable), Some(a)))
     // Placed where the argument is written, as Spark's runtime errors (an ANSI overflow) name it.
-    val function = CurrentOrigin.withOrigin(argument.origin)(s.function match {
-      case SlotFunction.Prev => argument
-      case SlotFunction.Count => Count(argument)
-      case SlotFunction.Sum => Sum(argument)
-      case SlotFunction.Avg => Average(argument)
-      case SlotFunction.Min => Min(argument)
-      case SlotFunction.Max => Max(argument)
-      case SlotFunction.First => First(argument, ignoreNulls = false)
-      case SlotFunction.Last => Last(argument, ignoreNulls = false)
-    })
+    val function = CurrentOrigin.withOrigin(argument.origin)(
+      s.function match {
+        case SlotFunction.Prev => argument
+        case SlotFunction.Count => Count(argument)
+        case SlotFunction.Sum => Sum(argument)
+        case SlotFunction.Avg => Average(argument)
+        case SlotFunction.Min => Min(argument)
+        case SlotFunction.Max => Max(argument)
+        case SlotFunction.First => First(argument, ignoreNulls = false)
+        case SlotFunction.Last => Last(argument, ignoreNulls = false)
+      })
     if (function.checkInputDataTypes().isFailure) {
       val call = ParsedCondition.call(s)
       val problem =
@@ -76,7 +80,8 @@ final class ConditionAnalysis(session: SparkSession, text: String, columns: Seq[
  * A condition's Spark texts, parsed by Spark: the condition, in which each aggregate or `prev` call is a column
  * named by its slot, and each slot's argument (None for `count(b)`).
  */
-final case class ParsedCondition(condition: Condition, predicate: SparkPredicate, arguments: Seq[Option[SparkPredicate]]) {
+final case class ParsedCondition(condition: Condition, predicate: SparkPredicate,
+    arguments: Seq[Option[SparkPredicate]]) {
   /** The columns that stand for the slots in the condition's Spark text. */
   def slotNames: Seq[String] = condition.slots.map(_.name.stripPrefix("`").stripSuffix("`"))
 

@@ -60,11 +60,13 @@ final class InternalRowReader(guards: Array[BasePredicate], conditions: Array[Ce
   override def holds(condition: Int, events: Array[AnyRef], slots: Array[Any]): Boolean =
     conditions(condition).holds(events, slots)
 
-  override def argument(condition: Int, slot: Int, event: InternalRow): Any = conditions(condition).argument(slot, event)
+  override def argument(condition: Int, slot: Int, event: InternalRow): Any =
+    conditions(condition).argument(slot, event)
 
   override def aggregation(condition: Int, slot: Int): Aggregation = conditions(condition).aggregation(slot)
 
-  override def operand(condition: Int, side: Int, event: InternalRow): AnyRef = conditions(condition).operand(side, event)
+  override def operand(condition: Int, side: Int, event: InternalRow): AnyRef =
+    conditions(condition).operand(side, event)
 
   override def compareHardness(condition: Int, side: Int, a: InternalRow, b: InternalRow): Int =
     conditions(condition).compareHardness(side, a, b)

@@ -36,7 +36,9 @@ final class MatchWriter(
     for (v <- variables.indices) row.readFrom(keys + 2 + v, bound, v)
   }
 
-  private val structs: Array[EventStruct] = variables.map { case (columns, _) => new EventStruct(columns, input) }.toArray
+  private val structs: Array[EventStruct] = variables.map { case (columns, _) =>
+    new EventStruct(columns, input)
+  }.toArray
   /** Per single variable, the view of its event that every match reuses; null for a list. */
   private val views: Array[ProjectingInternalRow] = variables.indices.map { v =>
     if (variables(v)._2) structs(v).view() else null
@@ -82,7 +84,8 @@ private final class MatchRow(types: Array[DataType]) extends InternalRow {
   override def setNullAt(i: Int): Unit = throw new UnsupportedOperationException("a match's row is read-only")
   override def update(i: Int, value: Any): Unit = throw new UnsupportedOperationException("a match's row is read-only")
   override def copy(): InternalRow =
-    new GenericInternalRow(Array.tabulate[Any](types.length)(i => if (isNullAt(i)) null else InternalRow.copyValue(get(i, types(i)))))
+    new GenericInternalRow(
+      Array.tabulate[Any](types.length)(i => if (isNullAt(i)) null else InternalRow.copyValue(get(i, types(i)))))
 
   override def isNullAt(i: Int): Boolean = rows(i).isNullAt(ordinals(i))
   override def getBoolean(i: Int): Boolean = rows(i).getBoolean(ordinals(i))
@@ -92,7 +95,8 @@ private final class MatchRow(types: Array[DataType]) extends InternalRow {
   override def getLong(i: Int): Long = rows(i).getLong(ordinals(i))
   override def getFloat(i: Int): Float = rows(i).getFloat(ordinals(i))
   override def getDouble(i: Int): Double = rows(i).getDouble(ordinals(i))
-  override def getDecimal(i: Int, precision: Int, scale: Int): Decimal = rows(i).getDecimal(ordinals(i), precision, scale)
+  override def getDecimal(i: Int, precision: Int, scale: Int): Decimal =
+    rows(i).getDecimal(ordinals(i), precision, scale)
   override def getUTF8String(i: Int): UTF8String = rows(i).getUTF8String(ordinals(i))
   override def getBinary(i: Int): Array[Byte] = rows(i).getBinary(ordinals(i))
   override def getInterval(i: Int): CalendarInterval = rows(i).getInterval(ordinals(i))

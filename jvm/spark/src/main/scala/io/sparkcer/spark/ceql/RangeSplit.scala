@@ -1,11 +1,18 @@
 package io.sparkcer.spark.ceql
 
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Ascending, Attribute, AttributeReference, Cast, Ceil, Divide, ElementAt, Expression, Floor, Greatest, GreaterThan, IntegralDivide, Literal, Multiply, Not, Or, Pmod, ScalarSubquery, SortOrder, Subtract, UnixMicros}
+import org.apache.spark.sql.catalyst.expressions.{
+  Add, Alias, Ascending, Attribute, AttributeReference, Cast, Ceil, Divide, ElementAt, Expression, Floor, Greatest,
+  GreaterThan, IntegralDivide, Literal, Multiply, Not, Or, Pmod, ScalarSubquery, SortOrder, Subtract, UnixMicros
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Max, Min}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Expand, Filter, LogicalPlan, Project, RepartitionByExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  Aggregate, Expand, Filter, LogicalPlan, Project, RepartitionByExpression
+}
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{ArrayType, BooleanType, ByteType, DoubleType, IntegerType, LongType, ShortType, TimestampType}
+import org.apache.spark.sql.types.{
+  ArrayType, BooleanType, ByteType, DoubleType, IntegerType, LongType, ShortType, TimestampType
+}
 
 import io.sparkcer.engine.analysis.WindowKey
 import io.sparkcer.engine.plan.CompiledPattern
@@ -51,9 +58,9 @@ object RangeSplit {
     val column = order.head.child
     val key: Option[(Expression, Long)] = (analyzed.window, column.dataType) match {
       case (Some(w), TimestampType) => w.key match {
-        case WindowKey.Column(_, true) => Some((UnixMicros(column), w.amount * 1000L))
-        case _ => None
-      }
+          case WindowKey.Column(_, true) => Some((UnixMicros(column), w.amount * 1000L))
+          case _ => None
+        }
       case (Some(w), ByteType | ShortType | IntegerType | LongType) if w.key.isInstanceOf[WindowKey.Column] =>
         Some((Cast(column, LongType), w.amount))
       case _ => None
@@ -62,7 +69,8 @@ object RangeSplit {
       (value, window) <- key if eligible && window > 0
       longest <- multiply(window, conf.getConf(CerConf.RANGE_SPLIT_WINDOWS_PER_RANGE))
     } yield {
-      val withWidth = Project(input.output :+ Alias(width(value, window, longest, tasks, stream), "__cer_width")(), input)
+      val withWidth =
+        Project(input.output :+ Alias(width(value, window, longest, tasks, stream), "__cer_width")(), input)
       val w = withWidth.output.last
       val range = AttributeReference("__cer_range", LongType)()
       val context = AttributeReference("__cer_context", BooleanType, nullable = false)()
@@ -73,8 +81,11 @@ object RangeSplit {
         input.output ++ Seq(range, context, w), withWidth)
       // A context copy is kept only for rows within a window of the next range's start.
       val kept = Filter(Or(Not(context), GreaterThan(offset, Subtract(w, Literal(window)))), split)
-      val task = Alias(ElementAt(Literal.create(taskKeys(tasks), ArrayType(IntegerType, containsNull = false)),
-        Add(Cast(Pmod(range, Literal(tasks.toLong)), IntegerType), Literal(1))), "__cer_task")()
+      val task = Alias(
+        ElementAt(Literal.create(taskKeys(tasks), ArrayType(IntegerType, containsNull = false)),
+          Add(Cast(Pmod(range, Literal(tasks.toLong)), IntegerType), Literal(1))),
+        "__cer_task"
+      )()
       val placed = Project(input.output ++ Seq(range, context, task), kept)
       (RepartitionByExpression(Seq(task.toAttribute), placed, Some(tasks)), Seq(range, context, task.toAttribute))
     }
@@ -90,7 +101,7 @@ object RangeSplit {
     def double(e: Expression) = Cast(e, DoubleType)
     val span = Subtract(double(Max(value).toAggregateExpression()), double(Min(value).toAggregateExpression()))
     val perTask = Greatest(Seq(Literal(RangesPerTask.toDouble),
-      double(Ceil(Divide(span, Literal(longest.toDouble * tasks))))))
+        double(Ceil(Divide(span, Literal(longest.toDouble * tasks))))))
     val share = Add(double(Floor(Divide(span, Multiply(Literal(tasks.toDouble), perTask)))), Literal(1.0))
     val width = Cast(Greatest(Seq(Literal(window.toDouble), share)), LongType)
     ScalarSubquery(Aggregate(Nil, Seq(Alias(width, "width")()), stream))
@@ -107,5 +118,6 @@ object RangeSplit {
   }
 
   private def multiply(a: Long, b: Long): Option[Long] =
-    try Some(Math.multiplyExact(a, b)) catch { case _: ArithmeticException => None }
+    try Some(Math.multiplyExact(a, b))
+    catch { case _: ArithmeticException => None }
 }

@@ -3,7 +3,9 @@ package io.sparkcer.spark.ceql
 import java.io.{DataInput, DataOutput}
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, GenericInternalRow, JoinedRow, MutableProjection, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  AttributeReference, GenericInternalRow, JoinedRow, MutableProjection, UnsafeProjection, UnsafeRow
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 
 import io.sparkcer.engine.eval.Aggregation

@@ -32,6 +32,7 @@ object StreamingCer {
   private def checkWindow(m: CerMatch): Unit =
     if (m.pattern.analyzed.window.isEmpty)
       throw CerErrors.analysis("a CEQL query on a stream needs WITHIN, which bounds the state kept for each key: " +
-        s"add a window, e.g. WITHIN 10 MINUTES (a span of the event time ${m.order.head.child.asInstanceOf[Attribute].name}) " +
+        s"add a window, e.g. WITHIN 10 MINUTES (a span of the event time ${m.order.head.child.asInstanceOf[
+            Attribute].name}) " +
         "or WITHIN 1000 EVENTS")
 }

@@ -98,8 +98,11 @@ object CerConf {
       "rows before its matches (PREV), counts them (MATCH_NUMBER) or anchors them (^) keeps that state for ever.")
     .version(Since)
     .stringConf
-    .checkValue(durationMillis(_).exists(_ > 0), "It must be a positive duration, written as Spark writes intervals " +
-      "(withWatermark's delay), e.g. '30 minutes', '1 hour 30 minutes', or as its time confs, e.g. '30min', '90s'")
+    .checkValue(
+      durationMillis(_).exists(_ > 0),
+      "It must be a positive duration, written as Spark writes intervals " +
+        "(withWatermark's delay), e.g. '30 minutes', '1 hour 30 minutes', or as its time confs, e.g. '30min', '90s'"
+    )
     .createOptional
 
   val MAX_PARTIAL_MATCH_ROWS = SQLConf.buildConf("spark.cer.matchRecognize.maxPartialMatchRows")

@@ -40,10 +40,14 @@ object CerErrors {
     analysis(new PatternException(problem, pos, text, length))
 
   /** Runs a check of the engine's or of ours, raising its problem as an analysis error. */
-  def analyzing[A](check: => A): A = try check catch { case e: PatternException => throw analysis(e) }
+  def analyzing[A](check: => A): A =
+    try check
+    catch { case e: PatternException => throw analysis(e) }
 
   /** Parses Spark SQL text of a query ([[SparkPredicate.parse]]), raising its problem as a syntax error. */
-  def parsing[A](parse: => A): A = try parse catch { case e: PatternException => throw syntax(e) }
+  def parsing[A](parse: => A): A =
+    try parse
+    catch { case e: PatternException => throw syntax(e) }
 
   /** The problem and its place in `query` that an error of ours carries ([[place]]); None for Spark's own errors. */
   def placeOf(e: AnalysisException, query: String): Option[PatternException] = {
@@ -60,5 +64,6 @@ object CerErrors {
     "cerLine" -> e.pos.line.toString,
     "cerColumn" -> e.pos.column.toString,
     "cerOffset" -> e.pos.offset.toString,
-    "cerLength" -> e.length.toString)
+    "cerLength" -> e.length.toString
+  )
 }

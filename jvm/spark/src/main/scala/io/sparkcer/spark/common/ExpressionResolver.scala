@@ -1,7 +1,9 @@
 package io.sparkcer.spark.common
 
 import org.apache.spark.sql.AnalysisException
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, PythonFuncExpression, ScalarSubquery, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias, Attribute, Expression, PythonFuncExpression, ScalarSubquery, SubqueryExpression
+}
 import org.apache.spark.sql.catalyst.optimizer.CollapseProject
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project}
 import org.apache.spark.sql.classic.SparkSession
@@ -36,15 +38,17 @@ final class ExpressionResolver(session: SparkSession, text: String, scalarSubque
     def asWritten(message: String): String = written.toSeq.sortBy(-_._1.length).foldLeft(message) {
       case (m, (name, text)) => m.replace(s"`$name`", text).replace(name, text)
     }
-    def placed[A](step: => A): A = try step catch {
-      case ex: AnalysisException if from.isDefined =>
-        // Spark's own error (its condition kept), placed in the query like ours.
-        val source = from.get.source
-        val placed = new PatternException(s"in ${source.described}: ${asWritten(ex.message.trim)}", source.pos, text,
-          source.length)
-        throw ex.copy(message = placed.getMessage, line = None, startPosition = None, context = Array.empty,
-          messageParameters = ex.messageParameters ++ CerErrors.place(placed))
-    }
+    def placed[A](step: => A): A =
+      try step
+      catch {
+        case ex: AnalysisException if from.isDefined =>
+          // Spark's own error (its condition kept), placed in the query like ours.
+          val source = from.get.source
+          val placed = new PatternException(s"in ${source.described}: ${asWritten(ex.message.trim)}", source.pos, text,
+            source.length)
+          throw ex.copy(message = placed.getMessage, line = None, startPosition = None, context = Array.empty,
+            messageParameters = ex.messageParameters ++ CerErrors.place(placed))
+      }
     // The plan's shape is checked before Spark's checks, whose errors about aggregates speak of GROUP BY. A SQL
     // function's call is analyzed into a projection of its arguments below its body, which collapses into one.
     val analyzed = placed(analyzer.execute(Project(Seq(Alias(e, "cer_guard")()), LocalRelation(over))))
@@ -59,12 +63,17 @@ final class ExpressionResolver(session: SparkSession, text: String, scalarSubque
         resolved
       case _ =>
         val source = from.map(_.source)
-        throw CerErrors.analysis(s"${source.fold(e.sql)(_.described)} may not use Spark's aggregate, window or " +
-          s"generator functions, nor subqueries${if (scalarSubqueries) " other than uncorrelated scalar ones" else ""}" +
-          ": it is evaluated on events as they come (a condition's own " +
-          "aggregates, count, sum, avg, min, max, first and last, range over the events of a variable, e.g. " +
-          "sum(b.volume) > 100); a SQL function (CREATE FUNCTION) may be used when its body is a plain expression, " +
-          "which Spark inlines", source.fold(Position.Unknown)(_.pos), text, source.fold(1)(_.length))
+        throw CerErrors.analysis(
+          s"${source.fold(e.sql)(_.described)} may not use Spark's aggregate, window or " +
+            s"generator functions, nor subqueries${if (scalarSubqueries) " other than uncorrelated scalar ones" else ""}" +
+            ": it is evaluated on events as they come (a condition's own " +
+            "aggregates, count, sum, avg, min, max, first and last, range over the events of a variable, e.g. " +
+            "sum(b.volume) > 100); a SQL function (CREATE FUNCTION) may be used when its body is a plain expression, " +
+            "which Spark inlines",
+          source.fold(Position.Unknown)(_.pos),
+          text,
+          source.fold(1)(_.length)
+        )
     }
   }
 }
@@ -82,12 +91,15 @@ object ExpressionResolver {
     val python = e.collectFirst { case p: PythonFuncExpression => p }
     // The innermost call that is not deterministic is the one the user wrote (rand(), uuid(), ...).
     val random = e.collectFirst { case r if !r.deterministic && r.children.forall(_.deterministic) => r }
-    python.map(p => s"calls the Python function ${p.name} (a Python or pandas UDF), which the matcher cannot " +
+    python.map(p =>
+      s"calls the Python function ${p.name} (a Python or pandas UDF), which the matcher cannot " +
         s"call event by event: compute it in a column first, e.g. df.withColumn(\"x\", ${p.name}(...)), or in a " +
         "subquery in FROM, and refer to that column")
-      .orElse(random.map(r => s"calls ${r.sql}, which is not deterministic: the matcher may evaluate an event more " +
-        "than once and every try must agree; compute it in a column first, e.g. df.withColumn(\"r\", " +
-        s"${r.sql}), or in a subquery in FROM, and refer to that column"))
+      .orElse(
+        random.map(r =>
+          s"calls ${r.sql}, which is not deterministic: the matcher may evaluate an event more " +
+            "than once and every try must agree; compute it in a column first, e.g. df.withColumn(\"r\", " +
+            s"${r.sql}), or in a subquery in FROM, and refer to that column"))
   }
 
   /** Why an aggregate `call` (CEQL's or MATCH_RECOGNIZE's) cannot add up its argument `value`, of `dataType`. */

@@ -63,9 +63,13 @@ final case class SparkPredicate(predicate: SqlFragment, source: SparkPredicate.S
         val qualified = variables.exists(resolver(_, a.nameParts.head))
         val column = if (qualified) a.nameParts.lift(1) else Some(a.nameParts.head)
         column.filterNot(c => columns.exists(resolver(_, c))).foreach { c =>
-          throw new PatternException(s"unknown column '$c' in ${source.described}; the columns are: " +
-            s"${columns.mkString(", ")}", positionOf(a.origin, if (qualified) a.nameParts.head.length + 1 else 0),
-            query, c.length)
+          throw new PatternException(
+            s"unknown column '$c' in ${source.described}; the columns are: " +
+              s"${columns.mkString(", ")}",
+            positionOf(a.origin, if (qualified) a.nameParts.head.length + 1 else 0),
+            query,
+            c.length
+          )
         }
       case _ =>
     }
@@ -84,11 +88,16 @@ final case class SparkPredicate(predicate: SqlFragment, source: SparkPredicate.S
       case _ => false
     }
     def check(a: Expression, b: Expression): Unit = Seq(a -> b, b -> a).foreach {
-      case (x: UnresolvedAttribute, y) if number(y) => typeOf(x).filter(_._2 == StringType).foreach { case (name, _) =>
-        throw new PatternException(s"type mismatch in ${source.described}: $name is a STRING compared with a " +
-          s"number; compare it with a string ('...'), or convert it explicitly, e.g. double($name)",
-          positionOf(x.origin), query, name.length)
-      }
+      case (x: UnresolvedAttribute, y) if number(y) =>
+        typeOf(x).filter(_._2 == StringType).foreach { case (name, _) =>
+          throw new PatternException(
+            s"type mismatch in ${source.described}: $name is a STRING compared with a " +
+              s"number; compare it with a string ('...'), or convert it explicitly, e.g. double($name)",
+            positionOf(x.origin),
+            query,
+            name.length
+          )
+        }
       case _ =>
     }
     expression.foreach {
@@ -131,14 +140,17 @@ object SparkPredicate {
 
   /** Parses the Spark text of `p`, which `source` names in messages. */
   def parse(p: SqlFragment, source: Source, query: String, parser: ParserInterface): SparkPredicate = {
-    val expression = try parser.parseExpression(p.sparkSql) catch {
-      case e: ParseException =>
-        val problem = s"Spark SQL cannot parse ${source.described}: ${e.message.trim}"
-        throw new PatternException(problem, position(p, query, e.start, 0), query)
-      case _: StackOverflowError =>
-        throw new PatternException(s"the ${source.kind} is too deeply nested for Spark's parser; write it with fewer " +
-          "levels", p.pos, query, p.text.length)
-    }
+    val expression =
+      try parser.parseExpression(p.sparkSql)
+      catch {
+        case e: ParseException =>
+          val problem = s"Spark SQL cannot parse ${source.described}: ${e.message.trim}"
+          throw new PatternException(problem, position(p, query, e.start, 0), query)
+        case _: StackOverflowError =>
+          throw new PatternException(
+            s"the ${source.kind} is too deeply nested for Spark's parser; write it with fewer " +
+              "levels", p.pos, query, p.text.length)
+      }
     SparkPredicate(p, source, expression, query)
   }
 

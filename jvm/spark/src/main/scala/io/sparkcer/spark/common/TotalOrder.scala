@@ -1,6 +1,8 @@
 package io.sparkcer.spark.common
 
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, RowOrdering, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{
+  Ascending, Attribute, AttributeSet, Expression, RowOrdering, SortOrder
+}
 import org.apache.spark.sql.catalyst.util.truncatedString
 
 /**
@@ -20,12 +22,14 @@ import org.apache.spark.sql.catalyst.util.truncatedString
  * @param input the operator's input columns, which give the tie-break its order
  * @param grouped the keys rows are sorted by before ORDER BY; those that are columns break no tie
  */
-final case class TotalOrder(order: Seq[SortOrder], read: AttributeSet, input: Seq[Attribute], grouped: Seq[Expression]) {
+final case class TotalOrder(order: Seq[SortOrder], read: AttributeSet, input: Seq[Attribute],
+    grouped: Seq[Expression]) {
   private val ordered = AttributeSet(order.flatMap(_.child.references) ++ grouped.collect { case a: Attribute => a })
   private val candidates = input.filter(a => read.contains(a) && !ordered.contains(a))
 
   /** The columns that break ties, after ORDER BY. */
-  val tieBreak: Seq[SortOrder] = candidates.filter(a => RowOrdering.isOrderable(a.dataType)).map(SortOrder(_, Ascending))
+  val tieBreak: Seq[SortOrder] =
+    candidates.filter(a => RowOrdering.isOrderable(a.dataType)).map(SortOrder(_, Ascending))
 
   /** The columns read that cannot break a tie. */
   val unordered: Seq[Attribute] = candidates.filterNot(a => RowOrdering.isOrderable(a.dataType))

@@ -36,8 +36,8 @@ object KafkaExactlyOnceProvider {
     try Class.forName("org.apache.kafka.clients.producer.KafkaProducer", false, getClass.getClassLoader)
     catch {
       case _: ClassNotFoundException => throw new IllegalArgumentException(
-        s"the $Name sink needs Kafka's client classes, which Spark's Kafka connector brings: start the session with " +
-          "spark.jars.packages=org.apache.spark:spark-sql-kafka-0-10_2.13:<Spark's version> (or spark-submit's " +
-          "--packages)")
+          s"the $Name sink needs Kafka's client classes, which Spark's Kafka connector brings: start the session with " +
+            "spark.jars.packages=org.apache.spark:spark-sql-kafka-0-10_2.13:<Spark's version> (or spark-submit's " +
+            "--packages)")
     }
 }

@@ -27,19 +27,25 @@ private[kafka] object KafkaRecords {
       throw new IllegalArgumentException(s"the ${KafkaExactlyOnceProvider.Name} sink writes the columns `value` and " +
         s"`key` (optional), and the rows also have ${others.map(c => s"`$c`").mkString(", ")}: select a value, for " +
         "example to_json(struct(*)) AS value")
-    KafkaRecords(bytes(schema, "key"), bytes(schema, "value").getOrElse(throw new IllegalArgumentException(
-      s"the ${KafkaExactlyOnceProvider.Name} sink writes a column `value`, which the rows do not have: select one, " +
-        "for example to_json(struct(*)) AS value")))
+    KafkaRecords(
+      bytes(schema, "key"),
+      bytes(schema, "value").getOrElse(
+        throw new IllegalArgumentException(
+          s"the ${KafkaExactlyOnceProvider.Name} sink writes a column `value`, which the rows do not have: select one, " +
+            "for example to_json(struct(*)) AS value"))
+    )
   }
 
   private def bytes(schema: StructType, column: String): Option[InternalRow => Array[Byte]] = {
     val i = schema.fields.indexWhere(_.name.equalsIgnoreCase(column))
     if (i < 0) None
-    else Some(schema(i).dataType match {
-      case _: StringType => row => if (row.isNullAt(i)) null else row.getUTF8String(i).getBytes
-      case BinaryType => row => if (row.isNullAt(i)) null else row.getBinary(i)
-      case other => throw new IllegalArgumentException(s"the ${KafkaExactlyOnceProvider.Name} sink writes `$column` " +
-        s"as a string or bytes, and it is ${other.simpleString}: cast it, or write to_json(...) of it")
-    })
+    else Some(
+      schema(i).dataType match {
+        case _: StringType => row => if (row.isNullAt(i)) null else row.getUTF8String(i).getBytes
+        case BinaryType => row => if (row.isNullAt(i)) null else row.getBinary(i)
+        case other =>
+          throw new IllegalArgumentException(s"the ${KafkaExactlyOnceProvider.Name} sink writes `$column` " +
+            s"as a string or bytes, and it is ${other.simpleString}: cast it, or write to_json(...) of it")
+      })
   }
 }

@@ -22,7 +22,8 @@ final case class KafkaSinkOptions(topic: String, transactionalId: String, kafka:
   def producerConfig: java.util.Map[String, Object] = (kafka ++ Map(
     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG -> classOf[ByteArraySerializer].getName,
     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG -> classOf[ByteArraySerializer].getName,
-    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG -> "true")).toMap[String, Object].asJava
+    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG -> "true"
+  )).toMap[String, Object].asJava
 
   /** The settings an admin client knows (servers, security), without the producer's, which it would warn about. */
   def adminConfig: java.util.Map[String, Object] =
@@ -40,19 +41,26 @@ object KafkaSinkOptions {
       case (k, v) if k.toLowerCase(Locale.ROOT).startsWith(Prefix) => k.drop(Prefix.length) -> v
     }
     def required(name: String, value: Option[String], what: String): String = value.filter(_.trim.nonEmpty)
-      .getOrElse(throw new IllegalArgumentException(s"the ${KafkaExactlyOnceProvider.Name} sink needs the option " +
-        s"$name: $what"))
-    required(s"${Prefix}${ProducerConfig.BOOTSTRAP_SERVERS_CONFIG}", kafka.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG),
-      "the brokers to write to, host:port[,host:port...]")
+      .getOrElse(
+        throw new IllegalArgumentException(s"the ${KafkaExactlyOnceProvider.Name} sink needs the option " +
+          s"$name: $what"))
+    required(
+      s"${Prefix}${ProducerConfig.BOOTSTRAP_SERVERS_CONFIG}",
+      kafka.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG),
+      "the brokers to write to, host:port[,host:port...]"
+    )
     val fixed = kafka.keySet.intersect(Fixed)
     if (fixed.nonEmpty)
       throw new IllegalArgumentException(s"the ${KafkaExactlyOnceProvider.Name} sink sets " +
         fixed.toSeq.sorted.map(Prefix + _).mkString(", ") + " itself: leave it out")
     KafkaSinkOptions(
       topic = required("topic", parameters.get("topic"), "the topic the rows go to"),
-      transactionalId = required(s"${Prefix}${ProducerConfig.TRANSACTIONAL_ID_CONFIG}",
+      transactionalId = required(
+        s"${Prefix}${ProducerConfig.TRANSACTIONAL_ID_CONFIG}",
         kafka.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG),
-        "a name for this query, the same across its restarts and unique among the queries writing to Kafka"),
-      kafka = kafka)
+        "a name for this query, the same across its restarts and unique among the queries writing to Kafka"
+      ),
+      kafka = kafka
+    )
   }
 }

@@ -66,10 +66,13 @@ final class TransactionalKafkaSink(options: KafkaSinkOptions) extends Sink with 
           producer.commitTransaction() // sends what send() buffered; fails if any of it failed
         } catch {
           case e: ProducerFencedException => throw new IllegalStateException(
-            s"$name: another producer took over kafka.transactional.id=${options.transactionalId} while batch " +
-              s"$batchId was written: give each query an id of its own", e)
+              s"$name: another producer took over kafka.transactional.id=${options.transactionalId} while batch " +
+                s"$batchId was written: give each query an id of its own",
+              e
+            )
           case NonFatal(e) =>
-            try producer.abortTransaction() catch { case NonFatal(abort) => e.addSuppressed(abort) }
+            try producer.abortTransaction()
+            catch { case NonFatal(abort) => e.addSuppressed(abort) }
             throw e
         }
         logInfo(s"$name: batch $batchId committed, ${rows.length} records")

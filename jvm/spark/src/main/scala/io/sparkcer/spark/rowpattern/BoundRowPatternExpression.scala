@@ -57,7 +57,8 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
    * A DEFINE condition's value at the row being tried, row `current` of a match from `start`, labelled `label`:
    * `summary` is the thread's rows' up to it, that row included (the layout's summary of no rows when it keeps none).
    */
-  def evalRunning(summary: RunningSummary, start: Long, current: Int, label: Int, rows: PartitionRows[InternalRow]): Any = {
+  def evalRunning(summary: RunningSummary, start: Long, current: Int, label: Int, rows: PartitionRows[InternalRow])
+      : Any = {
     onSummary.summary = summary
     onSummary.start = start
     onSummary.current = current
@@ -68,19 +69,22 @@ final class BoundRowPatternExpression(e: RowPatternExpression, input: Seq[Attrib
   private def evaluate(m: MatchAccess, rows: PartitionRows[InternalRow]): Any = {
     var k = 0
     while (k < values.length) {
-      slots.update(k, values(k) match {
-        case MatchValue.Column(p, value, _) =>
-          val i = m.row(k, p)
-          val position = if (i < 0) -1L else m.start + i + p.physical
-          if (position < 0 || !rows.holds(position)) null
-          else projections(k)(rows(position)).get(0, value.dataType)
-        case MatchValue.Classifier(p, _) =>
-          val i = m.row(k, p)
-          val j = i + p.physical
-          if (i >= 0 && j >= 0 && j <= m.lastRow) names(m.label(j)) else null
-        case MatchValue.Number => m.number
-        case a: MatchValue.Aggregate => m.aggregate(k, a.running, rows)
-      })
+      slots.update(
+        k,
+        values(k) match {
+          case MatchValue.Column(p, value, _) =>
+            val i = m.row(k, p)
+            val position = if (i < 0) -1L else m.start + i + p.physical
+            if (position < 0 || !rows.holds(position)) null
+            else projections(k)(rows(position)).get(0, value.dataType)
+          case MatchValue.Classifier(p, _) =>
+            val i = m.row(k, p)
+            val j = i + p.physical
+            if (i >= 0 && j >= 0 && j <= m.lastRow) names(m.label(j)) else null
+          case MatchValue.Number => m.number
+          case a: MatchValue.Aggregate => m.aggregate(k, a.running, rows)
+        }
+      )
       k += 1
     }
     expression(slots).get(0, e.dataType)

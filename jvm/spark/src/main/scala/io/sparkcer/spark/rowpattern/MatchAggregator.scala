@@ -1,8 +1,12 @@
 package io.sparkcer.spark.rowpattern
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, GenericInternalRow, JoinedRow, MutableProjection, SpecificInternalRow}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate, ImperativeAggregate, TypedImperativeAggregate}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, BindReferences, GenericInternalRow, JoinedRow, MutableProjection, SpecificInternalRow
+}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{
+  AggregateFunction, DeclarativeAggregate, ImperativeAggregate, TypedImperativeAggregate
+}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -50,7 +54,8 @@ object MatchAggregator {
   def copyable(function: AggregateFunction): Boolean = !function.isInstanceOf[TypedImperativeAggregate[_]]
 
   /** The aggregator of `a` over rows of `input`, whose labels name `labels`. */
-  def apply(a: MatchValue.Aggregate, input: Seq[Attribute], labels: IndexedSeq[String], partitionIndex: Int): MatchAggregator =
+  def apply(a: MatchValue.Aggregate, input: Seq[Attribute], labels: IndexedSeq[String], partitionIndex: Int)
+      : MatchAggregator =
     a.function match {
       case d: DeclarativeAggregate => new Declarative(d, input :+ a.rowLabel :+ a.matchNumber, labels, partitionIndex)
       case i: ImperativeAggregate => new Imperative(i, input :+ a.rowLabel :+ a.matchNumber, labels)
@@ -58,7 +63,8 @@ object MatchAggregator {
     }
 
   private final class Declarative(f: DeclarativeAggregate, input: Seq[Attribute], labels: IndexedSeq[String],
-      partitionIndex: Int) extends MatchAggregator(labels) {
+      partitionIndex: Int)
+      extends MatchAggregator(labels) {
     private val buffer = f.aggBufferAttributes
     private val initial = MutableProjection.create(f.initialValues, Nil)
     private val updater = MutableProjection.create(f.updateExpressions, buffer ++ input)

@@ -1,7 +1,9 @@
 package io.sparkcer.spark.rowpattern
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression
+}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 import org.apache.spark.sql.types.StringType
 
@@ -21,16 +23,28 @@ object MatchRecognizeCall {
 
   def description: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) = (
     FunctionIdentifier(FunctionName),
-    new ExpressionInfo(getClass.getName.stripSuffix("$"), null, FunctionName,
-      "The place of a MATCH_RECOGNIZE clause in a statement, for spark-cer's parser; not to be called.", "", "", "",
-      "table_funcs", "", "", ""),
+    new ExpressionInfo(
+      getClass.getName.stripSuffix("$"),
+      null,
+      FunctionName,
+      "The place of a MATCH_RECOGNIZE clause in a statement, for spark-cer's parser; not to be called.",
+      "",
+      "",
+      "",
+      "table_funcs",
+      "",
+      "",
+      ""
+    ),
     build)
 
   private def build(arguments: Seq[Expression]): LogicalPlan = arguments match {
-    case Seq(t: FunctionTableSubqueryArgumentExpression, text) if text.foldable && text.dataType == StringType &&
-        text.eval() != null => UnresolvedMatchRecognize(Right(text.eval().toString), t.plan)
-    case _ => throw CerErrors.analysis(s"$FunctionName(TABLE(t), clause) stands for t MATCH_RECOGNIZE (clause): write " +
-      "that instead")
+    case Seq(t: FunctionTableSubqueryArgumentExpression, text)
+        if text.foldable && text.dataType == StringType &&
+          text.eval() != null => UnresolvedMatchRecognize(Right(text.eval().toString), t.plan)
+    case _ =>
+      throw CerErrors.analysis(s"$FunctionName(TABLE(t), clause) stands for t MATCH_RECOGNIZE (clause): write " +
+        "that instead")
   }
 }
 

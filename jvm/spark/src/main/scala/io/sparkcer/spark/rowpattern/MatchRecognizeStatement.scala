@@ -5,7 +5,9 @@ import java.util.Locale
 import org.apache.spark.sql.catalyst.analysis.UnresolvedTableValuedFunction
 import org.apache.spark.sql.catalyst.expressions.{FunctionTableSubqueryArgumentExpression, IntegerLiteral}
 import org.apache.spark.sql.catalyst.parser.ParseException
-import org.apache.spark.sql.catalyst.plans.logical.{AlterViewAs, CacheTableAsSelect, CreateView, LogicalPlan, SubqueryAlias, UnresolvedWith}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  AlterViewAs, CacheTableAsSelect, CreateView, LogicalPlan, SubqueryAlias, UnresolvedWith
+}
 import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.execution.command.{CreateViewCommand, DescribeQueryCommand, ExplainCommand}
 
@@ -31,10 +33,45 @@ import io.sparkcer.engine.syntax.{PatternException, Position, Token, TokenKind}
  */
 object MatchRecognizeStatement {
   /** Words that come before a FROM item or after one: never a relation's name or alias. */
-  private val Keywords = Set("FROM", "JOIN", "ON", "AS", "SELECT", "WHERE", "LATERAL", "TABLE", "USING", "GROUP",
-    "HAVING", "ORDER", "LIMIT", "OFFSET", "UNION", "INTERSECT", "EXCEPT", "MINUS", "INNER", "LEFT", "RIGHT", "FULL",
-    "CROSS", "NATURAL", "ANTI", "SEMI", "OUTER", "WINDOW", "CLUSTER", "DISTRIBUTE", "SORT", "PIVOT", "UNPIVOT",
-    "TABLESAMPLE", "QUALIFY", "FOR", "MATCH_RECOGNIZE")
+  private val Keywords = Set(
+    "FROM",
+    "JOIN",
+    "ON",
+    "AS",
+    "SELECT",
+    "WHERE",
+    "LATERAL",
+    "TABLE",
+    "USING",
+    "GROUP",
+    "HAVING",
+    "ORDER",
+    "LIMIT",
+    "OFFSET",
+    "UNION",
+    "INTERSECT",
+    "EXCEPT",
+    "MINUS",
+    "INNER",
+    "LEFT",
+    "RIGHT",
+    "FULL",
+    "CROSS",
+    "NATURAL",
+    "ANTI",
+    "SEMI",
+    "OUTER",
+    "WINDOW",
+    "CLUSTER",
+    "DISTRIBUTE",
+    "SORT",
+    "PIVOT",
+    "UNPIVOT",
+    "TABLESAMPLE",
+    "QUALIFY",
+    "FOR",
+    "MATCH_RECOGNIZE"
+  )
   private val Prefix = s"${MatchRecognizeCall.FunctionName}(TABLE("
   private val FromItem = "SELECT * FROM "
 
@@ -68,11 +105,13 @@ object MatchRecognizeStatement {
       }
       plan.transformUpWithSubqueries {
         case UnresolvedTableValuedFunction(Seq(MatchRecognizeCall.FunctionName),
-            Seq(t: FunctionTableSubqueryArgumentExpression, IntegerLiteral(n)), _) if clauses.indices.contains(n) =>
+              Seq(t: FunctionTableSubqueryArgumentExpression, IntegerLiteral(n)), _) if clauses.indices.contains(n) =>
           UnresolvedMatchRecognize(Left(clauses(n)), t.plan)
         // A CTE's queries, and the query that EXPLAIN or DESCRIBE QUERY reads, are no children of the plan.
-        case w: UnresolvedWith => w.copy(cteRelations = w.cteRelations.map { case (name, query) =>
-          name -> bind(query, sql).asInstanceOf[SubqueryAlias] })
+        case w: UnresolvedWith => w.copy(
+            cteRelations = w.cteRelations.map { case (name, query) =>
+              name -> bind(query, sql).asInstanceOf[SubqueryAlias]
+            })
         case e: ExplainCommand => e.copy(logicalPlan = bind(e.logicalPlan, sql))
         case d: DescribeQueryCommand => d.copy(plan = bind(d.plan, sql))
         case v: CreateView => v.copy(originalText = v.originalText.map(written))
@@ -89,9 +128,10 @@ object MatchRecognizeStatement {
         for (line <- o.line if line >= 1 && line <= lines.length; column <- o.startPosition)
           yield lines.take(line - 1).map(_.length + 1).sum + column
       def back(o: Origin): Origin = offset(o).flatMap { at =>
-        moved.collectFirst { case (from, until, shift) if at >= from + shift && at < until + shift =>
-          val moved = Position.advance(sql, Position.Start, at - shift)
-          o.copy(line = Some(moved.line), startPosition = Some(moved.column - 1))
+        moved.collectFirst {
+          case (from, until, shift) if at >= from + shift && at < until + shift =>
+            val moved = Position.advance(sql, Position.Start, at - shift)
+            o.copy(line = Some(moved.line), startPosition = Some(moved.column - 1))
         }
       }.getOrElse(o)
       new ParseException(Some(sql), back(e.start), back(e.stop), e.getCondition, e.getMessageParameters.asScalaMap)
@@ -141,8 +181,9 @@ object MatchRecognizeStatement {
     tokens.indices.filter(i => tokens(i).isWord("MATCH_RECOGNIZE") && tokens.lift(i + 1).exists(_.isSymbol("(")))
       .flatMap { i =>
         relationBefore(tokens, i).map { relation =>
-          val close = closing(tokens, i + 1).getOrElse(throw new PatternException(
-            "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(i + 1).pos, sql))
+          val close = closing(tokens, i + 1).getOrElse(
+            throw new PatternException(
+              "expected ')' to close MATCH_RECOGNIZE (, found the end of the statement", tokens(i + 1).pos, sql))
           Found(i, close, relation)
         }
       }
@@ -204,7 +245,8 @@ object MatchRecognizeStatement {
     else {
       val open = opening(tokens, end)
       val sample =
-        if (open >= 2 && tokens(open - 1).isWord("REPEATABLE") && tokens.lift(open - 2).exists(_.isSymbol(")"))) opening(tokens, open - 2)
+        if (open >= 2 && tokens(open - 1).isWord("REPEATABLE") && tokens.lift(open - 2).exists(_.isSymbol(")")))
+          opening(tokens, open - 2)
         else open
       if (sample >= 1 && tokens(sample - 1).isWord("TABLESAMPLE")) Some(sample - 2) else None
     }
@@ -216,7 +258,8 @@ object MatchRecognizeStatement {
     else {
       // `alias(columns)` after a relation (or after AS) renames its columns; a name and parentheses after anything
       // else are a table function's call.
-      val renamed = if (!tokens.lift(j).exists(_.isSymbol(")"))) None else {
+      val renamed = if (!tokens.lift(j).exists(_.isSymbol(")"))) None
+      else {
         val open = opening(tokens, j)
         if (open < 1 || !isName(tokens(open - 1))) None
         else if (open >= 3 && tokens(open - 2).isWord("AS") && endsAt(open - 3)) Some(open - 3)

@@ -16,8 +16,10 @@ import io.sparkcer.engine.syntax.PatternException
 final case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case u: UnresolvedMatchRecognize if u.child.resolved =>
-      val parsed = u.clause.fold(identity, text =>
-        try ParsedClause(MatchRecognizeParser.parse(text), text) catch { case e: PatternException => throw CerErrors.syntax(e) })
+      val parsed = u.clause.fold(identity,
+        text =>
+          try ParsedClause(MatchRecognizeParser.parse(text), text)
+          catch { case e: PatternException => throw CerErrors.syntax(e) })
       val recognized = new MatchRecognizeAnalysis(session, parsed, u.child).plan
       if (recognized.child.isStreaming) RowPatternStreaming.lower(recognized) else recognized
   }

@@ -1,7 +1,9 @@
 package io.sparkcer.spark.rowpattern
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, ExprId, Expression, GenericInternalRow, If, JoinedRow, Literal, Predicate}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, AttributeReference, ExprId, Expression, GenericInternalRow, If, JoinedRow, Literal, Predicate
+}
 import org.apache.spark.sql.types.{BooleanType, StringType}
 
 import io.sparkcer.engine.rowpattern.PartitionRows
@@ -21,7 +23,8 @@ final class RowCondition(e: RowPatternExpression, input: Seq[Attribute], label: 
   }.distinct.toArray
   /** Per offset, the input's columns of the row there, and whether the partition holds that row. */
   private val shifted: Array[Seq[Attribute]] = offsets.map(_ => input.map(_.newInstance()))
-  private val held: Array[Attribute] = offsets.map(d => AttributeReference(s"held_at_$d", BooleanType, nullable = false)())
+  private val held: Array[Attribute] =
+    offsets.map(d => AttributeReference(s"held_at_$d", BooleanType, nullable = false)())
 
   private val predicate = {
     val values: Map[ExprId, Expression] = e.inputs.zip(e.values).map { case (slot, v) =>

@@ -48,7 +48,8 @@ object MatchValue {
    * `sum(MATCH_NUMBER() * 100)`), columns no plan produces, which the aggregate's reader supplies.
    */
   final case class Aggregate(labels: Option[Set[Int]], function: AggregateFunction, rowLabel: Attribute,
-      matchNumber: Attribute, running: Boolean, sql: String) extends MatchValue {
+      matchNumber: Attribute, running: Boolean, sql: String)
+      extends MatchValue {
     def dataType: DataType = function.dataType
     def expressions: Seq[Expression] = Seq(function)
     /** Whether the function reads its rows' labels, so that which variable each row took matters to it. */
@@ -66,7 +67,8 @@ object MatchValue {
  * @param written the text as the query writes it, for EXPLAIN and messages
  */
 final case class RowPatternExpression(expression: Expression, values: Seq[MatchValue], inputs: Seq[Attribute],
-    written: String) extends Expression with Unevaluable {
+    written: String)
+    extends Expression with Unevaluable {
   override def children: Seq[Expression] = expression +: values.flatMap(_.expressions)
   @transient override lazy val references: AttributeSet =
     AttributeSet(values.flatMap(_.expressions).flatMap(_.references)) --
@@ -91,7 +93,8 @@ final case class RowPatternExpression(expression: Expression, values: Seq[MatchV
 
   override def sql: String = {
     val shown = inputs.zip(values).map { case (a, v) => a.exprId -> v.sql }.toMap
-    toPrettySQL(expression.transform { case a: Attribute if shown.contains(a.exprId) => PrettyAttribute(shown(a.exprId)) })
+    toPrettySQL(
+      expression.transform { case a: Attribute if shown.contains(a.exprId) => PrettyAttribute(shown(a.exprId)) })
   }
 
   override def toString: String = sql

@@ -6,9 +6,13 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Cast, CommonExpressionRef, Expression, Literal, RuntimeReplaceable, With}
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias, Attribute, AttributeReference, Cast, CommonExpressionRef, Expression, Literal, RuntimeReplaceable, With
+}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, First, Last}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{
+  AggregateExpression, AggregateFunction, AnyValue, First, Last
+}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LocalRelation}
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.classic.SparkSession
@@ -49,13 +53,15 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
   private val rowNumber = AttributeReference("MATCH_NUMBER()", LongType, nullable = false)()
 
   def apply(written: SqlFragment): RowPatternExpression = {
-    val source = SparkPredicate.Source(defining.fold("measure")(l => s"condition of ${pattern.labels(l)}"), written.text,
-      written.pos)
+    val source =
+      SparkPredicate.Source(defining.fold("measure")(l => s"condition of ${pattern.labels(l)}"), written.text,
+        written.pos)
     val parsed = CerErrors.parsing(SparkPredicate.parse(written, source, text, session.sessionState.sqlParser))
     val values = mutable.ArrayBuffer.empty[MatchValue]
     val names = mutable.ArrayBuffer.empty[String]
-    def fail(problem: String): Nothing = throw CerErrors.analysis(s"in ${source.described}: $problem", written.pos, text,
-      written.text.length)
+    def fail(problem: String): Nothing =
+      throw CerErrors.analysis(s"in ${source.described}: $problem", written.pos, text,
+        written.text.length)
 
     /**
      * A call or reference as the query writes it: Spark's parser keeps where each node stands in the text it reads,
@@ -137,7 +143,8 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
         if (value.exists(isClassifier))
           fail(s"$written: a navigation reads columns of one row, or its CLASSIFIER() alone; write the expression " +
             "around the navigation, as lower(LAST(CLASSIFIER()))")
-        if (value.exists(navigation(_).isDefined)) fail(s"$written: a navigation reads columns of one row, not other navigations")
+        if (value.exists(navigation(_).isDefined))
+          fail(s"$written: a navigation reads columns of one row, not other navigations")
         checkColumns(value, written)
         slot(MatchValue.Column(pointer, executable(resolve(value, input, Some(parsed))), written))
       }
@@ -156,7 +163,8 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
         val rows = offset(args, 1, 1, call) * (if (step == "prev") -1 else 1)
         val (pointer, value) = navigation(args.head) match {
           case Some((inner @ ("first" | "last"), innerArgs)) => logical(inner, innerArgs, running)
-          case Some((semantics @ ("running" | "final"), Seq(inner))) if navigation(inner).exists(n => isLogical(n._1)) =>
+          case Some((semantics @ ("running" | "final"), Seq(inner)))
+              if navigation(inner).exists(n => isLogical(n._1)) =>
             val (name, innerArgs) = navigation(inner).get
             logical(name, innerArgs, Some(semantics == "running"))
           case _ =>
@@ -170,68 +178,82 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
       case Some(("match_rowtime", args)) =>
         if (args.nonEmpty) fail("MATCH_ROWTIME() takes no argument: it is the time of the match's last row")
         if (defining.isDefined) fail("MATCH_ROWTIME() in a DEFINE condition: a match has no last row until it is found")
-        val time = eventTime.filter(t => Seq(TimestampType, TimestampNTZType).contains(t.dataType)).getOrElse(fail(
-          "MATCH_ROWTIME() is the time of the match's last row, read from the first ORDER BY column, which is " +
-            eventTime.fold("missing: ORDER BY the rows' time")(t => s"${t.name}, ${t.dataType.sql}, not a TIMESTAMP")))
+        val time = eventTime.filter(t => Seq(TimestampType, TimestampNTZType).contains(t.dataType)).getOrElse(
+          fail(
+            "MATCH_ROWTIME() is the time of the match's last row, read from the first ORDER BY column, which is " +
+              eventTime.fold("missing: ORDER BY the rows' time")(t =>
+                s"${t.name}, ${t.dataType.sql}, not a TIMESTAMP")))
         at(Pointer(None, last = true, 0, 0, running = false), UnresolvedAttribute(Seq(time.name)), asWritten(e))
       case Some(("match_number", _)) => slot(MatchValue.Number)
       case _ => e match {
-        case f: UnresolvedFunction if isAggregate(f) => slot(aggregate(f, running))
-        case a: UnresolvedAttribute =>
-          val (labels, stripped) = ofOneVariable(a, a.sql)
-          at(Pointer(labels, last = true, 0, 0, running = true), stripped, asWritten(a))
-        case s: UnresolvedStar => fail(s"${s.sql} stands only inside count(...)")
-        case other => other.withNewChildren(other.children.map(lower(_, None)))
-      }
+          case f: UnresolvedFunction if isAggregate(f) => slot(aggregate(f, running))
+          case a: UnresolvedAttribute =>
+            val (labels, stripped) = ofOneVariable(a, a.sql)
+            at(Pointer(labels, last = true, 0, 0, running = true), stripped, asWritten(a))
+          case s: UnresolvedStar => fail(s"${s.sql} stands only inside count(...)")
+          case other => other.withNewChildren(other.children.map(lower(_, None)))
+        }
     }
 
     def aggregate(f: UnresolvedFunction, running: Option[Boolean]): MatchValue.Aggregate = {
       val call = asWritten(f)
       if (f.isDistinct) fail(s"$call: DISTINCT aggregates are not supported over a match's rows")
-      if (f.filter.isDefined) fail(s"$call: FILTER is not supported over a match's rows; put the condition in the value")
+      if (f.filter.isDefined)
+        fail(s"$call: FILTER is not supported over a match's rows; put the condition in the value")
       // A copy is placed where the call is written, as Spark places what its analyzer builds from it (a cast).
       val (labels, stripped) = ofOneVariable(CurrentOrigin.withOrigin(f.origin)(f.copy(filter = None)), call)
       // CLASSIFIER() in the argument is each row's label, and MATCH_NUMBER() its match's number (in a condition, the
       // number of the match tried), columns the aggregate's rows carry.
       val labelled = stripped.transformUp {
-        case c if isClassifier(c) => CurrentOrigin.withOrigin(c.origin)(AttributeReference(rowLabel.name, StringType,
-          nullable = false)(rowLabel.exprId))
+        case c if isClassifier(c) =>
+          CurrentOrigin.withOrigin(c.origin)(AttributeReference(rowLabel.name, StringType,
+              nullable = false)(rowLabel.exprId))
         case n if navigation(n).exists(_._1 == "match_number") =>
           if (navigation(n).get._2.nonEmpty) fail(s"${asWritten(n)}: MATCH_NUMBER() takes no argument")
           CurrentOrigin.withOrigin(n.origin)(AttributeReference(rowNumber.name, LongType, nullable = false)(
-            rowNumber.exprId))
+              rowNumber.exprId))
       }
-      labelled.children.foreach(_.foreach { u =>
-        if (navigation(u).isDefined || isAggregate(u))
-          fail(s"$call may not hold ${asWritten(u)}: an aggregate reads the columns of each row it ranges over, and " +
-            "its label (CLASSIFIER())")
-      })
+      labelled.children.foreach(
+        _.foreach { u =>
+          if (navigation(u).isDefined || isAggregate(u))
+            fail(
+              s"$call may not hold ${asWritten(u)}: an aggregate reads the columns of each row it ranges over, and " +
+                "its label (CLASSIFIER())")
+        })
       checkColumns(labelled, call)
       MatchValue.Aggregate(labels, resolveAggregate(labelled, call), rowLabel, rowNumber, mode(running, call), call)
     }
 
     def checkColumns(e: Expression, call: String): Unit = e.foreach {
       case a: UnresolvedAttribute if !columns.exists(resolver(_, a.nameParts.head)) =>
-        val named = if (pattern.labels.exists(resolver(_, a.nameParts.head))) " (a pattern variable alone is no value)" else ""
-        fail(s"unknown column '${a.nameParts.mkString(".")}' in $call$named; the columns are: ${columns.mkString(", ")}, " +
-          s"read through a pattern variable (A.column) or of the current row (column); the variables are " +
-          s"${(pattern.labels ++ pattern.subsets.keys).mkString(", ")}")
+        val named =
+          if (pattern.labels.exists(resolver(_, a.nameParts.head))) " (a pattern variable alone is no value)" else ""
+        fail(
+          s"unknown column '${a.nameParts.mkString(".")}' in $call$named; the columns are: ${columns.mkString(", ")}, " +
+            s"read through a pattern variable (A.column) or of the current row (column); the variables are " +
+            s"${(pattern.labels ++ pattern.subsets.keys).mkString(", ")}")
       case _ =>
     }
 
     def resolveAggregate(call: Expression, written: String): AggregateFunction = {
       val analyzer = session.sessionState.analyzer
-      val plan = try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input :+ rowLabel :+ rowNumber)))
+      val plan =
+        try analyzer.execute(Aggregate(Nil, Seq(Alias(call, "value")()), LocalRelation(input :+ rowLabel :+ rowNumber)))
         catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
       // The rule of every condition and measure first, which Spark's check would word as one of GROUP BY.
       val aggregated = plan.collectFirst { case a: Aggregate => a.aggregateExpressions.head }.get
       ExpressionResolver.notEvaluableOnEvents(aggregated).foreach(problem => fail(s"$written $problem"))
       stringsAsNumbers(call, aggregated).foreach { argument =>
-        throw CerErrors.analysis(s"in ${source.described}: " +
-          ExpressionResolver.notNumbers(written, asWritten(argument), StringType), parsed.positionOf(call.origin), text,
-          written.length)
+        throw CerErrors.analysis(
+          s"in ${source.described}: " +
+            ExpressionResolver.notNumbers(written, asWritten(argument), StringType),
+          parsed.positionOf(call.origin),
+          text,
+          written.length
+        )
       }
-      try analyzer.checkAnalysis(plan) catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
+      try analyzer.checkAnalysis(plan)
+      catch { case e: AnalysisException => fail(s"$written: ${e.message.trim}") }
       val function = aggregated.collectFirst {
         case AggregateExpression(function, _, false, None, _) => function
       }.getOrElse(fail(s"$written is not an aggregate over the match's rows"))
@@ -247,10 +269,11 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
     def stringsAsNumbers(call: Expression, analyzed: Expression): Option[Expression] = {
       val function = analyzed.collectFirst { case a: AggregateExpression => a.aggregateFunction }
       val written = call.children.filterNot(_.isInstanceOf[UnresolvedStar])
-      function.filter(_.children.length == written.length).flatMap(_.children.zip(written).collectFirst {
-        case (Cast(value, _: NumericType, _, _), argument) if value.dataType == StringType && !isCast(argument) =>
-          argument
-      })
+      function.filter(_.children.length == written.length).flatMap(
+        _.children.zip(written).collectFirst {
+          case (Cast(value, _: NumericType, _, _), argument) if value.dataType == StringType && !isCast(argument) =>
+            argument
+        })
     }
 
     val lowered = lower(asCalls(parsed.expression), None)
@@ -266,7 +289,7 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
   private def asCalls(e: Expression): Expression = e.transformUp {
     case a @ AggregateExpression(AnyValue(child, ignoreNulls), _, false, None, _) =>
       CurrentOrigin.withOrigin(a.origin)(UnresolvedFunction("any_value",
-        child +: (if (ignoreNulls) Seq(Literal(true)) else Nil), isDistinct = false))
+          child +: (if (ignoreNulls) Seq(Literal(true)) else Nil), isDistinct = false))
   }
 
   /**
@@ -293,7 +316,8 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
     case f: UnresolvedFunction if f.nameParts.length == 1 =>
       val n = f.nameParts.head.toLowerCase(Locale.ROOT)
       val own = Map(MatchRecognizeParser.Running -> "running", MatchRecognizeParser.Final -> "final")
-      own.get(n).orElse(Some(n).filter(Set("first", "last", "prev", "next", "classifier", "match_number", "match_rowtime")))
+      own.get(n).orElse(Some(n).filter(Set("first", "last", "prev", "next", "classifier", "match_number",
+            "match_rowtime")))
         .map(_ -> f.arguments)
     case _ => None
   }
@@ -313,7 +337,8 @@ final class RowPatternExpressionAnalysis(session: SparkSession, pattern: Analyze
 
   private def isAggregate(e: Expression): Boolean = e match {
     case f: UnresolvedFunction => navigation(f).isEmpty && f.nameParts.length == 1 &&
-      session.sessionState.functionRegistry.lookupFunction(FunctionIdentifier(f.nameParts.head)).exists(_.getGroup == "agg_funcs")
+      session.sessionState.functionRegistry.lookupFunction(FunctionIdentifier(f.nameParts.head)).exists(
+        _.getGroup == "agg_funcs")
     case _ => false
   }
 }

@@ -47,7 +47,8 @@ final case class RowPatternRecognition(
     defines: Seq[RowPatternExpression],
     measures: Seq[RowPatternExpression],
     output: Seq[Attribute],
-    child: LogicalPlan) extends UnaryNode with RowPatternOperator {
+    child: LogicalPlan)
+    extends UnaryNode with RowPatternOperator {
 
   override def producedAttributes: AttributeSet = AttributeSet(output) -- child.outputSet
 

@@ -25,13 +25,15 @@ case class RowPatternRecognitionExec(
     defines: Seq[RowPatternExpression],
     measures: Seq[RowPatternExpression],
     output: Seq[Attribute],
-    child: SparkPlan) extends UnaryExecNode with RowPatternOperator {
+    child: SparkPlan)
+    extends UnaryExecNode with RowPatternOperator {
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     // What conditions that read other rows of their match cost: linear in the input rows unless a row's condition
     // has to read its match row by row (see RunningLayout.supports).
-    "conditionRowsRead" -> SQLMetrics.createMetric(sparkContext, "number of match rows read by DEFINE conditions"))
+    "conditionRowsRead" -> SQLMetrics.createMetric(sparkContext, "number of match rows read by DEFINE conditions")
+  )
 
   override def producedAttributes: AttributeSet = AttributeSet(output) -- child.outputSet
 
@@ -53,7 +55,9 @@ case class RowPatternRecognitionExec(
     SparkInternals.mapPartitionsWithIndex(child.execute()) { (index, rows) =>
       val out = task.run(rows, index, conditionRowsRead += _)
       new Iterator[InternalRow] {
-        def hasNext: Boolean = try out.hasNext catch { case e: RowPatternException => throw SparkInternals.taskFailure(e) }
+        def hasNext: Boolean =
+          try out.hasNext
+          catch { case e: RowPatternException => throw SparkInternals.taskFailure(e) }
         def next(): InternalRow = { numOutputRows += 1; out.next() }
       }
     }

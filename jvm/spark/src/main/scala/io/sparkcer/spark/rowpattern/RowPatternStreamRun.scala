@@ -21,7 +21,8 @@ import io.sparkcer.spark.stream.{EventTimeProcessor, KeyedRun, RowCodec}
  *                    partition before the second, as if it had another PARTITION BY key
  */
 final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, partitionIndex: Int,
-    idleTimeout: Option[Long]) extends KeyedRun {
+    idleTimeout: Option[Long])
+    extends KeyedRun {
   private val opened = new RowPatternTask.Opened(task, partitionIndex)
   private val rows = new RowCodec(inputSchema)
   private val out = mutable.Queue.empty[InternalRow]
@@ -63,10 +64,11 @@ final class RowPatternStreamRun(task: RowPatternTask, inputSchema: StructType, p
 
   def saved(): Option[Array[Byte]] =
     if (!keeps) None
-    else Some(RowCodec.bytes { out =>
-      partition.save(out, rows)
-      out.writeLong(lastRow)
-    })
+    else Some(
+      RowCodec.bytes { out =>
+        partition.save(out, rows)
+        out.writeLong(lastRow)
+      })
 
   def expiresAt: Option[Long] =
     if (!keeps) None

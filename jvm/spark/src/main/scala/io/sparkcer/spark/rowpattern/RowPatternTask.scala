@@ -1,10 +1,15 @@
 package io.sparkcer.spark.rowpattern
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, GenericInternalRow, JoinedRow, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, BindReferences, BoundReference, GenericInternalRow, JoinedRow, SortOrder, UnsafeProjection
+}
 import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
 
-import io.sparkcer.engine.rowpattern.{AnalyzedRowPattern, ConditionReads, MatchFrame, PartialMatchBound, PartitionRows, RowPattern, RowPatternHost, RowPatternPartition}
+import io.sparkcer.engine.rowpattern.{
+  AnalyzedRowPattern, ConditionReads, MatchFrame, PartialMatchBound, PartitionRows, RowPattern, RowPatternHost,
+  RowPatternPartition
+}
 import io.sparkcer.spark.common.OrderColumn
 
 /**
@@ -22,14 +27,16 @@ final case class RowPatternTask(
     measures: Seq[RowPatternExpression],
     output: Seq[Attribute],
     input: Seq[Attribute],
-    bound: PartialMatchBound) extends RowPatternOperator {
+    bound: PartialMatchBound)
+    extends RowPatternOperator {
 
   /**
    * The rows of one task, one partition after another, to the output rows of their matches; `conditionRowsRead` is
    * told, per partition, how many rows of their matches the DEFINE conditions read
    * ([[RowPatternPartition.conditionRowsRead]]).
    */
-  def run(rows: Iterator[InternalRow], partitionIndex: Int, conditionRowsRead: Long => Unit = _ => ()): Iterator[InternalRow] = {
+  def run(rows: Iterator[InternalRow], partitionIndex: Int, conditionRowsRead: Long => Unit = _ => ())
+      : Iterator[InternalRow] = {
     val opened = new RowPatternTask.Opened(this, partitionIndex)
     val key = UnsafeProjection.create(clusterKeys, input)
     var currentKey: InternalRow = null
@@ -96,7 +103,8 @@ object RowPatternTask {
       values.foldLeft(ConditionReads.Nothing) { (r, v) =>
         v match {
           case v if ofOneRow(v) => r
-          case MatchValue.Column(p, _, _) => r.copy(labels = r.labels ++ p.labels.getOrElse(Set.empty), start = r.start || p.labels.isEmpty)
+          case MatchValue.Column(p, _, _) =>
+            r.copy(labels = r.labels ++ p.labels.getOrElse(Set.empty), start = r.start || p.labels.isEmpty)
           case MatchValue.Classifier(_, _) => r.copy(labels = all, start = true)
           // The universal variable's aggregate of CLASSIFIER() tells every label apart.
           case a: MatchValue.Aggregate =>

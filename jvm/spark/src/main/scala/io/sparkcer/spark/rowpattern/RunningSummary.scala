@@ -36,7 +36,8 @@ final class RunningLayout(defines: Seq[RowPatternExpression], labels: IndexedSeq
    */
   private def navigation(v: MatchValue): Option[(Set[Int], Boolean, Int)] = v match {
     case MatchValue.Column(Pointer(Some(ls), last, logical, _, _), _, _) => Some((ls, last, logical))
-    case MatchValue.Classifier(p, _) if !p.current => Some((p.labels.getOrElse(labels.indices.toSet), p.last, p.logical))
+    case MatchValue.Classifier(p, _) if !p.current =>
+      Some((p.labels.getOrElse(labels.indices.toSet), p.last, p.logical))
     case _ => None
   }
 
@@ -121,7 +122,7 @@ object RunningLayout {
   private val NoRows = Array.empty[Long]
 
   /** A row of a navigation: its index in the match and its label, in one long. */
-  def entry(index: Int, label: Int): Long = (index.toLong << 32) | (label & 0xFFFFFFFFL)
+  def entry(index: Int, label: Int): Long = (index.toLong << 32) | (label & 0xffffffffL)
   def index(entry: Long): Int = (entry >>> 32).toInt
   def label(entry: Long): Int = entry.toInt
 

@@ -7,7 +7,9 @@ import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, TransformWithState}
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
+import org.apache.spark.sql.streaming.{
+  ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState
+}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -33,7 +35,7 @@ import org.apache.spark.sql.types.StructType
  */
 final class EventTimeProcessor(open: Int => KeyedRun, inputSchema: StructType, outputSchema: StructType,
     eventTimeUnitsPerMilli: Long, name: String, val isTemplate: Boolean = true)
-  extends StatefulProcessor[Row, Row, Row] {
+    extends StatefulProcessor[Row, Row, Row] {
 
   def copyForOneExecution: EventTimeProcessor =
     new EventTimeProcessor(open, inputSchema, outputSchema, eventTimeUnitsPerMilli, name, isTemplate = false)
@@ -111,9 +113,13 @@ object EventTimeProcessor {
     val inputSchema = DataTypeUtils.fromAttributes(input)
     val outputSchema = DataTypeUtils.fromAttributes(output)
     TransformWithState[Row, Row, Row](
-      grouping.map(_.toAttribute), input,
+      grouping.map(_.toAttribute),
+      input,
       new EventTimeProcessor(open(inputSchema, _), inputSchema, outputSchema, MicrosPerMilli, name),
-      TimeMode.EventTime(), OutputMode.Append(), Project(input ++ grouping, child))(
+      TimeMode.EventTime(),
+      OutputMode.Append(),
+      Project(input ++ grouping, child)
+    )(
       Encoders.row(DataTypeUtils.fromAttributes(grouping.map(_.toAttribute))), Encoders.row(inputSchema),
       Encoders.row(outputSchema))
   }

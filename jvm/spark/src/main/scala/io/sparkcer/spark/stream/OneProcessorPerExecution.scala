@@ -17,9 +17,9 @@ import org.apache.spark.sql.streaming.StatefulProcessor
 object OneProcessorPerExecution extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
     case t: TransformWithState => (t.statefulProcessor: AnyRef) match {
-      case template: EventTimeProcessor if template.isTemplate =>
-        t.copy(statefulProcessor = template.copyForOneExecution.asInstanceOf[StatefulProcessor[Any, Any, Any]])
-      case _ => t
-    }
+        case template: EventTimeProcessor if template.isTemplate =>
+          t.copy(statefulProcessor = template.copyForOneExecution.asInstanceOf[StatefulProcessor[Any, Any, Any]])
+        case _ => t
+      }
   }
 }

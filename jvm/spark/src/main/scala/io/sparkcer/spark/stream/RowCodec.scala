@@ -26,7 +26,9 @@ final class RowCodec(schema: StructType) extends EventCodec[InternalRow] {
   def read(in: DataInput): InternalRow = UnsafeRowBytes.read(in, fields)
 
   /** Rows as one value. */
-  def encode(rows: Array[InternalRow]): Array[Byte] = RowCodec.bytes { out => out.writeInt(rows.length); rows.foreach(write(_, out)) }
+  def encode(rows: Array[InternalRow]): Array[Byte] = RowCodec.bytes { out =>
+    out.writeInt(rows.length); rows.foreach(write(_, out))
+  }
   def decode(value: Array[Byte]): Iterator[InternalRow] = {
     val in = RowCodec.input(value)
     Iterator.fill(in.readInt())(read(in))

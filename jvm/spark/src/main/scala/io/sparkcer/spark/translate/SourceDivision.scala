@@ -59,16 +59,16 @@ final case class SourceDivision(left: Expression, right: Expression, engine: Sou
 
   @transient private lazy val divide: (Any, Any) => Any = dataType match {
     case DoubleType => (dividend, divisor) =>
-      val d = SourceDivision.double(divisor)
-      if (d == 0 && engine.floatingDivisionByZeroFails) throw divisionByZero
-      SourceDivision.double(dividend) / d
+        val d = SourceDivision.double(divisor)
+        if (d == 0 && engine.floatingDivisionByZeroFails) throw divisionByZero
+        SourceDivision.double(dividend) / d
     // Only Trino divides as REAL, as IEEE 754 does: an infinity or NaN for a zero divisor.
     case FloatType => (dividend, divisor) => SourceDivision.float(dividend) / SourceDivision.float(divisor)
     case t: DecimalType => (dividend, divisor) =>
-      val d = SourceDivision.exact(divisor)
-      if (d.signum == 0) throw divisionByZero
-      val quotient = SourceDivision.exact(dividend).divide(d, t.scale, RoundingMode.HALF_UP)
-      SparkInternals.fitted(Decimal(quotient), t, getContextOrNull())
+        val d = SourceDivision.exact(divisor)
+        if (d.signum == 0) throw divisionByZero
+        val quotient = SourceDivision.exact(dividend).divide(d, t.scale, RoundingMode.HALF_UP)
+        SparkInternals.fitted(Decimal(quotient), t, getContextOrNull())
     case integral =>
       val t = SourceDivision.Integrals(integral)
       (dividend, divisor) => {
@@ -95,7 +95,7 @@ object SourceDivision {
     {
       case Seq(dividend, divisor) => SourceDivision(dividend, divisor, engine)
       case arguments => throw CerErrors.analysis(s"${engine.functionName} takes two arguments, the dividend and the " +
-        s"divisor, not ${arguments.length}")
+          s"divisor, not ${arguments.length}")
     })
 
   /**
@@ -108,7 +108,8 @@ object SourceDivision {
     ByteType -> Integral(Byte.MinValue.toLong, _.toByte, DecimalType(3, 0)),
     ShortType -> Integral(Short.MinValue.toLong, _.toShort, DecimalType(5, 0)),
     IntegerType -> Integral(Int.MinValue.toLong, _.toInt, DecimalType(10, 0)),
-    LongType -> Integral(Long.MinValue, identity, DecimalType(20, 0)))
+    LongType -> Integral(Long.MinValue, identity, DecimalType(20, 0))
+  )
 
   // An operand's value, a number as Spark holds it: a Decimal, or a boxed primitive (Byte to Double).
 

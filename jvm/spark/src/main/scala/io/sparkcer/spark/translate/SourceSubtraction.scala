@@ -82,12 +82,12 @@ object SourceSubtraction {
         case (DateType, StringType) => DateDiff(a, Cast(b, DateType))
         case (StringType, DateType) => DateDiff(Cast(a, DateType), b)
         case (x, y) => engine.refusal(x, y) match {
-          case Some(why) => throw CerErrors.analysis(s"${engine.functionName}(${a.sql}, ${b.sql}): $why")
-          case None => Subtract(a, b)
-        }
+            case Some(why) => throw CerErrors.analysis(s"${engine.functionName}(${a.sql}, ${b.sql}): $why")
+            case None => Subtract(a, b)
+          }
       }
     case _ => throw CerErrors.analysis(s"${engine.functionName} takes two arguments, a and b (a - b), not " +
-      s"${arguments.length}")
+        s"${arguments.length}")
   }
 
   private def isTimestamp(t: DataType): Boolean = t == TimestampType || t == TimestampNTZType

@@ -26,7 +26,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val spark: SparkSession = LocalSpark.session(
     "spark.sql.shuffle.partitions" -> "3",
     "spark.sql.streaming.stateStore.providerClass" ->
-      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+  )
 
   private type Stock = (String, String, Long, Double, Long, Long)
   /** A stock on a stream: its time a timestamp. */
@@ -40,7 +41,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     (1 to 150).map { i =>
       val name = Seq("INTC", "RIMM", "MSFT")(random.nextInt(3))
       price(name) += (random.nextInt(7) - 3) * 0.5
-      (if (random.nextInt(3) == 0) "SELL" else "BUY", name, (1 + random.nextInt(10)) * 100L, price(name), i * 10L, i.toLong)
+      (if (random.nextInt(3) == 0) "SELL" else "BUY", name, (1 + random.nextInt(10)) * 100L, price(name), i * 10L,
+        i.toLong)
     }
   }
 
@@ -55,12 +57,14 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   /** The output rows as lines: the key and bound columns, then the variables' structs or arrays. */
   private def lines(df: DataFrame): Seq[String] = df.collect().toSeq.map { row =>
-    val (variables, scalars) = row.schema.fields.indices.partition(i => row.schema(i).dataType match {
-      case _: StructType | _: ArrayType => true
-      case _ => false
-    })
-    val ids = variables.map(i => (if (row.schema(i).dataType.isInstanceOf[StructType]) Seq(row.getStruct(i))
-      else row.getSeq[Row](i)).map(_.getAs[Long]("id")))
+    val (variables, scalars) = row.schema.fields.indices.partition(i =>
+      row.schema(i).dataType match {
+        case _: StructType | _: ArrayType => true
+        case _ => false
+      })
+    val ids = variables.map(i =>
+      (if (row.schema(i).dataType.isInstanceOf[StructType]) Seq(row.getStruct(i))
+       else row.getSeq[Row](i)).map(_.getAs[Long]("id")))
     line(scalars.dropRight(2).map(row.get), row.get(scalars(scalars.length - 2)), row.get(scalars.last), ids)
   }
 
@@ -85,8 +89,11 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     for ((form, df) <- Seq("PATTERN" -> statement, "cer" -> function, "DataFrame" -> dataFrame)) {
       val got = lines(df).sorted
       val same = got == expected
-      assert(same, s"$form: ${got.size} matches, the engine ${expected.size}; first differences: " +
-        s"${got.diff(expected).take(3)} / ${expected.diff(got).take(3)}")
+      assert(
+        same,
+        s"$form: ${got.size} matches, the engine ${expected.size}; first differences: " +
+          s"${got.diff(expected).take(3)} / ${expected.diff(got).take(3)}"
+      )
     }
     // A plan that reads no column of the matches still gives the columns that the conditions read.
     assert(spark.sql(s"SELECT count(*) FROM cer(TABLE(stocks), '$pattern')").head().getLong(0) == expected.size)
@@ -122,7 +129,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
       .toDF("event_type", "ts", "x").createOrReplaceTempView("counted")
     def matches(condition: String): Seq[Seq[Int]] =
       spark.sql(s"SELECT * FROM counted PATTERN (A AS a)+ FILTER count(a) = 3 AND $condition ORDER BY ts " +
-        "WITHIN 3 EVENTS").collect().toSeq.map(_.getAs[scala.collection.Seq[Row]]("a").toSeq.map(_.getAs[Int]("ts"))).sortBy(_.head)
+        "WITHIN 3 EVENTS").collect().toSeq.map(
+        _.getAs[scala.collection.Seq[Row]]("a").toSeq.map(_.getAs[Int]("ts"))).sortBy(_.head)
     assert(matches("count(a.x) = 3") == Seq(Seq(3, 4, 5)))
     assert(matches("count(a.x) = 2") == Seq(Seq(1, 2, 3), Seq(2, 3, 4)))
   }
@@ -181,12 +189,13 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   test("equalities run on a PCEA (EXPLAIN says so): the engine's matches, and the general evaluator's") {
-    val chain = "SELL AS s ; BUY AS b ; SELL AS e FILTER s.name = b.name AND b.volume = e.volume ORDER BY ts WITHIN 80 [ts]"
+    val chain =
+      "SELL AS s ; BUY AS b ; SELL AS e FILTER s.name = b.name AND b.volume = e.volume ORDER BY ts WITHIN 80 [ts]"
     // name relates every event: a partition; volume relates b and t, operands of AND: the PCEA's q-tree.
     val conjunction = "SELL AS s AND BUY AS b AND SELL AS t FILTER s.name = b.name AND b.name = t.name AND " +
       "b.volume = t.volume ORDER BY ts WITHIN 60 [ts]"
     for ((pattern, plan) <- Seq(chain -> "keys {s.name = b.name}, {b.volume = e.volume} along the sequence",
-      conjunction -> "q-tree ()[(s), {b.volume = t.volume}[(b), (t)]]")) {
+        conjunction -> "q-tree ()[(s), {b.volume = t.volume}[(b), (t)]]")) {
       val explained = spark.sql(s"EXPLAIN SELECT * FROM stocks PATTERN $pattern").collect().head.getString(0)
       assert(explained.contains("equality correlation by PCEA") && explained.contains(plan), explained)
       val matches = sameAsEngine(pattern)
@@ -201,8 +210,14 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("a PCEA's keys are Spark's equality: coerced types, -0.0 = 0.0, strings copied out of their rows") {
     import spark.implicits._
-    Seq(("A", 1, Some(2), None, "x"), ("B", 2, None, Some(2.0), "x"), ("A", 3, Some(0), None, "yy"),
-      ("B", 4, None, Some(-0.0), "yy"), ("B", 5, None, Some(2.5), "x"), ("B", 6, None, Some(0.0), "x"))
+    Seq(
+      ("A", 1, Some(2), None, "x"),
+      ("B", 2, None, Some(2.0), "x"),
+      ("A", 3, Some(0), None, "yy"),
+      ("B", 4, None, Some(-0.0), "yy"),
+      ("B", 5, None, Some(2.5), "x"),
+      ("B", 6, None, Some(0.0), "x")
+    )
       .toDF("event_type", "ts", "k", "d", "s").createOrReplaceTempView("keyed")
     def run(condition: String): Set[(Int, Int)] = {
       val df = spark.sql(s"SELECT * FROM keyed PATTERN A AS a ; B AS b FILTER $condition ORDER BY ts WITHIN 9 EVENTS")
@@ -215,7 +230,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(plan.contains("by PCEA ("), plan)
       val found = run(condition)
       spark.conf.set(CerConf.PCEA_ENABLED.key, "false")
-      try assert(run(condition) == found) finally spark.conf.unset(CerConf.PCEA_ENABLED.key)
+      try assert(run(condition) == found)
+      finally spark.conf.unset(CerConf.PCEA_ENABLED.key)
       found
     }
     assert(matches("a.k = b.d") == Set((1, 2), (3, 4), (3, 6)))
@@ -231,8 +247,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
       (kind, name, volume, price, new Timestamp(1000 + ts * 10), id)
     }
     // Rows far in the future move the watermark past every trade, so that all their matches are final.
-    val flush: Seq[Trade] = Seq(("FLUSH", "Z", 0L, 0.0, new Timestamp(10000000L), 0L),
-      ("FLUSH", "Z", 0L, 0.0, new Timestamp(10000001L), 0L))
+    val flush: Seq[Trade] =
+      Seq(("FLUSH", "Z", 0L, 0.0, new Timestamp(10000000L), 0L), ("FLUSH", "Z", 0L, 0.0, new Timestamp(10000001L), 0L))
     val names = Seq("event_type", "name", "volume", "price", "ts", "id")
     trades.toDF(names: _*).createOrReplaceTempView("trades")
     val expected = spark.sql(query).collect().toSeq.map(_.toString).sorted
@@ -242,7 +258,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
       val source = MemoryStream[Trade]
       val checkpoint = java.nio.file.Files.createTempDirectory("cer-relations").toString
       val found = mutable.ArrayBuffer.empty[String]
-      val collect: (DataFrame, Long) => Unit = (batch, _) => found.synchronized(found ++= batch.collect().map(_.toString))
+      val collect: (DataFrame, Long) => Unit =
+        (batch, _) => found.synchronized(found ++= batch.collect().map(_.toString))
       def start() = {
         source.toDF().toDF(names: _*).withWatermark("ts", "1 second").createOrReplaceTempView("trades")
         spark.sql(query).writeStream.foreachBatch(collect).option("checkpointLocation", checkpoint).start()
@@ -254,7 +271,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
       val (before, after) = batches.splitAt(batches.length / 2)
       for (part <- Seq(before, after)) {
         val running = start()
-        try part.foreach { rows => source.addData(rows); running.processAllAvailable() } finally running.stop()
+        try part.foreach { rows => source.addData(rows); running.processAllAvailable() }
+        finally running.stop()
       }
       val same = found.sorted == expected
       assert(same, s"${found.size} matches from the stream, ${expected.size} from the table")
@@ -291,7 +309,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     ("(BUY AS b)+ ; SELL AS s FILTER stddev(b.price) > s.price", "stddev", 25,
       "the condition stddev(b.price) > s.price may not use Spark's aggregate, window or generator functions"),
     ("SELL AS s ; BUY AS b FILTER b.price > nothing(s.price)", "b.price > nothing", 26,
-      "in the condition b.price > nothing(s.price): [UNRESOLVED_ROUTINE]"))
+      "in the condition b.price > nothing(s.price): [UNRESOLVED_ROUTINE]")
+  )
 
   /** The problem and place of a validation's answer, as (problem, column, length). */
   private def validated(query: String, schema: Option[StructType], columns: Option[Seq[String]]): (String, Int, Int) = {
@@ -300,7 +319,7 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     schema.foreach(s => request.put("schema", s.json))
     columns.foreach(cs => cs.foldLeft(request.putArray("columns"))(_.add(_)))
     val answer = json.readTree(PatternValidation(json.writeValueAsString(request),
-      Some(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])))
+        Some(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])))
     assert(!answer.get("ok").asBoolean, answer)
     (answer.get("problem").asText, answer.get("column").asInt, answer.get("length").asInt)
   }
@@ -315,7 +334,8 @@ class CerRelationsSuite extends AnyFunSuite with BeforeAndAfterAll {
     // The validator analyzes the query as Spark runs it; without a session's schema it checks the names alone.
     val query = s"SELECT * FROM stocks WHERE $pattern"
     val place = (query.indexOf(at) + 1, length)
-    val (validatedProblem, validatedColumn, validatedLength) = validated(query, Some(spark.table("stocks").schema), None)
+    val (validatedProblem, validatedColumn, validatedLength) =
+      validated(query, Some(spark.table("stocks").schema), None)
     assert(validatedProblem.startsWith(problem) && (validatedColumn, validatedLength) == place, validatedProblem)
     if (problem.contains("variable whose event") || problem.startsWith("unknown column"))
       assert(validated(query, None, Some(columns)) == ((e.getMessageParameters.get("cerProblem"), place._1, place._2)))

@@ -21,9 +21,15 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     import spark.implicits._
     def ts(t: Long): Option[Long] = Some(t)
     Seq(
-      ("SELL", "INTC", 120.0, ts(1)), ("BUY", "INTC", 100.0, ts(2)), ("SELL", "RIMM", 90.0, ts(3)),
-      ("BUY", "RIMM", 95.0, ts(4)), ("BUY", "INTC", 101.0, ts(5)), ("SELL", "INTC", 130.0, ts(6)),
-      ("BUY", "INTC", 99.0, ts(20)), ("BUY", null, 1.0, ts(7)), ("SELL", "INTC", 500.0, None)
+      ("SELL", "INTC", 120.0, ts(1)),
+      ("BUY", "INTC", 100.0, ts(2)),
+      ("SELL", "RIMM", 90.0, ts(3)),
+      ("BUY", "RIMM", 95.0, ts(4)),
+      ("BUY", "INTC", 101.0, ts(5)),
+      ("SELL", "INTC", 130.0, ts(6)),
+      ("BUY", "INTC", 99.0, ts(20)),
+      ("BUY", null, 1.0, ts(7)),
+      ("SELL", "INTC", 500.0, None)
     ).toDF("event_type", "name", "price", "ts").repartition(2).createOrReplaceTempView("stocks")
   }
 
@@ -40,8 +46,8 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
 
   test("WHERE form, Kleene variable as an array, CORE's IN forms in predicates") {
     val df = sql("""SELECT s FROM stocks
-                   |WHERE (SELL AS s)+ ; BUY FILTER s[price IN RANGE(100, 200) AND name IN {'INTC'}]
-                   |PARTITION BY name ORDER BY ts""".stripMargin)
+        |WHERE (SELL AS s)+ ; BUY FILTER s[price IN RANGE(100, 200) AND name IN {'INTC'}]
+        |PARTITION BY name ORDER BY ts""".stripMargin)
     assert(df.schema("s").dataType.simpleString.startsWith("array<struct<"))
     assert(df.columns.toSeq == Seq("name", "match_start", "match_end", "s"))
     // INTC: SELL@1 (120), BUY@2, BUY@5, SELL@6 (130), BUY@20; the price filter keeps both SELLs.
@@ -51,8 +57,8 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
 
   test("the table function inside larger SQL with GROUP BY") {
     val grouped = sql("""SELECT name, count(*) AS n FROM cer(TABLE(stocks) PARTITION BY (name) ORDER BY (ts),
-                     |  'SELL AS a ; BUY AS b FILTER a[price > 100] WITHIN 10 [ts]')
-                     |GROUP BY name""".stripMargin)
+        |  'SELL AS a ; BUY AS b FILTER a[price > 100] WITHIN 10 [ts]')
+        |GROUP BY name""".stripMargin)
     assert(grouped.collect().toSeq == Seq(Row("INTC", 2L)))
     // The matches stay hash-partitioned by their key: GROUP BY name needs no second shuffle.
     val hashed = collect(grouped.queryExecution.executedPlan) {
@@ -70,10 +76,12 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     assert(plan.contains("window 10 on ts"), plan)
     assert(plan.contains("Exchange hashpartitioning(name"), plan)
     // The path's bound: CORE's here, CEL's for a strategy, PCEA's for equalities it keys.
-    assert(plan.contains("per event a constant number of steps, matches enumerated with output-linear delay (CORE)"), plan)
+    assert(
+      plan.contains("per event a constant number of steps, matches enumerated with output-linear delay (CORE)"), plan)
     def explained(query: String) = sql(s"EXPLAIN $query").collect().head.getString(0)
-    assert(explained("SELECT LAST * FROM stocks PATTERN SELL ; BUY ORDER BY ts WITHIN 10 [ts]")
-      .contains("at most one match (CEL, Algorithms 5 and 6)"))
+    assert(
+      explained("SELECT LAST * FROM stocks PATTERN SELL ; BUY ORDER BY ts WITHIN 10 [ts]")
+        .contains("at most one match (CEL, Algorithms 5 and 6)"))
     val pcea = explained("SELECT * FROM stocks PATTERN SELL AS s ; BUY AS b ; SELL AS t FILTER s.name = b.name AND " +
       "b.price = t.price ORDER BY ts WITHIN 10 [ts]")
     assert(pcea.contains("an insertion in a union tree (logarithmic in the runs of a key)"), pcea)
@@ -106,7 +114,8 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
   test("a chain's metrics count the races each path won, a partition's first events read by both") {
     spark.range(3000).selectExpr("IF(id % 3 = 0, 'SELL', 'BUY') AS event_type", "id % 7 AS price", "id AS ts")
       .createOrReplaceTempView("trades")
-    val df = sql("SELECT * FROM trades PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price ORDER BY ts WITHIN 20 [ts]")
+    val df =
+      sql("SELECT * FROM trades PATTERN SELL AS s ; BUY AS b FILTER b.price > s.price ORDER BY ts WITHIN 20 [ts]")
     assert(df.collect().nonEmpty)
     val metrics = collectFirst(df.queryExecution.executedPlan) { case e: CerExec => e }.get.metrics
     assert(metrics("lazyChainWins").value + metrics("registerWins").value > 0, metrics)
@@ -121,11 +130,13 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     spark.table("stocks").write.parquet(dir)
     spark.read.parquet(dir).createOrReplaceTempView("stock_files")
     def run(pattern: String) = {
-      val df = sql(s"SELECT * FROM stock_files PATTERN $pattern FILTER a[price > 100] PARTITION BY name ORDER BY ts WITHIN 10 [ts]")
+      val df = sql(
+        s"SELECT * FROM stock_files PATTERN $pattern FILTER a[price > 100] PARTITION BY name ORDER BY ts WITHIN 10 [ts]")
       val rows = df.collect()
       val plan = df.queryExecution.executedPlan
       val filters = collect(plan) { case f: FilterExec => f }
-      val shuffled = collect(plan) { case e: ShuffleExchangeExec => e }.flatMap(e => collect(e) { case f: FilterExec => f })
+      val shuffled =
+        collect(plan) { case e: ShuffleExchangeExec => e }.flatMap(e => collect(e) { case f: FilterExec => f })
       (rows.length, collectFirst(plan) { case e: CerExec => e.metrics("numEvents").value }.get, filters, shuffled)
     }
     // SELL RIMM 90 is no `a` (price) and no `b` (type): 8 of the 9 rows reach the operator.
@@ -172,9 +183,12 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
   }
 
   test("analysis errors name the columns and the predicate") {
-    val unknown = intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL AS a FILTER a[pricee > 1] ORDER BY ts"))
-    assert(unknown.getMessage.contains("unknown column 'pricee'; the columns are: event_type, name, price, ts"), unknown.getMessage)
-    val notBoolean = intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL AS a FILTER a[price + 1] ORDER BY ts"))
+    val unknown =
+      intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL AS a FILTER a[pricee > 1] ORDER BY ts"))
+    assert(unknown.getMessage.contains("unknown column 'pricee'; the columns are: event_type, name, price, ts"),
+      unknown.getMessage)
+    val notBoolean =
+      intercept[AnalysisException](sql("SELECT * FROM stocks PATTERN SELL AS a FILTER a[price + 1] ORDER BY ts"))
     assert(notBoolean.getMessage.contains("not BOOLEAN"), notBoolean.getMessage)
   }
 
@@ -182,12 +196,18 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
     def error(text: String) = intercept[AnalysisException](sql(text).collect()).getMessage
     val variable = "SELECT * FROM stocks PATTERN SELL AS name ; BUY AS b PARTITION BY name ORDER BY ts"
     val key = error(variable)
-    assert(key.contains(s"line 1, column ${variable.indexOf("BY name") + 4}") &&
-      key.contains("the pattern's variable name is an output column too") && key.contains("AS name_event"), key)
+    assert(
+      key.contains(s"line 1, column ${variable.indexOf("BY name") + 4}") &&
+        key.contains("the pattern's variable name is an output column too") && key.contains("AS name_event"),
+      key
+    )
     sql("CREATE OR REPLACE TEMPORARY VIEW stocks_by_start AS SELECT *, name AS match_start FROM stocks")
     val start = error("SELECT * FROM stocks_by_start PATTERN SELL ; BUY PARTITION BY match_start ORDER BY ts")
-    assert(start.contains("the output holds a column match_start of its own") &&
-      start.contains("df.withColumnRenamed(\"match_start\", \"match_start_0\")"), start)
+    assert(
+      start.contains("the output holds a column match_start of its own") &&
+        start.contains("df.withColumnRenamed(\"match_start\", \"match_start_0\")"),
+      start
+    )
     val end = error("SELECT * FROM stocks PATTERN SELL ; BUY AS match_end ORDER BY ts")
     assert(end.contains("the variable match_end is named like the output column"), end)
   }
@@ -198,8 +218,11 @@ class CerSqlSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSparkP
         "SELECT count(*) FROM (%s)")) {
       val text = outer.format(ceql)
       val message = intercept[ParseException](sql(text)).getMessage
-      assert(message.contains(s"line 1, column ${text.indexOf("PATTERN") + 1}") &&
-        message.contains("is a statement of its own") && message.contains("SELECT * FROM cer(TABLE(stocks)"), message)
+      assert(
+        message.contains(s"line 1, column ${text.indexOf("PATTERN") + 1}") &&
+          message.contains("is a statement of its own") && message.contains("SELECT * FROM cer(TABLE(stocks)"),
+        message
+      )
     }
   }
 }

@@ -37,7 +37,8 @@ class CerStreamingSuite extends AnyFunSuite {
     "SELECT * FROM cer(TABLE(events) PARTITION BY (name) ORDER BY (ts, id), " +
       "'SELECT MAX * WHERE SELL AS s ; (BUY OR SELL)+ AS x WITHIN 5 EVENTS')",
     "SELECT * FROM events PATTERN SELL AS s ; BUY AS b PARTITION BY name ORDER BY ts, id WITHIN 800 MILLISECONDS " +
-      "CONSUME BY ANY")
+      "CONSUME BY ANY"
+  )
 
   private def matches(query: String, input: DataFrame): DataFrame = {
     input.createOrReplaceTempView("events")
@@ -80,13 +81,18 @@ class CerStreamingSuite extends AnyFunSuite {
     implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
     val source = MemoryStream[Event]
     val input = source.toDF().toDF("event_type", "name", "id", "ts").withWatermark("ts", "1 second")
-    val q = matches("SELECT * FROM events PATTERN SELL AS s ; BUY AS b PARTITION BY name ORDER BY ts WITHIN 60 SECONDS", input)
+    val q = matches(
+      "SELECT * FROM events PATTERN SELL AS s ; BUY AS b PARTITION BY name ORDER BY ts WITHIN 60 SECONDS", input)
       .writeStream.format("memory").queryName("late").outputMode("append").start()
     try {
       def at(ms: Long) = new Timestamp(ms)
-      Seq(Seq(("SELL", "A", 1L, at(1000))), Seq(("BUY", "A", 2L, at(5000))),
+      Seq(
+        Seq(("SELL", "A", 1L, at(1000))),
+        Seq(("BUY", "A", 2L, at(5000))),
         Seq(("SELL", "A", 3L, at(2000))), // late: the watermark is 4 s; it would pair with BUY 2 and BUY 4
-        Seq(("BUY", "A", 4L, at(30000))), Seq(("BUY", "A", 5L, at(60000)))).foreach { rows =>
+        Seq(("BUY", "A", 4L, at(30000))),
+        Seq(("BUY", "A", 5L, at(60000)))
+      ).foreach { rows =>
         source.addData(rows); q.processAllAvailable()
       }
       val rows = spark.table("late").selectExpr("s.id", "b.id").collect().map(r => (r.getLong(0), r.getLong(1))).toSet
@@ -138,7 +144,8 @@ class CerStreamingSuite extends AnyFunSuite {
     implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
     val stream = MemoryStream[Event].toDF().toDF("event_type", "name", "id", "ts")
     def message(input: DataFrame, clauses: String) =
-      intercept[AnalysisException](matches(s"SELECT * FROM events PATTERN SELL ; BUY ORDER BY ts $clauses", input)).getMessage
+      intercept[AnalysisException](matches(s"SELECT * FROM events PATTERN SELL ; BUY ORDER BY ts $clauses",
+          input)).getMessage
     assert(message(stream, "WITHIN 1 SECONDS").contains("withWatermark(\"ts\""))
     val watermarked = stream.withWatermark("ts", "1 second")
     assert(message(watermarked, "").contains("needs WITHIN"))

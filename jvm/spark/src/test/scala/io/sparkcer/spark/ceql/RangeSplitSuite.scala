@@ -39,7 +39,8 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
     "SELECT * FROM events PATTERN A AS a ; B+ AS b ; C AS c ORDER BY ts, id WITHIN 5 SECONDS",
     "SELECT * FROM events PATTERN A AS a : B AS b ; NOT(A) ; C AS c ORDER BY t, id WITHIN 9 [t]",
     "SELECT STRICT * FROM events PATTERN (A OR B)+ AS r ; C AS c FILTER c[x < 30] ORDER BY ts, id WITHIN 4 SECONDS",
-    "SELECT NONE FROM events PATTERN A ; A ; A ORDER BY t, id WITHIN 3 [t]")
+    "SELECT NONE FROM events PATTERN A ; A ; A ORDER BY t, id WITHIN 3 [t]"
+  )
 
   /** The rows, the operator, and the count (a plan that reads no column of the matches: columns get pruned). */
   private def run(query: String, windowsPerRange: Option[Int]): (Seq[Row], Option[CerExec]) = {
@@ -71,7 +72,8 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
     for (windows <- Seq(1, 2, 7, 32, 100000)) {
       val (split, splitExec) = run(query, Some(windows))
       assert(splitExec.get.split.nonEmpty, s"$windows windows per range: the query should be split")
-      assert(sorted(split) == sorted(single), s"$windows windows per range: ${split.length} vs ${single.length} matches")
+      assert(
+        sorted(split) == sorted(single), s"$windows windows per range: ${split.length} vs ${single.length} matches")
     }
   }
 
@@ -122,7 +124,8 @@ class RangeSplitSuite extends AnyFunSuite with BeforeAndAfterAll with AdaptiveSp
         "SELECT * FROM events PATTERN A ; B ORDER BY t, id WITHIN 6 [t] LIMIT 2",
         "SELECT * FROM events PATTERN A ; B ORDER BY t, id WITHIN 6 [t] CONSUME BY ANY",
         "SELECT * FROM events PATTERN A ; B ORDER BY t, id WITHIN 6 EVENTS",
-        "SELECT * FROM events PATTERN A ; B ORDER BY t, id")) {
+        "SELECT * FROM events PATTERN A ; B ORDER BY t, id"
+      )) {
       val (_, exec) = run(query, Some(32))
       assert(exec.get.split.isEmpty, query)
     }

@@ -10,9 +10,15 @@ class CerConfSuite extends AnyFunSuite {
 
   private lazy val spark: SparkSession = LocalSpark.session()
 
-  private val keys = Seq("spark.cer.eventTypeColumn", "spark.cer.timeColumn", "spark.cer.rangeSplit.enabled",
-    "spark.cer.rangeSplit.windowsPerRange", "spark.cer.rangeSplit.partitions", "spark.cer.maxMatchesPerEvent",
-    "spark.cer.maxPartialMatchNodes")
+  private val keys = Seq(
+    "spark.cer.eventTypeColumn",
+    "spark.cer.timeColumn",
+    "spark.cer.rangeSplit.enabled",
+    "spark.cer.rangeSplit.windowsPerRange",
+    "spark.cer.rangeSplit.partitions",
+    "spark.cer.maxMatchesPerEvent",
+    "spark.cer.maxPartialMatchNodes"
+  )
 
   test("SET -v lists every conf with its default, its documentation and its version") {
     val listed = spark.sql("SET -v").collect().map(r => r.getString(0) -> r).toMap

@@ -20,13 +20,15 @@ class KafkaSinkOptionsSuite extends AnyFunSuite {
     assert(options.progressGroup == "spark-cer-sink.fraud-alerts")
     assert(refused(complete - "topic").contains("needs the option topic"))
     assert(refused(complete - "kafka.bootstrap.servers").contains("needs the option kafka.bootstrap.servers"))
-    assert(refused(complete + ("kafka.transactional.id" -> " ")).contains(
-      "needs the option kafka.transactional.id: a name for this query, the same across its restarts"))
+    assert(
+      refused(complete + ("kafka.transactional.id" -> " ")).contains(
+        "needs the option kafka.transactional.id: a name for this query, the same across its restarts"))
   }
 
   test("serializers and idempotence are the sink's own; the admin client gets only what it knows") {
-    assert(refused(complete + ("kafka.value.serializer" -> "x")).contains(
-      "sets kafka.value.serializer itself: leave it out"))
+    assert(
+      refused(complete + ("kafka.value.serializer" -> "x")).contains(
+        "sets kafka.value.serializer itself: leave it out"))
     val producer = KafkaSinkOptions(complete).producerConfig
     assert(producer.get("enable.idempotence") == "true" && producer.get("transactional.id") == "fraud-alerts")
     val bytes = classOf[org.apache.kafka.common.serialization.ByteArraySerializer].getName
@@ -42,7 +44,7 @@ class KafkaSinkOptionsSuite extends AnyFunSuite {
     assert(KafkaRecords(new StructType().add("value", StringType)).key.isEmpty)
     def message(schema: StructType) = intercept[IllegalArgumentException](KafkaRecords(schema)).getMessage
     assert(message(new StructType().add("value", StringType).add("name", StringType).add("n", IntegerType))
-      .contains("the rows also have `name`, `n`: select a value, for example to_json(struct(*)) AS value"))
+        .contains("the rows also have `name`, `n`: select a value, for example to_json(struct(*)) AS value"))
     assert(message(new StructType().add("key", StringType)).contains("a column `value`, which the rows do not have"))
     assert(message(new StructType().add("value", IntegerType)).contains("`value` as a string or bytes, and it is int"))
   }

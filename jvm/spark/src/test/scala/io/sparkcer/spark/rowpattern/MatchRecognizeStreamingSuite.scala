@@ -30,7 +30,8 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
    * A stock of its own, far in the future, moves the watermark past every real row's time and WITHIN bound, so that
    * every match of the real stocks is decided; its own rows are left out of the comparison.
    */
-  private val flush: Seq[Tick] = Seq(("Z", 10000L, 0, new Timestamp(10000000L)), ("Z", 10001L, 0, new Timestamp(10000001L)))
+  private val flush: Seq[Tick] =
+    Seq(("Z", 10000L, 0, new Timestamp(10000000L)), ("Z", 10001L, 0, new Timestamp(10000001L)))
 
   /** Clauses over the view `ticks` (name, id, price, ts): every output layout, skip, navigation and aggregate. */
   private val clauses = Seq(
@@ -60,7 +61,8 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
       |MEASURES CLASSIFIER() AS label
       |ALL ROWS PER MATCH SHOW EMPTY MATCHES
       |PATTERN (^A B*) WITHIN INTERVAL '3' SECONDS
-      |DEFINE A AS price > 12, B AS price > A.price""")
+      |DEFINE A AS price > 12, B AS price > A.price"""
+  )
 
   private def recognize(clause: String, input: DataFrame): DataFrame = {
     input.createOrReplaceTempView("ticks")
@@ -109,7 +111,8 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
 
   private def withIdleTimeout[T](timeout: String)(body: => T): T = {
     spark.conf.set(CerConf.STREAM_PARTITION_IDLE_TIMEOUT.key, timeout)
-    try body finally spark.conf.unset(CerConf.STREAM_PARTITION_IDLE_TIMEOUT.key)
+    try body
+    finally spark.conf.unset(CerConf.STREAM_PARTITION_IDLE_TIMEOUT.key)
   }
 
   private def same(a: Seq[Row], b: Seq[Row]): Boolean = a.map(_.toString).sorted == b.map(_.toString).sorted
@@ -119,8 +122,11 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
     assert(expected.length >= 3, s"the workload should produce rows: $expected") // ^ matches once per stock
     val random = new java.util.Random(i)
     val got = stream(clause, Seq.fill(6)(random.nextInt(ticks.length)))
-    assert(same(got, expected), s"${got.length} rows from the stream, ${expected.length} from the table\n" +
-      s"only in the stream: ${got.diff(expected).take(5)}\nonly in the table: ${expected.diff(got).take(5)}")
+    assert(
+      same(got, expected),
+      s"${got.length} rows from the stream, ${expected.length} from the table\n" +
+        s"only in the stream: ${got.diff(expected).take(5)}\nonly in the table: ${expected.diff(got).take(5)}"
+    )
   }
 
   test("stream = table across a restart from the checkpoint, in the middle of matches") {
@@ -141,12 +147,16 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
       |DEFINE N AS NEXT(price) >= price"""
     val expected = table(clause)
     val lastIds = ticks.groupBy(_._1).values.map(_.map(_._2).max).toSet
-    assert(expected.exists(r => lastIds.contains(r.getAs[Long]("last_id"))), "a stock's last match ends at its last row")
+    assert(
+      expected.exists(r => lastIds.contains(r.getAs[Long]("last_id"))), "a stock's last match ends at its last row")
     for (seed <- 0 until 2) {
       val random = new java.util.Random(300 + seed)
       val got = stream(clause, Seq.fill(6)(random.nextInt(ticks.length)), restartAt = Some(2 + seed))
-      assert(same(got, expected), s"${got.length} rows from the stream, ${expected.length} from the table\n" +
-        s"only in the stream: ${got.diff(expected).take(5)}\nonly in the table: ${expected.diff(got).take(5)}")
+      assert(
+        same(got, expected),
+        s"${got.length} rows from the stream, ${expected.length} from the table\n" +
+          s"only in the stream: ${got.diff(expected).take(5)}\nonly in the table: ${expected.diff(got).take(5)}"
+      )
     }
   }
 
@@ -154,19 +164,24 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
     import spark.implicits._
     // The table's partitions split where a stock's rows are more than 800 ms apart.
     ticks.toDF("name", "id", "price", "ts").createOrReplaceTempView("raw_ticks")
-    val sessions = spark.sql("""SELECT name, id, price, ts, sum(CASE WHEN unix_micros(ts) - gap > 800000 THEN 1 ELSE 0 END)
-      |  OVER (PARTITION BY name ORDER BY ts, id) AS session
-      |FROM (SELECT *, lag(unix_micros(ts)) OVER (PARTITION BY name ORDER BY ts, id) AS gap FROM raw_ticks)""".stripMargin)
+    val sessions = spark.sql(
+      """SELECT name, id, price, ts, sum(CASE WHEN unix_micros(ts) - gap > 800000 THEN 1 ELSE 0 END)
+        |  OVER (PARTITION BY name ORDER BY ts, id) AS session
+        |FROM (SELECT *, lag(unix_micros(ts)) OVER (PARTITION BY name ORDER BY ts, id) AS gap FROM raw_ticks)""".stripMargin)
     assert(sessions.select("name", "session").distinct().count() >= 9, "the workload should split each stock")
     val withNext = clauses.head.replace("MATCH_ROWTIME() AS rowtime", "NEXT(C.price) AS after")
     for ((clause, i) <- Seq(withNext, clauses(2), clauses(4)).zipWithIndex) {
       sessions.createOrReplaceTempView("ticks")
       val bySession = clause.replace("PARTITION BY name", "PARTITION BY name, session")
-      val expected = spark.sql(s"SELECT * FROM ticks MATCH_RECOGNIZE (${bySession.stripMargin})").drop("session").collect().toSeq
+      val expected =
+        spark.sql(s"SELECT * FROM ticks MATCH_RECOGNIZE (${bySession.stripMargin})").drop("session").collect().toSeq
       val random = new java.util.Random(200 + i)
       val got = withIdleTimeout("800ms")(stream(clause, Seq.fill(5)(random.nextInt(ticks.length)), restartAt = Some(2)))
-      assert(same(got, expected), s"clause $i: ${got.length} rows from the stream, ${expected.length} from the table\n" +
-        s"only in the stream: ${got.diff(expected).take(5)}\nonly in the table: ${expected.diff(got).take(5)}")
+      assert(
+        same(got, expected),
+        s"clause $i: ${got.length} rows from the stream, ${expected.length} from the table\n" +
+          s"only in the stream: ${got.diff(expected).take(5)}\nonly in the table: ${expected.diff(got).take(5)}"
+      )
       assert(got != stream(clause, Nil), s"clause $i: the partitions' ends should change the rows")
     }
   }
@@ -184,8 +199,9 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
   test("MATCH_ROWTIME() is the time of the match's last row") {
     val rows = table(clauses.head)
     val ids = ticks.map(t => t._2 -> t._4).toMap
-    val last = spark.sql(s"SELECT * FROM ticks MATCH_RECOGNIZE (${clauses.head.stripMargin.replace(
-      "MATCH_ROWTIME() AS rowtime", "MATCH_ROWTIME() AS rowtime, LAST(id) AS last_id")})").collect()
+    val last = spark.sql(
+      s"SELECT * FROM ticks MATCH_RECOGNIZE (${clauses.head.stripMargin.replace(
+          "MATCH_ROWTIME() AS rowtime", "MATCH_ROWTIME() AS rowtime, LAST(id) AS last_id")})").collect()
     assert(last.nonEmpty && last.forall(r => r.getAs[Timestamp]("rowtime") == ids(r.getAs[Long]("last_id"))))
     assert(rows.map(_.getAs[Timestamp]("rowtime")).forall(_ != null))
   }
@@ -195,14 +211,22 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
     implicit val sqlContext: org.apache.spark.sql.SQLContext = spark.sqlContext
     val source = MemoryStream[Tick]
     val input = source.toDF().toDF("name", "id", "price", "ts").withWatermark("ts", "1 second")
-    val q = recognize("""PARTITION BY name ORDER BY ts MEASURES FIRST(id) AS a, LAST(id) AS b PATTERN (U D)
-      |WITHIN INTERVAL '60' SECONDS DEFINE U AS price > 15, D AS price < 15""", input)
+    val q = recognize(
+      """PARTITION BY name ORDER BY ts MEASURES FIRST(id) AS a, LAST(id) AS b PATTERN (U D)
+      |WITHIN INTERVAL '60' SECONDS DEFINE U AS price > 15, D AS price < 15""",
+      input
+    )
       .writeStream.format("memory").queryName("mr_late").outputMode("append").start()
     try {
       def at(ms: Long) = new Timestamp(ms)
-      Seq(Seq(("A", 1L, 18, at(1000))), Seq(("A", 2L, 10, at(5000))),
+      Seq(
+        Seq(("A", 1L, 18, at(1000))),
+        Seq(("A", 2L, 10, at(5000))),
         Seq(("A", 3L, 19, at(2000))), // late: the watermark is 4 s
-        Seq(("A", 4L, 17, at(30000))), Seq(("A", 5L, 12, at(40000))), Seq(("Z", 6L, 0, at(200000)))).foreach { rows =>
+        Seq(("A", 4L, 17, at(30000))),
+        Seq(("A", 5L, 12, at(40000))),
+        Seq(("Z", 6L, 0, at(200000)))
+      ).foreach { rows =>
         source.addData(rows); q.processAllAvailable()
       }
       val rows = spark.table("mr_late").collect().map(r => (r.getAs[Long]("a"), r.getAs[Long]("b"))).toSet
@@ -222,7 +246,7 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
     val rowOf = org.apache.spark.sql.catalyst.expressions.UnsafeProjection.create(recognized.child.schema)
     val some = ticks.take(5).map { case (name, id, price, ts) =>
       rowOf(org.apache.spark.sql.catalyst.InternalRow(org.apache.spark.unsafe.types.UTF8String.fromString(name), id,
-        price, ts.getTime * 1000L)).copy()
+          price, ts.getTime * 1000L)).copy()
     }
     first.advance(some.toArray, watermark = 0L)
     val bytes = first.saved().getOrElse(fail("a partition with rows under way keeps a state"))
@@ -231,7 +255,7 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
     val refused = intercept[IllegalStateException](run().start(Some(bytes))).getMessage
     val format = io.sparkcer.engine.rowpattern.RowPatternPartition.Format
     assert(refused.contains(s"saved state format ${format + 1}, expected $format") &&
-      refused.contains("new checkpoint location"), refused)
+        refused.contains("new checkpoint location"), refused)
   }
 
   test("errors say what to write: a watermark, WITHIN, no $, ORDER BY the event time, no subquery") {
@@ -240,18 +264,19 @@ class MatchRecognizeStreamingSuite extends AnyFunSuite {
     val raw = MemoryStream[Tick].toDF().toDF("name", "id", "price", "ts")
     def message(input: DataFrame, clause: String) = intercept[AnalysisException](recognize(clause, input)).getMessage
     assert(message(raw, "ORDER BY ts PATTERN (A) WITHIN INTERVAL '1' SECOND DEFINE A AS price > 1")
-      .contains("withWatermark(\"ts\""))
+        .contains("withWatermark(\"ts\""))
     val watermarked = raw.withWatermark("ts", "1 second")
     val within = message(watermarked, "ORDER BY ts PATTERN (A B) DEFINE A AS price > 1")
     assert(within.contains("WITHIN INTERVAL") && within.contains("line 1"), within)
     val end = message(watermarked, "ORDER BY ts PATTERN (A $) WITHIN INTERVAL '1' SECOND DEFINE A AS price > 1")
     assert(end.contains("anchor $") && end.contains("never"), end)
     assert(message(watermarked, "ORDER BY id PATTERN (A) WITHIN INTERVAL '1' SECOND")
-      .contains("watermark is on ts, but its stream order starts with id"))
+        .contains("watermark is on ts, but its stream order starts with id"))
     assert(message(watermarked, "PATTERN (A) WITHIN INTERVAL '1' SECOND").contains("ORDER BY"))
     // On a table Spark computes a scalar subquery before the operator runs; a stream's operator is made at analysis.
-    val subquery = message(watermarked, "ORDER BY ts PATTERN (A) WITHIN INTERVAL '1' SECOND " +
-      "DEFINE A AS price > (SELECT 1)")
+    val subquery = message(watermarked,
+      "ORDER BY ts PATTERN (A) WITHIN INTERVAL '1' SECOND " +
+        "DEFINE A AS price > (SELECT 1)")
     assert(subquery.contains("price > (SELECT 1) holds a subquery") && subquery.contains("join its value"), subquery)
   }
 }

@@ -31,7 +31,8 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       .toDF("symbol", "tstamp", "price", "tax").createOrReplaceTempView("ticker")
     // The Spark fork's golden tables.
     Seq((1L, 100L), (2L, 110L), (3L, 120L), (4L, 50L)).toDF("ts", "price").createOrReplaceTempView("quant_test")
-    Seq((1L, 50L), (2L, 150L), (3L, 60L), (4L, 200L), (5L, 10L)).toDF("ts", "price").createOrReplaceTempView("group_test")
+    Seq((1L, 50L), (2L, 150L), (3L, 60L), (4L, 200L), (5L, 10L)).toDF("ts", "price").createOrReplaceTempView(
+      "group_test")
     // Flink's testAggregatesWithNullInputs.
     Seq((1, "a", Some(10)), (2, "z", Some(10)), (3, "b", None), (4, "c", None), (5, "d", Some(3)), (6, "c", Some(3)),
       (7, "c", Some(3)), (8, "c", Some(3)), (9, "c", Some(2)))
@@ -102,7 +103,8 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(span("group_test", "(A B)+ C", "A AS price < 100, B AS price >= 100, C AS price < 50") == Seq(Row(1L, 5L)))
   }
 
-  test("ALL ROWS PER MATCH: partition, order, measures, the other columns; RUNNING and FINAL; CLASSIFIER, MATCH_NUMBER") {
+  test(
+    "ALL ROWS PER MATCH: partition, order, measures, the other columns; RUNNING and FINAL; CLASSIFIER, MATCH_NUMBER") {
     val df = sql(
       """SELECT * FROM orders MATCH_RECOGNIZE(
         |  PARTITION BY custkey ORDER BY orderdate
@@ -113,20 +115,24 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
         |  DEFINE B AS totalprice < PREV(totalprice)
         |) WHERE custkey = 1""".stripMargin)
     assert(df.columns.toSeq == Seq("custkey", "orderdate", "label", "m", "so_far", "last_price", "n", "totalprice"))
-    assert(df.collect().toSeq == Seq(Row(1, 1, "A", 1L, 100.0, 80.0, 1L, 100.0), Row(1, 2, "B", 1L, 90.0, 80.0, 2L, 90.0),
-      Row(1, 3, "B", 1L, 80.0, 80.0, 3L, 80.0), Row(1, 6, "A", 2L, 110.0, 100.0, 1L, 110.0),
-      Row(1, 7, "B", 2L, 100.0, 100.0, 2L, 100.0)))
+    assert(df.collect().toSeq == Seq(
+      Row(1, 1, "A", 1L, 100.0, 80.0, 1L, 100.0),
+      Row(1, 2, "B", 1L, 90.0, 80.0, 2L, 90.0),
+      Row(1, 3, "B", 1L, 80.0, 80.0, 3L, 80.0),
+      Row(1, 6, "A", 2L, 110.0, 100.0, 1L, 110.0),
+      Row(1, 7, "B", 2L, 100.0, 100.0, 2L, 100.0)
+    ))
   }
 
   test("empty matches shown, omitted, and unmatched rows") {
     def rows(mode: String) = sql(
       s"""SELECT orderdate, m, label FROM orders MATCH_RECOGNIZE(
-         |  PARTITION BY custkey ORDER BY orderdate
-         |  MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS label
-         |  ALL ROWS PER MATCH $mode
-         |  PATTERN (B*)
-         |  DEFINE B AS totalprice < PREV(totalprice)
-         |) WHERE custkey = 2""".stripMargin).collect().toSeq
+        |  PARTITION BY custkey ORDER BY orderdate
+        |  MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS label
+        |  ALL ROWS PER MATCH $mode
+        |  PATTERN (B*)
+        |  DEFINE B AS totalprice < PREV(totalprice)
+        |) WHERE custkey = 2""".stripMargin).collect().toSeq
     // Customer 2: 50 40 45 60: an empty match at 50, B at 40, empty matches at 45 and 60.
     assert(rows("SHOW EMPTY MATCHES") == Seq(Row(1, 1L, null), Row(2, 2L, "B"), Row(3, 3L, null), Row(4, 4L, null)))
     assert(rows("OMIT EMPTY MATCHES") == Seq(Row(2, 2L, "B")))
@@ -144,8 +150,9 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
   test("the clause stands wherever a table does: joins, CTEs, subqueries, views; EXPLAIN names the operator") {
     val clause = "MATCH_RECOGNIZE (PARTITION BY custkey ORDER BY orderdate MEASURES LAST(B.totalprice) AS low " +
       "PATTERN (A B+) DEFINE B AS totalprice < PREV(totalprice)) AS v"
-    val joined = sql(s"SELECT o.custkey, v.low FROM (SELECT * FROM orders) $clause JOIN orders o ON o.custkey = v.custkey " +
-      "AND o.orderdate = 1 ORDER BY o.custkey, v.low")
+    val joined =
+      sql(s"SELECT o.custkey, v.low FROM (SELECT * FROM orders) $clause JOIN orders o ON o.custkey = v.custkey " +
+        "AND o.orderdate = 1 ORDER BY o.custkey, v.low")
     assert(joined.collect().toSeq == Seq(Row(1, 80.0), Row(1, 100.0), Row(2, 40.0)))
     val cte = sql(s"WITH lows AS (SELECT * FROM orders $clause) SELECT count(*) FROM lows")
     assert(cte.collect().head.getLong(0) == 3L)
@@ -205,7 +212,8 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
   test("conditions that read the match read each of its rows once, however long the match") {
     def conditionRows(rows: Int, define: String): (Seq[Row], Long) = {
       spark.range(rows).selectExpr("id AS ts", "1 AS v").createOrReplaceTempView("flat")
-      val df = sql(s"SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+) DEFINE $define)")
+      val df =
+        sql(s"SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B+) DEFINE $define)")
       val result = df.collect().toSeq
       val exec = collectFirst(df.queryExecution.executedPlan) { case e: RowPatternRecognitionExec => e }.get
       (result, exec.metrics("conditionRowsRead").value)
@@ -213,8 +221,11 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     // Navigation through a variable, FIRST with an offset, aggregates of a variable and of the match, CLASSIFIER of
     // the match's rows at logical offsets: one running summary per row of the one match, which covers every later
     // start as it grows.
-    val (one, read) = conditionRows(50000, "B AS v >= A.v AND v >= coalesce(FIRST(B.v, 1), 0) AND avg(B.v) >= 1 AND " +
-      "count(*) > 1 AND FIRST(CLASSIFIER(), 1) = 'B' AND LAST(CLASSIFIER(), 1) IN ('A', 'B')")
+    val (one, read) = conditionRows(
+      50000,
+      "B AS v >= A.v AND v >= coalesce(FIRST(B.v, 1), 0) AND avg(B.v) >= 1 AND " +
+        "count(*) > 1 AND FIRST(CLASSIFIER(), 1) = 'B' AND LAST(CLASSIFIER(), 1) IN ('A', 'B')"
+    )
     assert(one == Seq(Row(50000L)) && read <= 2L * 50000, s"$read rows read")
     // PREV(CLASSIFIER()) reads a label the summary does not keep: such a condition reads its match row by row.
     val (again, quadratic) = conditionRows(2000, "B AS v >= A.v AND PREV(CLASSIFIER()) IN ('A', 'B')")
@@ -225,8 +236,9 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     // Each start held its own partial match: 4,000 rows passed the bound on partial-match rows, 15,000 ran out of memory;
     // then the matches, all decided at the partition's end, were copied to wait for output: 30,000 ran out of memory.
     spark.range(30000).selectExpr("id AS ts").createOrReplaceTempView("flat")
-    val rows = sql("SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, LAST(ts) AS last_ts, " +
-      "MATCH_NUMBER() AS n AFTER MATCH SKIP TO NEXT ROW PATTERN (A+))").collect()
+    val rows =
+      sql("SELECT * FROM flat MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, LAST(ts) AS last_ts, " +
+        "MATCH_NUMBER() AS n AFTER MATCH SKIP TO NEXT ROW PATTERN (A+))").collect()
     assert(rows.length == 30000 && rows.forall(r => r.getLong(0) == r.getLong(2) - 1 && r.getLong(1) == 29999))
   }
 
@@ -270,18 +282,20 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     try {
       val e = intercept[Exception](sql(query).collect())
       assert(e.getMessage.contains("rows of a partition again") &&
-        e.getMessage.contains(CerConf.MAX_PARTIAL_MATCH_ROWS.key), e.getMessage)
+          e.getMessage.contains(CerConf.MAX_PARTIAL_MATCH_ROWS.key), e.getMessage)
     } finally spark.conf.unset(CerConf.MAX_PARTIAL_MATCH_ROWS.key)
   }
 
   test("a query compiles its pattern once, at analysis; too large a PERMUTE is refused before it is written out") {
     val before = ProgramCompiler.compilations
-    val df = sql("SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY custkey ORDER BY orderdate MEASURES count(*) AS n " +
-      "PATTERN (A B+) DEFINE B AS totalprice < PREV(totalprice))")
+    val df =
+      sql("SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY custkey ORDER BY orderdate MEASURES count(*) AS n " +
+        "PATTERN (A B+) DEFINE B AS totalprice < PREV(totalprice))")
     assert(df.collect().toSet == Set(Row(1, 3L), Row(1, 2L), Row(2, 2L)))
     assert(ProgramCompiler.compilations - before == 1, "the tasks run the program analysis compiled")
-    val permute = intercept[AnalysisException](sql("SELECT * FROM orders MATCH_RECOGNIZE (ORDER BY orderdate " +
-      s"PATTERN (PERMUTE(${('A' to 'L').mkString(", ")})))")).getMessage
+    val permute = intercept[AnalysisException](
+      sql("SELECT * FROM orders MATCH_RECOGNIZE (ORDER BY orderdate " +
+        s"PATTERN (PERMUTE(${('A' to 'L').mkString(", ")})))")).getMessage
     assert(permute.contains("PERMUTE of 12 items") && permute.contains("up to 7 of these fit"), permute)
   }
 
@@ -297,18 +311,23 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     val dup = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts PATTERN (A B) " +
       "DEFINE A AS price > 50, A AS price > 100)")
     assert(dup.contains("DUPLICATE_PATTERN_VARIABLE") && dup.contains("line 1, column"), dup)
-    val mixed = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(A.price - B.price) " +
-      "AS d PATTERN (A B) DEFINE A AS price > 50)")
+    val mixed =
+      analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(A.price - B.price) " +
+        "AS d PATTERN (A B) DEFINE A AS price > 50)")
     assert(mixed.contains("MATCH_RECOGNIZE_AGGREGATE_MIXED_QUALIFIERS"), mixed)
-    val column = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS prize > 1)")
+    val column =
+      analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS prize > 1)")
     assert(column.contains("unknown column 'prize'") && column.contains("ts, price"), column)
     val partition = analysisError("SELECT * FROM quant_test MATCH_RECOGNIZE (PARTITION BY price + 1 ORDER BY ts " +
       "PATTERN (A))")
     assert(partition.contains("MATCH_RECOGNIZE_PARTITION_BY_MUST_BE_COLUMN"), partition)
-    val syntax = syntaxError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts\nPATTERN (A+ |) DEFINE A AS price > 1)")
-    assert(syntax.contains("line 2, column 14") && syntax.contains("a pattern variable") && syntax.contains("found ')'"), syntax)
-    val skip = intercept[Exception](sql("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts " +
-      "AFTER MATCH SKIP TO FIRST A PATTERN (A+ B) DEFINE A AS price > 80)").collect()).getMessage
+    val syntax =
+      syntaxError("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts\nPATTERN (A+ |) DEFINE A AS price > 1)")
+    assert(syntax.contains("line 2, column 14") && syntax.contains("a pattern variable") && syntax.contains(
+        "found ')'"), syntax)
+    val skip = intercept[Exception](
+      sql("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts " +
+        "AFTER MATCH SKIP TO FIRST A PATTERN (A+ B) DEFINE A AS price > 80)").collect()).getMessage
     assert(skip.contains("cannot skip to first row of match"), skip)
   }
 
@@ -318,9 +337,12 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     def recognize(clauses: String) = s"SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts $clauses)"
     val random = recognize("PATTERN (A) DEFINE A AS price > rand()")
     val define = analysisError(random)
-    assert(define.contains("the condition of A price > rand() calls rand(), which is not deterministic") &&
-      define.contains(s"line 1, column ${random.indexOf("price >") + 1}") &&
-      define.contains("df.withColumn(\"r\", rand())"), define)
+    assert(
+      define.contains("the condition of A price > rand() calls rand(), which is not deterministic") &&
+        define.contains(s"line 1, column ${random.indexOf("price >") + 1}") &&
+        define.contains("df.withColumn(\"r\", rand())"),
+      define
+    )
     val measure = analysisError(recognize("MEASURES rand() AS r PATTERN (A) DEFINE A AS price > 1"))
     assert(measure.contains("the measure rand() calls rand()") && measure.contains("subquery in FROM"), measure)
     val uuid = analysisError(recognize("MEASURES uuid() AS u PATTERN (A) DEFINE A AS price > 1"))
@@ -329,8 +351,11 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     assert(aggregate.contains("sum(A.price * rand()) calls rand()"), aggregate)
     val guard = "SELECT * FROM quant_test PATTERN quant_test AS a FILTER a[price > rand()] ORDER BY ts"
     val ceql = analysisError(guard)
-    assert(ceql.contains("the predicate a[price > rand()] calls rand(), which is not deterministic") &&
-      ceql.contains(s"line 1, column ${guard.indexOf("a[") + 1}"), ceql)
+    assert(
+      ceql.contains("the predicate a[price > rand()] calls rand(), which is not deterministic") &&
+        ceql.contains(s"line 1, column ${guard.indexOf("a[") + 1}"),
+      ceql
+    )
     val condition = analysisError("SELECT * FROM quant_test PATTERN quant_test AS a ; quant_test AS b " +
       "FILTER b.price > a.price * rand() ORDER BY ts")
     assert(condition.contains("the condition b.price > a.price * rand() calls rand()"), condition)
@@ -352,7 +377,7 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       "MEASURES LAST(A.totalprice) AS custkey PATTERN (A) DEFINE A AS totalprice > 0)"
     val key = error(byKey, "custkey PATTERN")
     assert(key.contains("the measure custkey is named like a PARTITION BY column, custkey") &&
-      key.contains("AS custkey_measure"), key)
+        key.contains("AS custkey_measure"), key)
     val allRows = "SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY custkey ORDER BY orderdate " +
       "MEASURES LAST(A.totalprice) AS TotalPrice ALL ROWS PER MATCH PATTERN (A) DEFINE A AS totalprice > 0)"
     val column = error(allRows, "TotalPrice")
@@ -360,8 +385,11 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     val string = "SELECT * FROM (SELECT string(ts) AS t, price FROM quant_test) MATCH_RECOGNIZE (ORDER BY t " +
       "PATTERN (A B) WITHIN INTERVAL '1' SECOND DEFINE A AS price > 0)"
     val within = error(string, "INTERVAL")
-    assert(within.contains("WITHIN INTERVAL '1' SECOND bounds the time") && within.contains("first ORDER BY column, which is t, STRING") && within.contains("CAST(t AS TIMESTAMP)"),
-      within)
+    assert(
+      within.contains("WITHIN INTERVAL '1' SECOND bounds the time") && within.contains(
+        "first ORDER BY column, which is t, STRING") && within.contains("CAST(t AS TIMESTAMP)"),
+      within
+    )
   }
 
   test("a NULL time under WITHIN fails the query, saying what to write, instead of reading as 0") {
@@ -370,7 +398,7 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       "DEFINE A AS price >= 100)"
     val message = intercept[Exception](sql(query).collect()).getMessage
     assert(message.contains("a row's ORDER BY time t is NULL, and WITHIN INTERVAL '10' SECOND measures") &&
-      message.contains("WHERE t IS NOT NULL"), message)
+        message.contains("WHERE t IS NOT NULL"), message)
     assert(sql(query.replace("WITHIN INTERVAL '10' SECOND ", "")).collect().nonEmpty)
   }
 
@@ -378,17 +406,19 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     for (t <- Seq("INT", "SMALLINT", "BIGINT")) {
       val spans = sql(s"SELECT * FROM (SELECT CAST(ms AS $t) AS t FROM VALUES (-5), (-4), (-2), (2) AS v(ms)) " +
         "MATCH_RECOGNIZE (ORDER BY t MEASURES FIRST(t) AS first_t, LAST(t) AS last_t ONE ROW PER MATCH " +
-        "PATTERN (A+) WITHIN INTERVAL '3' MILLISECONDS DEFINE A AS true)").collect().map(r => (r.getAs[Number](0).longValue, r.getAs[Number](1).longValue)).toSeq
+        "PATTERN (A+) WITHIN INTERVAL '3' MILLISECONDS DEFINE A AS true)").collect().map(r =>
+        (r.getAs[Number](0).longValue, r.getAs[Number](1).longValue)).toSeq
       assert(spans == Seq((-5L, -4L), (-2L, -2L), (2L, 2L)), s"$t: $spans")
     }
   }
 
   test("Spark's errors in a condition word the match's values as the query writes them") {
     // The problem as the Python package raises it (Scala's getMessage also prints Spark's plan of the stand-ins).
-    val problem = intercept[AnalysisException](sql("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts " +
-      "PATTERN (A B) DEFINE B AS LAST(A.price) = TRUE)").collect()).getMessageParameters.get("cerProblem")
+    val problem = intercept[AnalysisException](
+      sql("SELECT * FROM quant_test MATCH_RECOGNIZE (ORDER BY ts " +
+        "PATTERN (A B) DEFINE B AS LAST(A.price) = TRUE)").collect()).getMessageParameters.get("cerProblem")
     assert(problem.contains("in the condition of B") && problem.contains("Cannot resolve \"(LAST(A.price) = true)\"") &&
-      !problem.contains("__mr_value"), problem)
+        !problem.contains("__mr_value"), problem)
   }
 
   test("an aggregate over a STRING column is refused at the call, with the cast to write; Spark's run-time errors " +
@@ -409,8 +439,9 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       assert(sql(s"SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY tstamp MEASURES sum($cast) AS s PATTERN (A+) " +
         "DEFINE A AS price > 0)").schema.fieldNames.toSeq == Seq("s"))
 
-    val overflow = intercept[ArithmeticException](sql("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY tstamp " +
-      "MEASURES sum(A.price * 1e36BD) AS s PATTERN (A+) DEFINE A AS price > 0)").collect()).getMessage
+    val overflow = intercept[ArithmeticException](
+      sql("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY tstamp " +
+        "MEASURES sum(A.price * 1e36BD) AS s PATTERN (A+) DEFINE A AS price > 0)").collect()).getMessage
     assert(overflow.contains("sum(A.price * 1e36BD)") && !overflow.contains(MatchRecognizeCall.FunctionName), overflow)
   }
 
@@ -421,17 +452,17 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
     "label; PREV and NEXT hold RUNNING or FINAL FIRST and LAST") {
     val df = sql(
       s"""SELECT * FROM $kinds MATCH_RECOGNIZE (
-         |  ORDER BY ts
-         |  MEASURES FINAL LAST(CLASSIFIER()) AS fin, LAST(CLASSIFIER(), 3) AS back3, lower(LAST(CLASSIFIER())) AS low,
-         |           FIRST(CLASSIFIER(U), 2) AS u2, NEXT(CLASSIFIER()) AS nxt, PREV(CLASSIFIER(B)) AS before_b,
-         |           RUNNING array_agg(CLASSIFIER(A)) AS a_labels,
-         |           concat_ws('', RUNNING array_agg(lower(CLASSIFIER(U)))) AS u_labels,
-         |           PREV(RUNNING LAST(B.ts)) AS before_last_b, PREV(FINAL LAST(ts), 2) AS two_before_end
-         |  ALL ROWS PER MATCH
-         |  PATTERN (A B+ C+)
-         |  SUBSET U = (B, C)
-         |  DEFINE A AS kind = 'a', B AS kind = 'b', C AS kind = 'c'
-         |)""".stripMargin)
+        |  ORDER BY ts
+        |  MEASURES FINAL LAST(CLASSIFIER()) AS fin, LAST(CLASSIFIER(), 3) AS back3, lower(LAST(CLASSIFIER())) AS low,
+        |           FIRST(CLASSIFIER(U), 2) AS u2, NEXT(CLASSIFIER()) AS nxt, PREV(CLASSIFIER(B)) AS before_b,
+        |           RUNNING array_agg(CLASSIFIER(A)) AS a_labels,
+        |           concat_ws('', RUNNING array_agg(lower(CLASSIFIER(U)))) AS u_labels,
+        |           PREV(RUNNING LAST(B.ts)) AS before_last_b, PREV(FINAL LAST(ts), 2) AS two_before_end
+        |  ALL ROWS PER MATCH
+        |  PATTERN (A B+ C+)
+        |  SUBSET U = (B, C)
+        |  DEFINE A AS kind = 'a', B AS kind = 'b', C AS kind = 'c'
+        |)""".stripMargin)
     // Running, each measure stands at its row: LAST(CLASSIFIER(), 3) is the label 3 rows back; FIRST(CLASSIFIER(U), 2)
     // U's third row (row 4) on every row, as FIRST reads the whole match (Trino's reading); NEXT reads the next row's
     // label, NULL past the match's end (row 6).
@@ -443,7 +474,8 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
       Row(2, "C", null, "b", "C", "B", "A", Seq("A"), "b", 1, 3),
       Row(3, "C", null, "b", "C", "C", "B", Seq("A"), "bb", 2, 3),
       Row(4, "C", "A", "c", "C", "C", "B", Seq("A"), "bbc", 2, 3),
-      Row(5, "C", "B", "c", "C", null, "B", Seq("A"), "bbcc", 2, 3)))
+      Row(5, "C", "B", "c", "C", null, "B", Seq("A"), "bbcc", 2, 3)
+    ))
   }
 
   test("a condition that reads its own row's CLASSIFIER() is a condition of one row, asked once per row") {
@@ -457,9 +489,9 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
   test("FIRST with a logical offset reads the whole match under ALL ROWS PER MATCH, RUNNING too, as Trino does") {
     // Trino's FIRST(value, 2) names the match's third row from its first row on; LAST(value, 1) stays running.
     val df = sql(s"""SELECT * FROM $kinds MATCH_RECOGNIZE (ORDER BY ts
-         |  MEASURES FIRST(ts, 2) AS third, RUNNING FIRST(B.ts, 1) AS second_b, LAST(ts, 1) AS before, FIRST(C.ts) AS c
-         |  ALL ROWS PER MATCH PATTERN (A B+ C+)
-         |  DEFINE A AS kind = 'a', B AS kind = 'b', C AS kind = 'c')""".stripMargin)
+        |  MEASURES FIRST(ts, 2) AS third, RUNNING FIRST(B.ts, 1) AS second_b, LAST(ts, 1) AS before, FIRST(C.ts) AS c
+        |  ALL ROWS PER MATCH PATTERN (A B+ C+)
+        |  DEFINE A AS kind = 'a', B AS kind = 'b', C AS kind = 'c')""".stripMargin)
     assert(df.select("ts", "third", "second_b", "before", "c").collect().toSeq == Seq(
       Row(1, 3, 3, null, 4), Row(2, 3, 3, 1, 4), Row(3, 3, 3, 2, 4), Row(4, 3, 3, 3, 4), Row(5, 3, 3, 4, 4)))
     // In DEFINE the match ends at the row being tried: FIRST(ts, 2) is NULL on the first two rows.
@@ -471,8 +503,9 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
   test("CLASSIFIER inside FIRST and LAST in DEFINE reads the match up to its row, the running summary kept per row") {
     // A+ takes a row while the match has no fourth row: FIRST(CLASSIFIER(), 3) names the row being tried from the
     // fourth on, labelled A. So matches of at most three rows.
-    val capped = sql(s"SELECT * FROM $kinds MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, count(*) AS n " +
-      "PATTERN (A+) DEFINE A AS FIRST(CLASSIFIER(), 3) IS NULL)")
+    val capped =
+      sql(s"SELECT * FROM $kinds MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(ts) AS first_ts, count(*) AS n " +
+        "PATTERN (A+) DEFINE A AS FIRST(CLASSIFIER(), 3) IS NULL)")
     assert(capped.collect().toSeq == Seq(Row(1, 3L), Row(4, 3L)))
     // B follows an A or a B, C a B: LAST(CLASSIFIER(), 1) is the row before's label, FIRST(CLASSIFIER(U)) U's first.
     // Rows 2 and 3 are B, row 4 C; row 5, a 'c' after a C, ends the match (how long the match runs: the complexity
@@ -485,11 +518,12 @@ class MatchRecognizeSuite extends AnyFunSuite with BeforeAndAfterAll with Adapti
   }
 
   test("errors show RUNNING and FINAL as written, never the functions they are read as") {
-    def problem(clauses: String): String = intercept[AnalysisException](sql("SELECT * FROM quant_test " +
-      s"MATCH_RECOGNIZE (ORDER BY ts $clauses)")).getMessageParameters.get("cerProblem")
+    def problem(clauses: String): String = intercept[AnalysisException](
+      sql("SELECT * FROM quant_test " +
+        s"MATCH_RECOGNIZE (ORDER BY ts $clauses)")).getMessageParameters.get("cerProblem")
     val inAggregate = problem("MEASURES sum(RUNNING LAST(A.price)) AS s PATTERN (A+) DEFINE A AS price > 0")
     assert(inAggregate.contains("sum(RUNNING LAST(A.price)) may not hold RUNNING LAST(A.price)") &&
-      !inAggregate.contains("__mr"), inAggregate)
+        !inAggregate.contains("__mr"), inAggregate)
     val inPrev = problem("MEASURES PREV(FINAL count(*)) AS s PATTERN (A+) DEFINE A AS price > 0")
     assert(inPrev.contains("PREV(FINAL count(*))") && !inPrev.contains("__mr"), inPrev)
     val inside = problem("MEASURES LAST(lower(CLASSIFIER())) AS s PATTERN (A+) DEFINE A AS price > 0")

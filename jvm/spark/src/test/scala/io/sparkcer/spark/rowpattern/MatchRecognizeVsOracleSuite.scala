@@ -55,12 +55,13 @@ class MatchRecognizeVsOracleSuite extends AnyFunSuite {
       // Besides: MATCH_NUMBER() in an aggregate's argument, any_value, and an uncorrelated scalar subquery.
       val top = "(SELECT max(v) FROM cases) AS top"
       val measures = if (allRows) s"MATCH_NUMBER() AS m, CLASSIFIER() AS label, count(${column(x, "*")}) AS cx, " +
-          s"sum(v) AS sv, LAST(${column(x, "v")}) AS lx, FIRST(${column(y, "v")}) AS fy, FINAL max(v) AS mx, " +
-          s"sum(MATCH_NUMBER() * 1000 + v) AS mv, $top"
-        else s"MATCH_NUMBER() AS m, FIRST(t) AS first_t, LAST(t) AS last_t, count(*) AS n, " +
-          s"sum(MATCH_NUMBER() * 1000 + v) AS mv, any_value(MATCH_NUMBER()) AS am, $top"
+        s"sum(v) AS sv, LAST(${column(x, "v")}) AS lx, FIRST(${column(y, "v")}) AS fy, FINAL max(v) AS mx, " +
+        s"sum(MATCH_NUMBER() * 1000 + v) AS mv, $top"
+      else s"MATCH_NUMBER() AS m, FIRST(t) AS first_t, LAST(t) AS last_t, count(*) AS n, " +
+        s"sum(MATCH_NUMBER() * 1000 + v) AS mv, any_value(MATCH_NUMBER()) AS am, $top"
       val topValue = partitions.flatMap(_._1).maxOption.map(Int.box).orNull
-      val query = s"SELECT * FROM cases MATCH_RECOGNIZE (PARTITION BY p ORDER BY t MEASURES $measures ${c.text} ${c.define})"
+      val query =
+        s"SELECT * FROM cases MATCH_RECOGNIZE (PARTITION BY p ORDER BY t MEASURES $measures ${c.text} ${c.define})"
       val context = s"case $i: $query\nrows ${partitions.map(_._1.mkString(" ")).mkString(" | ")}"
       val failure = expected.flatMap(_._2).collectFirst { case RowPatternOracle.Failed(message) => message }
       failure match {
@@ -80,19 +81,34 @@ class MatchRecognizeVsOracleSuite extends AnyFunSuite {
                   (0 to upTo).filter(i => name.forall(_ == analyzed.labels(labels(i))))
                 def numbered(rows: Int) = number * 1000 * rows + v.take(rows).map(_.toLong).sum
                 if (labels.isEmpty)
-                  Seq(Row(p, time(start), number, null, 0L, null, null, null, null, null, topValue, partitions(p)._1(start)))
-                else labels.indices.filterNot(excluded).map(k => Row(p, time(start + k), number,
-                  analyzed.labels(labels(k)), rowsOf(x, k).length.toLong, v.take(k + 1).map(_.toLong).sum,
-                  rowsOf(x, k).lastOption.map(i => Int.box(v(i))).orNull, rowsOf(y, labels.length - 1).headOption.map(i => Int.box(v(i))).orNull,
-                  v.max, numbered(k + 1), topValue, v(k)))
+                  Seq(Row(p, time(start), number, null, 0L, null, null, null, null, null, topValue,
+                      partitions(p)._1(start)))
+                else labels.indices.filterNot(excluded).map(k =>
+                  Row(
+                    p,
+                    time(start + k),
+                    number,
+                    analyzed.labels(labels(k)),
+                    rowsOf(x, k).length.toLong,
+                    v.take(k + 1).map(_.toLong).sum,
+                    rowsOf(x, k).lastOption.map(i => Int.box(v(i))).orNull,
+                    rowsOf(y, labels.length - 1).headOption.map(i => Int.box(v(i))).orNull,
+                    v.max,
+                    numbered(k + 1),
+                    topValue,
+                    v(
+                      k)
+                  ))
               case RowPatternOracle.Matched(number, start, labels, _) =>
                 val (first, last) = if (labels.isEmpty) (null, null) else (time(start), time(start + labels.length - 1))
                 val v = partitions(p)._1.slice(start, start + labels.length)
-                val (mv, am) = if (labels.isEmpty) (null, null) else (number * 1000 * v.length + v.map(_.toLong).sum, number)
+                val (mv, am) =
+                  if (labels.isEmpty) (null, null) else (number * 1000 * v.length + v.map(_.toLong).sum, number)
                 Seq(Row(p, number, first, last, labels.length.toLong, mv, am, topValue))
               case RowPatternOracle.Unmatched(position) if allRows =>
                 // Every measure of an unmatched row is NULL, the subquery's too.
-                Seq(Row(p, time(position), null, null, null, null, null, null, null, null, null, partitions(p)._1(position)))
+                Seq(Row(p, time(position), null, null, null, null, null, null, null, null, null,
+                    partitions(p)._1(position)))
               case other => fail(s"$context: $other")
             }
           }

@@ -51,29 +51,29 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   // Trino's four rows 90 80 70 70, each row of a match with its match number, running value and label.
   private def fourRows(patternAndDefine: String, skip: String = "AFTER MATCH SKIP PAST LAST ROW"): String =
     s"""SELECT m.id AS row_id, m.match, m.val, m.label
-       |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 70)) t(id, value)
-       |MATCH_RECOGNIZE (
-       |  ORDER BY id
-       |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
-       |  ALL ROWS PER MATCH
-       |  $skip
-       |  $patternAndDefine
-       |) AS m""".stripMargin
+      |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 70)) t(id, value)
+      |MATCH_RECOGNIZE (
+      |  ORDER BY id
+      |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
+      |  ALL ROWS PER MATCH
+      |  $skip
+      |  $patternAndDefine
+      |) AS m""".stripMargin
 
   // Trino's eight rows 90 80 70 80 90 50 40 60: two V shapes.
   private val eightRows = "(VALUES (1, 90), (2, 80), (3, 70), (4, 80), (5, 90), (6, 50), (7, 40), (8, 60)) t(id, value)"
 
   private def eightRowsQuery(pattern: String): String =
     s"""SELECT m.id AS row_id, m.match, m.val, m.label
-       |FROM $eightRows
-       |MATCH_RECOGNIZE (
-       |  ORDER BY id
-       |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
-       |  ALL ROWS PER MATCH
-       |  AFTER MATCH SKIP PAST LAST ROW
-       |  $pattern
-       |  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value)
-       |) AS m""".stripMargin
+      |FROM $eightRows
+      |MATCH_RECOGNIZE (
+      |  ORDER BY id
+      |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
+      |  ALL ROWS PER MATCH
+      |  AFTER MATCH SKIP PAST LAST ROW
+      |  $pattern
+      |  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value)
+      |) AS m""".stripMargin
 
   // An empty match at each of the four rows: nothing but the match number and the row it was tried at.
   private val emptyAtEachRow = Seq(o(1, 1, null, null), o(2, 2, null, null), o(3, 3, null, null), o(4, 4, null, null))
@@ -130,23 +130,39 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   // B AS B.value <= PREV(B.value) over 90 80 70 70: rows 2 to 4 pass B, row 1 does not.
   private val quantifierCases: Seq[(String, Seq[Row])] = Seq(
-    "B*" -> greedyStar, "B*?" -> emptyAtEachRow,
-    "B+" -> oneMatch, "B+?" -> oneRowEach,
-    "B?" -> optional, "B??" -> emptyAtEachRow,
-    "B{,}" -> greedyStar, "B{,}?" -> emptyAtEachRow,
-    "B{1,}" -> oneMatch, "B{1,}?" -> oneRowEach,
-    "B{2,}" -> oneMatch, "B{2,}?" -> twoRows,
-    "B{5,}" -> Nil, "B{5,}?" -> Nil,
-    "B{,1}" -> optional, "B{,1}?" -> emptyAtEachRow,
+    "B*" -> greedyStar,
+    "B*?" -> emptyAtEachRow,
+    "B+" -> oneMatch,
+    "B+?" -> oneRowEach,
+    "B?" -> optional,
+    "B??" -> emptyAtEachRow,
+    "B{,}" -> greedyStar,
+    "B{,}?" -> emptyAtEachRow,
+    "B{1,}" -> oneMatch,
+    "B{1,}?" -> oneRowEach,
+    "B{2,}" -> oneMatch,
+    "B{2,}?" -> twoRows,
+    "B{5,}" -> Nil,
+    "B{5,}?" -> Nil,
+    "B{,1}" -> optional,
+    "B{,1}?" -> emptyAtEachRow,
     "B{,2}" -> Seq(o(1, 1, null, null), o(2, 2, 80, "B"), o(3, 2, 70, "B"), o(4, 3, 70, "B")),
     "B{,2}?" -> emptyAtEachRow,
-    "B{,5}" -> greedyStar, "B{,5}?" -> emptyAtEachRow,
-    "B{1,1}" -> oneRowEach, "B{1,1}?" -> oneRowEach,
-    "B{1,5}" -> oneMatch, "B{1,5}?" -> oneRowEach,
-    "B{5,7}" -> Nil, "B{5,7}?" -> Nil,
-    "B{1}" -> oneRowEach, "B{1}?" -> oneRowEach,
-    "B{2}" -> twoRows, "B{2}?" -> twoRows,
-    "B{5}" -> Nil, "B{5}?" -> Nil)
+    "B{,5}" -> greedyStar,
+    "B{,5}?" -> emptyAtEachRow,
+    "B{1,1}" -> oneRowEach,
+    "B{1,1}?" -> oneRowEach,
+    "B{1,5}" -> oneMatch,
+    "B{1,5}?" -> oneRowEach,
+    "B{5,7}" -> Nil,
+    "B{5,7}?" -> Nil,
+    "B{1}" -> oneRowEach,
+    "B{1}?" -> oneRowEach,
+    "B{2}" -> twoRows,
+    "B{2}?" -> twoRows,
+    "B{5}" -> Nil,
+    "B{5}?" -> Nil
+  )
 
   for ((quantified, expected) <- quantifierCases)
     test(s"pattern quantifier $quantified") {
@@ -168,7 +184,8 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
     "A {- B -}+ {- C -}+" -> onlyA,
     "A {- B -}* {- C -}*" -> onlyA,
     "A {- B -}{1,2} {- C -}{1,2}" -> onlyA,
-    "A {- C -}{2,3} {- B -}{2,3}" -> Seq(o(3, 1, 70, "A")))
+    "A {- C -}{2,3} {- B -}{2,3}" -> Seq(o(3, 1, 70, "A"))
+  )
 
   for ((pattern, expected) <- exclusionCases)
     test(s"exclusion: $pattern leaves the excluded rows out of ALL ROWS PER MATCH") {
@@ -188,29 +205,29 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   test("back reference: X's condition navigates over A's and B's rows, the same expression a measure") {
     val expression = "PREV(LAST(A.value), 3) + FIRST(A.value) + PREV(LAST(B.value), 2)"
     assertRows(s"""SELECT value, classy, defining_condition
-                  |FROM (VALUES 1, 2, 3, 4, 5, 6) t(value)
-                  |MATCH_RECOGNIZE (
-                  |  ORDER BY value
-                  |  MEASURES CLASSIFIER() AS classy, $expression AS defining_condition
-                  |  ALL ROWS PER MATCH
-                  |  PATTERN ((A | B)* X)
-                  |  DEFINE X AS value = $expression
-                  |)""".stripMargin)(
+        |FROM (VALUES 1, 2, 3, 4, 5, 6) t(value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY value
+        |  MEASURES CLASSIFIER() AS classy, $expression AS defining_condition
+        |  ALL ROWS PER MATCH
+        |  PATTERN ((A | B)* X)
+        |  DEFINE X AS value = $expression
+        |)""".stripMargin)(
       Row(1, "B", null), Row(2, "A", null), Row(3, "A", null), Row(4, "A", null), Row(5, "B", 6), Row(6, "X", 6))
   }
 
   test("back reference: X's condition reads the labels of earlier rows through CLASSIFIER, with a union variable") {
     val expression = "PREV(CLASSIFIER(U), 1) = 'A' AND LAST(CLASSIFIER(), 3) = 'B' AND FIRST(CLASSIFIER(U)) = 'B'"
     assertRows(s"""SELECT value, classy, defining_condition
-                  |FROM (VALUES 1, 2, 3, 4, 5) t(value)
-                  |MATCH_RECOGNIZE (
-                  |  ORDER BY value
-                  |  MEASURES CLASSIFIER() AS classy, $expression AS defining_condition
-                  |  ALL ROWS PER MATCH
-                  |  PATTERN ((A | B)* X $$)
-                  |  SUBSET U = (A, B)
-                  |  DEFINE X AS $expression
-                  |)""".stripMargin)(
+        |FROM (VALUES 1, 2, 3, 4, 5) t(value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY value
+        |  MEASURES CLASSIFIER() AS classy, $expression AS defining_condition
+        |  ALL ROWS PER MATCH
+        |  PATTERN ((A | B)* X $$)
+        |  SUBSET U = (A, B)
+        |  DEFINE X AS $expression
+        |)""".stripMargin)(
       Row(1, "B", null), Row(2, "B", false), Row(3, "A", false), Row(4, "A", true), Row(5, "X", true))
   }
 
@@ -229,7 +246,8 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
     "^* A B" -> Seq(o(1, 1, 90, "A"), o(2, 1, 80, "B")),
     "$* | B" -> emptyAtEachRow,
     "$+ | B" -> Seq(o(2, 1, 80, "B"), o(3, 2, 70, "B")),
-    "B A $+" -> Seq(o(3, 1, 70, "B"), o(4, 1, 70, "A")))
+    "B A $+" -> Seq(o(3, 1, 70, "B"), o(4, 1, 70, "A"))
+  )
 
   for ((pattern, expected) <- emptyCycleCases)
     test(s"empty cycle or quantified anchor: $pattern") {
@@ -240,15 +258,15 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   private def outputMode(rowsPerMatch: String, pattern: String): String =
     s"""SELECT m.match, m.val, m.label
-       |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 70)) t(id, value)
-       |MATCH_RECOGNIZE (
-       |  ORDER BY id
-       |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
-       |  $rowsPerMatch
-       |  AFTER MATCH SKIP PAST LAST ROW
-       |  PATTERN ($pattern)
-       |  DEFINE B AS B.value < PREV(B.value)
-       |) AS m""".stripMargin
+      |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 70)) t(id, value)
+      |MATCH_RECOGNIZE (
+      |  ORDER BY id
+      |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
+      |  $rowsPerMatch
+      |  AFTER MATCH SKIP PAST LAST ROW
+      |  PATTERN ($pattern)
+      |  DEFINE B AS B.value < PREV(B.value)
+      |) AS m""".stripMargin
 
   private def ml(m: Any, v: Any, l: Any): Row = Row(bigint(m), v, l)
 
@@ -275,16 +293,16 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   private def skipQuery(skip: String): String =
     s"""SELECT m.id, m.match, m.val, m.label
-       |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80), (5, 70), (6, 80)) t(id, value)
-       |MATCH_RECOGNIZE (
-       |  ORDER BY id
-       |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
-       |  ALL ROWS PER MATCH
-       |  $skip
-       |  PATTERN (A B+ C+ D?)
-       |  SUBSET U = (C, D)
-       |  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value), D AS false
-       |) AS m""".stripMargin
+      |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80), (5, 70), (6, 80)) t(id, value)
+      |MATCH_RECOGNIZE (
+      |  ORDER BY id
+      |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
+      |  ALL ROWS PER MATCH
+      |  $skip
+      |  PATTERN (A B+ C+ D?)
+      |  SUBSET U = (C, D)
+      |  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value), D AS false
+      |) AS m""".stripMargin
 
   private val firstSkipMatch = Seq(o(1, 1, 90, "A"), o(2, 1, 80, "B"), o(3, 1, 70, "B"), o(4, 1, 80, "C"))
 
@@ -293,8 +311,9 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   }
 
   test("AFTER MATCH SKIP TO NEXT ROW finds the overlapping matches at rows 2 and 4") {
-    assertRows(skipQuery("AFTER MATCH SKIP TO NEXT ROW"))(firstSkipMatch ++ Seq(
-      o(2, 2, 80, "A"), o(3, 2, 70, "B"), o(4, 2, 80, "C"), o(4, 3, 80, "A"), o(5, 3, 70, "B"), o(6, 3, 80, "C")): _*)
+    assertRows(skipQuery("AFTER MATCH SKIP TO NEXT ROW"))(
+      firstSkipMatch ++ Seq(
+        o(2, 2, 80, "A"), o(3, 2, 70, "B"), o(4, 2, 80, "C"), o(4, 3, 80, "A"), o(5, 3, 70, "B"), o(6, 3, 80, "C")): _*)
   }
 
   test("AFTER MATCH SKIP TO FIRST C, TO LAST B, TO B (its LAST) and TO a union variable resume inside the match") {
@@ -316,15 +335,15 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   test("WITH UNMATCHED ROWS under SKIP TO NEXT ROW: rows of an earlier match are not output again as unmatched") {
     assertRows("""SELECT m.id, m.match, m.value, m.label
-                 |FROM (VALUES (1, 100), (2, 100), (3, 90), (4, 80), (5, 70), (6, 100)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES match_number() AS match, classifier() AS label
-                 |  ALL ROWS PER MATCH WITH UNMATCHED ROWS
-                 |  AFTER MATCH SKIP TO NEXT ROW
-                 |  PATTERN (A B{2})
-                 |  DEFINE B AS B.value < PREV(B.value)
-                 |) AS m""".stripMargin)(
+        |FROM (VALUES (1, 100), (2, 100), (3, 90), (4, 80), (5, 70), (6, 100)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES match_number() AS match, classifier() AS label
+        |  ALL ROWS PER MATCH WITH UNMATCHED ROWS
+        |  AFTER MATCH SKIP TO NEXT ROW
+        |  PATTERN (A B{2})
+        |  DEFINE B AS B.value < PREV(B.value)
+        |) AS m""".stripMargin)(
       o(1, null, 100, null), o(2, 1, 100, "A"), o(3, 1, 90, "B"), o(4, 1, 80, "B"),
       o(3, 2, 90, "A"), o(4, 2, 80, "B"), o(5, 2, 70, "B"), o(6, null, 100, null))
   }
@@ -333,16 +352,16 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   test("union variables: CLASSIFIER of a subset names the row's own variable when it is in the subset") {
     assertRows("""SELECT m.id, m.match, m.val, m.lower_or_higher, m.label
-                 |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier(U) AS lower_or_higher,
-                 |           classifier(W) AS label
-                 |  ALL ROWS PER MATCH
-                 |  PATTERN ((L | H) A)
-                 |  SUBSET U = (L, H), W = (A, L, H)
-                 |  DEFINE A AS A.value = 80, L AS L.value < 80, H AS H.value > 80
-                 |) AS m""".stripMargin)(
+        |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier(U) AS lower_or_higher,
+        |           classifier(W) AS label
+        |  ALL ROWS PER MATCH
+        |  PATTERN ((L | H) A)
+        |  SUBSET U = (L, H), W = (A, L, H)
+        |  DEFINE A AS A.value = 80, L AS L.value < 80, H AS H.value > 80
+        |) AS m""".stripMargin)(
       Row(1, 1L, 90, "H", "H"), Row(2, 1L, 80, "H", "A"), Row(3, 2L, 70, "L", "L"), Row(4, 2L, 80, "L", "A"))
   }
 
@@ -350,14 +369,14 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   private def navigation(measure: String): String =
     s"""SELECT m.id, m.measure
-       |FROM (VALUES (1, 10), (2, 20), (3, 30)) t(id, value)
-       |MATCH_RECOGNIZE (
-       |  ORDER BY id
-       |  MEASURES $measure AS measure
-       |  ALL ROWS PER MATCH
-       |  PATTERN (A+)
-       |  DEFINE A AS true
-       |) AS m""".stripMargin
+      |FROM (VALUES (1, 10), (2, 20), (3, 30)) t(id, value)
+      |MATCH_RECOGNIZE (
+      |  ORDER BY id
+      |  MEASURES $measure AS measure
+      |  ALL ROWS PER MATCH
+      |  PATTERN (A+)
+      |  DEFINE A AS true
+      |) AS m""".stripMargin
 
   private val navigationCases: Seq[(String, Seq[Any])] = Seq(
     "value" -> Seq(10, 20, 30), // RUNNING LAST(value)
@@ -377,7 +396,8 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
     "NEXT(FIRST(value), 10)" -> Seq(null, null, null),
     "PREV(FIRST(value), 10)" -> Seq(null, null, null),
     "PREV(FIRST(value, 10), 2)" -> Seq(null, null, null),
-    "PREV(LAST(value, 10), 2)" -> Seq(null, null, null))
+    "PREV(LAST(value, 10), 2)" -> Seq(null, null, null)
+  )
 
   for ((measure, expected) <- navigationCases)
     test(s"navigation: $measure on each row of a three-row match") {
@@ -388,14 +408,14 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
     // The only match is rows 3 and 4 (B = 30 after A = 30); B is row 4.
     def measure(m: String) = rows(
       s"""SELECT m.measure
-         |FROM (VALUES (1, 10), (2, 20), (3, 30), (4, 30), (5, 40)) t(id, value)
-         |MATCH_RECOGNIZE (
-         |  ORDER BY id
-         |  MEASURES $m AS measure
-         |  ONE ROW PER MATCH
-         |  PATTERN (A B)
-         |  DEFINE B AS B.value = PREV(B.value)
-         |) AS m""".stripMargin)
+        |FROM (VALUES (1, 10), (2, 20), (3, 30), (4, 30), (5, 40)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES $m AS measure
+        |  ONE ROW PER MATCH
+        |  PATTERN (A B)
+        |  DEFINE B AS B.value = PREV(B.value)
+        |) AS m""".stripMargin)
     assert(measure("PREV(B.value, 4)") == Seq(Row(null)))
     assert(measure("PREV(B.value, 3)") == Seq(Row(10)))
     assert(measure("PREV(B.value, 2)") == Seq(Row(20)))
@@ -407,27 +427,27 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   test("NEXT(CLASSIFIER()) in a measure reads the next row's label in the complete match, NULL past its end") {
     assertRows("""SELECT m.id, m.value, m.label, m.next_label
-                 |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES CLASSIFIER() AS label, NEXT(CLASSIFIER()) AS next_label
-                 |  ALL ROWS PER MATCH
-                 |  PATTERN (A B+ C+)
-                 |  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value)
-                 |) AS m""".stripMargin)(
+        |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES CLASSIFIER() AS label, NEXT(CLASSIFIER()) AS next_label
+        |  ALL ROWS PER MATCH
+        |  PATTERN (A B+ C+)
+        |  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value)
+        |) AS m""".stripMargin)(
       Row(1, 90, "A", "B"), Row(2, 80, "B", "B"), Row(3, 70, "B", "C"), Row(4, 80, "C", null))
   }
 
   test("NEXT(CLASSIFIER()) in DEFINE is NULL: no row past the one being tried is matched yet") {
     assertRows("""SELECT m.id, m.val
-                 |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES value AS val
-                 |  ALL ROWS PER MATCH
-                 |  PATTERN (A+)
-                 |  DEFINE A AS NEXT(CLASSIFIER()) = 'A'
-                 |) AS m""".stripMargin)()
+        |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES value AS val
+        |  ALL ROWS PER MATCH
+        |  PATTERN (A+)
+        |  DEFINE A AS NEXT(CLASSIFIER()) = 'A'
+        |) AS m""".stripMargin)()
   }
 
   // --- testCaseSensitiveLabels -------------------------------------------------------------------------------------
@@ -438,52 +458,53 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
     // compared without regard to case, quoted or not (spark.sql.caseSensitive is false by default), and spark-cer
     // names pattern variables as Spark names columns (RowPatternAnalysis.canonical): `b` and B are one variable, 'B'.
     assertRows("""SELECT m.id, m.label
-                 |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES CLASSIFIER() AS label
-                 |  ALL ROWS PER MATCH
-                 |  PATTERN (a `b`+ C+)
-                 |  DEFINE `b` AS `b`.value < PREV(`b`.value), C AS C.value > PREV(C.value)
-                 |) AS m""".stripMargin)(Row(1, "A"), Row(2, "B"), Row(3, "B"), Row(4, "C"))
+        |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 80)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES CLASSIFIER() AS label
+        |  ALL ROWS PER MATCH
+        |  PATTERN (a `b`+ C+)
+        |  DEFINE `b` AS `b`.value < PREV(`b`.value), C AS C.value > PREV(C.value)
+        |) AS m""".stripMargin)(Row(1, "A"), Row(2, "B"), Row(3, "B"), Row(4, "C"))
   }
 
   // --- testScalarFunctions -----------------------------------------------------------------------------------------
 
   test("scalar functions and operators around row pattern functions in MEASURES and DEFINE") {
     assertRows("""SELECT m.id, m.label
-                 |FROM (VALUES (1, 90), (2, 80), (3, 60)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES CAST(lower(LAST(CLASSIFIER())) || '_label' AS VARCHAR(7)) AS label
-                 |  ALL ROWS PER MATCH
-                 |  PATTERN (A B+)
-                 |  DEFINE B AS B.value + 10 < abs(PREV(B.value))
-                 |) AS m""".stripMargin)(Row(2, "a_label"), Row(3, "b_label"))
+        |FROM (VALUES (1, 90), (2, 80), (3, 60)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES CAST(lower(LAST(CLASSIFIER())) || '_label' AS VARCHAR(7)) AS label
+        |  ALL ROWS PER MATCH
+        |  PATTERN (A B+)
+        |  DEFINE B AS B.value + 10 < abs(PREV(B.value))
+        |) AS m""".stripMargin)(Row(2, "a_label"), Row(3, "b_label"))
   }
 
   // --- testRunningAndFinal -----------------------------------------------------------------------------------------
 
   test("RUNNING and FINAL LAST of the match and of each variable, on each row") {
     assertRows("""SELECT id, label, final_label, running_value, final_value, A_running_value, A_final_value,
-                 |       B_running_value, B_final_value, C_running_value, C_final_value
-                 |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 100), (5, 200)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES CLASSIFIER() AS label, FINAL LAST(CLASSIFIER()) AS final_label,
-                 |           RUNNING LAST(value) AS running_value, FINAL LAST(value) AS final_value,
-                 |           RUNNING LAST(A.value) AS A_running_value, FINAL LAST(A.value) AS A_final_value,
-                 |           RUNNING LAST(B.value) AS B_running_value, FINAL LAST(B.value) AS B_final_value,
-                 |           RUNNING LAST(C.value) AS C_running_value, FINAL LAST(C.value) AS C_final_value
-                 |  ALL ROWS PER MATCH
-                 |  PATTERN (A B+ C+)
-                 |  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value)
-                 |)""".stripMargin)(
+        |       B_running_value, B_final_value, C_running_value, C_final_value
+        |FROM (VALUES (1, 90), (2, 80), (3, 70), (4, 100), (5, 200)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES CLASSIFIER() AS label, FINAL LAST(CLASSIFIER()) AS final_label,
+        |           RUNNING LAST(value) AS running_value, FINAL LAST(value) AS final_value,
+        |           RUNNING LAST(A.value) AS A_running_value, FINAL LAST(A.value) AS A_final_value,
+        |           RUNNING LAST(B.value) AS B_running_value, FINAL LAST(B.value) AS B_final_value,
+        |           RUNNING LAST(C.value) AS C_running_value, FINAL LAST(C.value) AS C_final_value
+        |  ALL ROWS PER MATCH
+        |  PATTERN (A B+ C+)
+        |  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value)
+        |)""".stripMargin)(
       Row(1, "A", "C", 90, 200, 90, 90, null, 70, null, 200),
       Row(2, "B", "C", 80, 200, 90, 90, 80, 70, null, 200),
       Row(3, "B", "C", 70, 200, 90, 90, 70, 70, null, 200),
       Row(4, "C", "C", 100, 200, 90, 90, 70, 70, 100, 200),
-      Row(5, "C", "C", 200, 200, 90, 90, 70, 70, 200, 200))
+      Row(5, "C", "C", 200, 200, 90, 90, 70, 70, 200, 200)
+    )
   }
 
   // --- testPartitioningAndOrdering ---------------------------------------------------------------------------------
@@ -495,16 +516,16 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   /** Runs of falling values per partition, each row with its match, the value before it in the match, its label. */
   private def fallingRuns(relation: String): String =
     s"""SELECT m.part AS partition, m.id AS row_id, m.match, m.val, m.label
-       |FROM $relation
-       |MATCH_RECOGNIZE (
-       |  PARTITION BY part
-       |  ORDER BY id
-       |  MEASURES match_number() AS match, PREV(RUNNING LAST(value)) AS val, classifier() AS label
-       |  ALL ROWS PER MATCH
-       |  AFTER MATCH SKIP PAST LAST ROW
-       |  PATTERN (B+)
-       |  DEFINE B AS B.value < PREV(B.value)
-       |) AS m""".stripMargin
+      |FROM $relation
+      |MATCH_RECOGNIZE (
+      |  PARTITION BY part
+      |  ORDER BY id
+      |  MEASURES match_number() AS match, PREV(RUNNING LAST(value)) AS val, classifier() AS label
+      |  ALL ROWS PER MATCH
+      |  AFTER MATCH SKIP PAST LAST ROW
+      |  PATTERN (B+)
+      |  DEFINE B AS B.value < PREV(B.value)
+      |) AS m""".stripMargin
 
   test("partitioning: several partitions given out of order, each matched in its own order") {
     assertRows(fallingRuns(unorderedPartitions))(
@@ -512,48 +533,49 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   }
 
   test("partitioning: an empty input gives no rows") {
-    assertRows(fallingRuns("(SELECT * FROM (VALUES (1, 'p1', 90)) v(id, part, value) WHERE false) t(id, part, value)"))()
+    assertRows(
+      fallingRuns("(SELECT * FROM (VALUES (1, 'p1', 90)) v(id, part, value) WHERE false) t(id, part, value)"))()
   }
 
   test("ordering: no partitions, rows given out of order") {
     assertRows("""SELECT m.id AS row_id, m.match, m.val, m.label
-                 |FROM (VALUES (5, 10), (2, 90), (1, 80), (4, 20), (3, 30)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
-                 |  ALL ROWS PER MATCH
-                 |  AFTER MATCH SKIP PAST LAST ROW
-                 |  PATTERN (B+)
-                 |  DEFINE B AS B.value < PREV(B.value)
-                 |) AS m""".stripMargin)(o(3, 1, 30, "B"), o(4, 1, 20, "B"), o(5, 1, 10, "B"))
+        |FROM (VALUES (5, 10), (2, 90), (1, 80), (4, 20), (3, 30)) t(id, value)
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES match_number() AS match, RUNNING LAST(value) AS val, classifier() AS label
+        |  ALL ROWS PER MATCH
+        |  AFTER MATCH SKIP PAST LAST ROW
+        |  PATTERN (B+)
+        |  DEFINE B AS B.value < PREV(B.value)
+        |) AS m""".stripMargin)(o(3, 1, 30, "B"), o(4, 1, 20, "B"), o(5, 1, 10, "B"))
   }
 
   test("no MEASURES: ALL ROWS PER MATCH outputs the input columns of the matched rows") {
     assertRows("""SELECT m.id AS row_id, m.part AS partition
-                 |FROM (VALUES (5, 'p2', 10), (2, 'p1', 90), (1, 'p1', 80), (4, 'p2', 20), (3, 'p1', 30)) t(id, part, value)
-                 |MATCH_RECOGNIZE (
-                 |  PARTITION BY part
-                 |  ORDER BY id
-                 |  ALL ROWS PER MATCH
-                 |  AFTER MATCH SKIP PAST LAST ROW
-                 |  PATTERN (B+)
-                 |  DEFINE B AS B.value < PREV(B.value)
-                 |) AS m""".stripMargin)(Row(3, "p1"), Row(5, "p2"))
+        |FROM (VALUES (5, 'p2', 10), (2, 'p1', 90), (1, 'p1', 80), (4, 'p2', 20), (3, 'p1', 30)) t(id, part, value)
+        |MATCH_RECOGNIZE (
+        |  PARTITION BY part
+        |  ORDER BY id
+        |  ALL ROWS PER MATCH
+        |  AFTER MATCH SKIP PAST LAST ROW
+        |  PATTERN (B+)
+        |  DEFINE B AS B.value < PREV(B.value)
+        |) AS m""".stripMargin)(Row(3, "p1"), Row(5, "p2"))
   }
 
   // --- testOutputLayout --------------------------------------------------------------------------------------------
 
   private def layout(rowsPerMatch: String, order: String = "id"): String =
     s"""SELECT *
-       |FROM (VALUES ('ordering', 'partitioning', 90)) t(id, part, value)
-       |MATCH_RECOGNIZE (
-       |  PARTITION BY part
-       |  ORDER BY $order
-       |  MEASURES CLASSIFIER() AS classy
-       |  $rowsPerMatch
-       |  PATTERN (A)
-       |  DEFINE A AS true
-       |) AS m""".stripMargin
+      |FROM (VALUES ('ordering', 'partitioning', 90)) t(id, part, value)
+      |MATCH_RECOGNIZE (
+      |  PARTITION BY part
+      |  ORDER BY $order
+      |  MEASURES CLASSIFIER() AS classy
+      |  $rowsPerMatch
+      |  PATTERN (A)
+      |  DEFINE A AS true
+      |) AS m""".stripMargin
 
   test("output layout: ALL ROWS PER MATCH gives the partition, the order, the measures, then the other columns") {
     val df = spark.sql(layout("ALL ROWS PER MATCH"))
@@ -590,15 +612,15 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   private def subquery(measure: String, define: String): String =
     s"""SELECT m.val
-       |FROM (VALUES (1, 100), (2, 200), (3, 300), (4, 400)) t(id, value)
-       |MATCH_RECOGNIZE (
-       |  ORDER BY id
-       |  MEASURES $measure AS val
-       |  ONE ROW PER MATCH
-       |  AFTER MATCH SKIP TO NEXT ROW
-       |  PATTERN (A+)
-       |  DEFINE A AS $define
-       |) AS m""".stripMargin
+      |FROM (VALUES (1, 100), (2, 200), (3, 300), (4, 400)) t(id, value)
+      |MATCH_RECOGNIZE (
+      |  ORDER BY id
+      |  MEASURES $measure AS val
+      |  ONE ROW PER MATCH
+      |  AFTER MATCH SKIP TO NEXT ROW
+      |  PATTERN (A+)
+      |  DEFINE A AS $define
+      |) AS m""".stripMargin
 
   test("uncorrelated scalar subqueries in MEASURES and DEFINE, and inside navigation") {
     assertRows(subquery("(SELECT 'x')", "(SELECT true)"))(Seq.fill(4)(Row("x")): _*)
@@ -610,7 +632,7 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
     spark.sql("SELECT * FROM VALUES (150), (250) AS l(v)").createOrReplaceTempView("trino_limits")
     // A: value at least the limits' average, 200: rows 2 to 4, one match per start under SKIP TO NEXT ROW.
     assertRows(subquery("count(*) * (SELECT min(v) FROM trino_limits)",
-      "value >= (SELECT avg(v) FROM trino_limits)"))(Row(450L), Row(300L), Row(150L))
+        "value >= (SELECT avg(v) FROM trino_limits)"))(Row(450L), Row(300L), Row(150L))
   }
 
   test("IN and EXISTS subqueries in DEFINE and MEASURES are refused: Spark plans them as joins") {
@@ -622,7 +644,8 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
         "count(*)" -> "FIRST(A.id > 0 AND 1 IN (SELECT 1))",
         "FIRST(id % 2 IN (SELECT 0))" -> "true",
         "LAST(A.value < 0 OR EXISTS (SELECT 1))" -> "true",
-        "count(*)" -> "FIRST(A.value < 0 OR EXISTS (SELECT 1))")) {
+        "count(*)" -> "FIRST(A.value < 0 OR EXISTS (SELECT 1))"
+      )) {
       val message = failure(subquery(measure, define))
       assert(message.contains("nor subqueries other than uncorrelated scalar ones"), message)
     }
@@ -631,17 +654,18 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   // --- testInPredicateWithoutSubquery ------------------------------------------------------------------------------
 
   test("IN lists over navigations, CLASSIFIER and MATCH_NUMBER") {
-    def measure(m: String) = bag(rows(
-      s"""SELECT m.val
-         |FROM (VALUES (1, 100), (2, 200), (3, 300), (4, 400)) t(id, value)
-         |MATCH_RECOGNIZE (
-         |  ORDER BY id
-         |  MEASURES $m AS val
-         |  ONE ROW PER MATCH
-         |  AFTER MATCH SKIP TO NEXT ROW
-         |  PATTERN (A+)
-         |  DEFINE A AS true
-         |) AS m""".stripMargin))
+    def measure(m: String) = bag(
+      rows(
+        s"""SELECT m.val
+          |FROM (VALUES (1, 100), (2, 200), (3, 300), (4, 400)) t(id, value)
+          |MATCH_RECOGNIZE (
+          |  ORDER BY id
+          |  MEASURES $m AS val
+          |  ONE ROW PER MATCH
+          |  AFTER MATCH SKIP TO NEXT ROW
+          |  PATTERN (A+)
+          |  DEFINE A AS true
+          |) AS m""".stripMargin))
     // Matches from each row to the last: FIRST(A.value) is 100, 200, 300, 400, LAST(A.value) 400.
     assert(measure("FIRST(A.value) IN (300, LAST(A.value))") == bag(Seq(false, false, true, true).map(Row(_))))
     assert(measure("CLASSIFIER() IN ('X', lower(CLASSIFIER()))") == bag(Seq.fill(4)(Row(false))))
@@ -725,17 +749,35 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
       assertRows(s"SELECT m.part AS partition, m.id AS row_id, m.running_sum FROM $partsOfOnes MATCH_RECOGNIZE (" +
         "PARTITION BY part ORDER BY id MEASURES RUNNING sum(value) AS running_sum ALL ROWS PER MATCH " +
         s"AFTER MATCH SKIP PAST LAST ROW PATTERN (B (A | B) B) DEFINE A AS $condition) AS m")(
-        Row("p1", 1, 1L), Row("p1", 2, 2L), Row("p1", 3, 3L), Row("p1", 4, 1L), Row("p1", 5, 2L), Row("p1", 6, 3L),
-        Row("p2", 1, 10L), Row("p2", 2, 20L), Row("p2", 3, 30L),
-        Row("p3", 1, 100L), Row("p3", 2, 200L), Row("p3", 3, 300L))
+        Row("p1", 1, 1L),
+        Row("p1", 2, 2L),
+        Row("p1", 3, 3L),
+        Row("p1", 4, 1L),
+        Row("p1", 5, 2L),
+        Row("p1", 6, 3L),
+        Row("p2", 1, 10L),
+        Row("p2", 2, 20L),
+        Row("p2", 3, 30L),
+        Row("p3", 1, 100L),
+        Row("p3", 2, 200L),
+        Row("p3", 3, 300L)
+      )
     val fives = "(VALUES (1, 'p1', 1), (2, 'p1', 1), (3, 'p1', 1), (4, 'p1', 1), (5, 'p1', 1), (1, 'p2', 2), " +
       "(2, 'p2', 2), (3, 'p2', 2), (4, 'p2', 2), (5, 'p2', 2)) t(id, part, value)"
     assertRows(s"SELECT m.part AS partition, m.id AS row_id, m.classy, m.running_sum FROM $fives MATCH_RECOGNIZE (" +
       "PARTITION BY part ORDER BY id MEASURES RUNNING sum(value) AS running_sum, CLASSIFIER() AS classy " +
       "ALL ROWS PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN ((A | B)*) DEFINE A AS sum(value) > 4) AS m")(
-      Row("p1", 1, "B", 1L), Row("p1", 2, "B", 2L), Row("p1", 3, "B", 3L), Row("p1", 4, "B", 4L),
-      Row("p1", 5, "A", 5L), Row("p2", 1, "B", 2L), Row("p2", 2, "B", 4L), Row("p2", 3, "A", 6L),
-      Row("p2", 4, "A", 8L), Row("p2", 5, "A", 10L))
+      Row("p1", 1, "B", 1L),
+      Row("p1", 2, "B", 2L),
+      Row("p1", 3, "B", 3L),
+      Row("p1", 4, "B", 4L),
+      Row("p1", 5, "A", 5L),
+      Row("p2", 1, "B", 2L),
+      Row("p2", 2, "B", 4L),
+      Row("p2", 3, "A", 6L),
+      Row("p2", 4, "A", 8L),
+      Row("p2", 5, "A", 10L)
+    )
   }
 
   test("any_value in a measure, RUNNING: Spark's grammar reads it into its aggregate, as it reads FIRST and LAST") {
@@ -746,9 +788,18 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   private val risingParts = "(VALUES (1, 'p1', 1), (2, 'p1', 2), (3, 'p1', 3), (4, 'p1', 4), (5, 'p1', 5), " +
     "(1, 'p2', 2), (2, 'p2', 4), (3, 'p2', 6), (4, 'p2', 8), (5, 'p2', 10)) t(id, part, value)"
-  private val risingLabels = Seq(Row("p1", 1, "B", 1), Row("p1", 2, "B", 2), Row("p1", 3, "B", 3),
-    Row("p1", 4, "B", 4), Row("p1", 5, "A", 5), Row("p2", 1, "B", 2), Row("p2", 2, "B", 4), Row("p2", 3, "A", 6),
-    Row("p2", 4, "A", 8), Row("p2", 5, "A", 10))
+  private val risingLabels = Seq(
+    Row("p1", 1, "B", 1),
+    Row("p1", 2, "B", 2),
+    Row("p1", 3, "B", 3),
+    Row("p1", 4, "B", 4),
+    Row("p1", 5, "A", 5),
+    Row("p2", 1, "B", 2),
+    Row("p2", 2, "B", 4),
+    Row("p2", 3, "A", 6),
+    Row("p2", 4, "A", 8),
+    Row("p2", 5, "A", 10)
+  )
 
   private def rising(condition: String) = s"SELECT m.part AS partition, m.id AS row_id, m.classy, m.running_max " +
     s"FROM $risingParts MATCH_RECOGNIZE (PARTITION BY part ORDER BY id MEASURES RUNNING max(value) AS running_max, " +
@@ -770,11 +821,19 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
       "('p3', 2, 'k'), ('p3', 3, 'l')) t(part, id, value) MATCH_RECOGNIZE (PARTITION BY part ORDER BY id " +
       "MEASURES array_agg(value || CLASSIFIER()) AS measure ALL ROWS PER MATCH AFTER MATCH SKIP PAST LAST ROW " +
       "PATTERN (X Y Z+) DEFINE X AS true) AS m")(
-      Row("p1", 1, Seq("aX")), Row("p1", 2, Seq("aX", "bY")), Row("p1", 3, Seq("aX", "bY", "cZ")),
-      Row("p1", 4, Seq("aX", "bY", "cZ", "dZ")), Row("p1", 5, Seq("aX", "bY", "cZ", "dZ", "eZ")),
+      Row("p1", 1, Seq("aX")),
+      Row("p1", 2, Seq("aX", "bY")),
+      Row("p1", 3, Seq("aX", "bY", "cZ")),
+      Row("p1", 4, Seq("aX", "bY", "cZ", "dZ")),
+      Row("p1", 5, Seq("aX", "bY", "cZ", "dZ", "eZ")),
       Row("p1", 6, Seq("aX", "bY", "cZ", "dZ", "eZ", "fZ")),
-      Row("p2", 1, Seq("gX")), Row("p2", 2, Seq("gX", "hY")), Row("p2", 3, Seq("gX", "hY", "iZ")),
-      Row("p3", 1, Seq("jX")), Row("p3", 2, Seq("jX", "kY")), Row("p3", 3, Seq("jX", "kY", "lZ")))
+      Row("p2", 1, Seq("gX")),
+      Row("p2", 2, Seq("gX", "hY")),
+      Row("p2", 3, Seq("gX", "hY", "iZ")),
+      Row("p3", 1, Seq("jX")),
+      Row("p3", 2, Seq("jX", "kY")),
+      Row("p3", 3, Seq("jX", "kY", "lZ"))
+    )
     assertRows("SELECT m.id, m.measure FROM (VALUES (1, 'a'), (2, 'b'), (3, 'c')) t(id, value) MATCH_RECOGNIZE (" +
       "ORDER BY id MEASURES array_agg(value || value || CLASSIFIER()) AS measure ALL ROWS PER MATCH " +
       "AFTER MATCH SKIP PAST LAST ROW PATTERN (X Y Z) DEFINE X AS true) AS m")(
@@ -802,8 +861,11 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
       "(4, 'd')) t(id, value) MATCH_RECOGNIZE (ORDER BY id MEASURES array_agg(U.id) AS measure_1, " +
       "array_agg(CLASSIFIER(U)) AS measure_2, array_agg(U.value || CLASSIFIER(U)) AS measure_3 ALL ROWS PER MATCH " +
       "AFTER MATCH SKIP PAST LAST ROW PATTERN (X Y Z Y) SUBSET U = (X, Z) DEFINE X AS true) AS m")(
-      Row(1, Seq(1), Seq("X"), Seq("aX")), Row(2, Seq(1), Seq("X"), Seq("aX")),
-      Row(3, Seq(1, 3), Seq("X", "Z"), Seq("aX", "cZ")), Row(4, Seq(1, 3), Seq("X", "Z"), Seq("aX", "cZ")))
+      Row(1, Seq(1), Seq("X"), Seq("aX")),
+      Row(2, Seq(1), Seq("X"), Seq("aX")),
+      Row(3, Seq(1, 3), Seq("X", "Z"), Seq("aX", "cZ")),
+      Row(4, Seq(1, 3), Seq("X", "Z"), Seq("aX", "cZ"))
+    )
   }
 
   test("count(*), RUNNING and FINAL") {
@@ -825,9 +887,9 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
     assert(refused.contains("WRONG_NUM_ARGS") && refused.contains("in the measure count()"), refused)
     spark.conf.set("spark.sql.legacy.allowParameterlessCount", "true")
     try assertRows("SELECT m.id, m.measure FROM (VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')) t(id, value) " +
-      "MATCH_RECOGNIZE (ORDER BY id MEASURES RUNNING count() AS measure ALL ROWS PER MATCH " +
-      "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B C D) DEFINE A AS true) AS m")(
-      Row(1, 1L), Row(2, 2L), Row(3, 3L), Row(4, 4L))
+        "MATCH_RECOGNIZE (ORDER BY id MEASURES RUNNING count() AS measure ALL ROWS PER MATCH " +
+        "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B C D) DEFINE A AS true) AS m")(
+        Row(1, 1L), Row(2, 2L), Row(3, 3L), Row(4, 4L))
     finally spark.conf.unset("spark.sql.legacy.allowParameterlessCount")
   }
 
@@ -858,13 +920,17 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
 
   test("aggregates over a match with excluded rows aggregate the excluded rows too") {
     // Exclusion only keeps rows out of ALL ROWS PER MATCH's output: the measures of the rows output still cover them.
-    assertRows("SELECT m.part, m.measure_1, m.measure_2 FROM (VALUES ('p1', 1, '1a'), ('p1', 2, '1b'), ('p1', 3, '1c'), " +
-      "('p1', 4, '1d'), ('p1', 5, '1e'), ('p2', 1, '2a'), ('p2', 2, '2b'), ('p2', 3, '2c'), ('p2', 4, '2d'), " +
-      "('p2', 5, '2e')) t(part, id, value) MATCH_RECOGNIZE (PARTITION BY part ORDER BY id " +
-      "MEASURES array_agg(value) AS measure_1, array_agg(value || CLASSIFIER()) AS measure_2 ALL ROWS PER MATCH " +
-      "AFTER MATCH SKIP PAST LAST ROW PATTERN (P {- Q R -} S) DEFINE P AS id > 1) AS m")(
-      Row("p1", Seq("1b"), Seq("1bP")), Row("p1", Seq("1b", "1c", "1d", "1e"), Seq("1bP", "1cQ", "1dR", "1eS")),
-      Row("p2", Seq("2b"), Seq("2bP")), Row("p2", Seq("2b", "2c", "2d", "2e"), Seq("2bP", "2cQ", "2dR", "2eS")))
+    assertRows(
+      "SELECT m.part, m.measure_1, m.measure_2 FROM (VALUES ('p1', 1, '1a'), ('p1', 2, '1b'), ('p1', 3, '1c'), " +
+        "('p1', 4, '1d'), ('p1', 5, '1e'), ('p2', 1, '2a'), ('p2', 2, '2b'), ('p2', 3, '2c'), ('p2', 4, '2d'), " +
+        "('p2', 5, '2e')) t(part, id, value) MATCH_RECOGNIZE (PARTITION BY part ORDER BY id " +
+        "MEASURES array_agg(value) AS measure_1, array_agg(value || CLASSIFIER()) AS measure_2 ALL ROWS PER MATCH " +
+        "AFTER MATCH SKIP PAST LAST ROW PATTERN (P {- Q R -} S) DEFINE P AS id > 1) AS m")(
+      Row("p1", Seq("1b"), Seq("1bP")),
+      Row("p1", Seq("1b", "1c", "1d", "1e"), Seq("1bP", "1cQ", "1dR", "1eS")),
+      Row("p2", Seq("2b"), Seq("2bP")),
+      Row("p2", Seq("2b", "2c", "2d", "2e"), Seq("2bP", "2cQ", "2dR", "2eS"))
+    )
   }
 
   test("balancing sums: a row is an A while A's sum, less the row, stays within B's") {
@@ -873,8 +939,16 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
       "MEASURES RUNNING sum(A.value) AS running_sum_A, RUNNING sum(B.value) AS running_sum_B, CLASSIFIER() AS classy " +
       "ALL ROWS PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN ((A | B)*) " +
       "DEFINE A AS sum(A.value) - A.value <= sum(B.value)) AS m")(
-      Row(1, "B", null, 4L), Row(2, "A", 6L, 4L), Row(3, "B", 6L, 14L), Row(4, "A", 7L, 14L), Row(5, "A", 8L, 14L),
-      Row(6, "A", 9L, 14L), Row(7, "A", 19L, 14L), Row(8, "B", 19L, 19L), Row(9, "A", 20L, 19L))
+      Row(1, "B", null, 4L),
+      Row(2, "A", 6L, 4L),
+      Row(3, "B", 6L, 14L),
+      Row(4, "A", 7L, 14L),
+      Row(5, "A", 8L, 14L),
+      Row(6, "A", 9L, 14L),
+      Row(7, "A", 19L, 14L),
+      Row(8, "B", 19L, 19L),
+      Row(9, "A", 20L, 19L)
+    )
   }
 
   test("period length: COALESCE around a difference of sums over sessions of consecutive minutes") {
@@ -921,11 +995,12 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   }
 
   test("RUNNING and FINAL aggregates over CLASSIFIER and MATCH_NUMBER") {
-    assertRows(s"SELECT m.id, m.match, m.running_labels, m.final_labels, m.running_match, m.final_match FROM $eightIds " +
-      "MATCH_RECOGNIZE (ORDER BY id MEASURES MATCH_NUMBER() AS match, RUNNING array_agg(CLASSIFIER()) AS running_labels, " +
-      "FINAL array_agg(lower(CLASSIFIER())) AS final_labels, RUNNING sum(MATCH_NUMBER() * 100) AS running_match, " +
-      "FINAL sum(-MATCH_NUMBER()) AS final_match ALL ROWS PER MATCH AFTER MATCH SKIP PAST LAST ROW " +
-      "PATTERN (A B C D) DEFINE A AS true) AS m")(
+    assertRows(
+      s"SELECT m.id, m.match, m.running_labels, m.final_labels, m.running_match, m.final_match FROM $eightIds " +
+        "MATCH_RECOGNIZE (ORDER BY id MEASURES MATCH_NUMBER() AS match, RUNNING array_agg(CLASSIFIER()) AS running_labels, " +
+        "FINAL array_agg(lower(CLASSIFIER())) AS final_labels, RUNNING sum(MATCH_NUMBER() * 100) AS running_match, " +
+        "FINAL sum(-MATCH_NUMBER()) AS final_match ALL ROWS PER MATCH AFTER MATCH SKIP PAST LAST ROW " +
+        "PATTERN (A B C D) DEFINE A AS true) AS m")(
       (1 to 8).map { id =>
         val m = (id + 3) / 4
         val at = (id - 1) % 4 + 1
@@ -961,17 +1036,17 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   test("the documentation's measures under ALL ROWS PER MATCH: running and final, labels, match numbers, averages") {
     def day(d: Int) = Date.valueOf(f"2020-05-$d%02d")
     assertOrderedRows(s"""SELECT custkey, orderdate, m, label, running_low, final_low, avg_u, prev_a
-                         |FROM $orders MATCH_RECOGNIZE (
-                         |  PARTITION BY custkey
-                         |  ORDER BY orderdate
-                         |  MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS label, RUNNING LAST(B.totalprice) AS running_low,
-                         |           FINAL LAST(B.totalprice) AS final_low, FINAL avg(U.totalprice) AS avg_u,
-                         |           PREV(A.totalprice) AS prev_a
-                         |  ALL ROWS PER MATCH
-                         |  PATTERN (A B+ C+)
-                         |  SUBSET U = (B, C)
-                         |  DEFINE B AS totalprice < PREV(totalprice), C AS totalprice > PREV(totalprice)
-                         |) ORDER BY custkey, orderdate""".stripMargin)(
+        |FROM $orders MATCH_RECOGNIZE (
+        |  PARTITION BY custkey
+        |  ORDER BY orderdate
+        |  MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS label, RUNNING LAST(B.totalprice) AS running_low,
+        |           FINAL LAST(B.totalprice) AS final_low, FINAL avg(U.totalprice) AS avg_u,
+        |           PREV(A.totalprice) AS prev_a
+        |  ALL ROWS PER MATCH
+        |  PATTERN (A B+ C+)
+        |  SUBSET U = (B, C)
+        |  DEFINE B AS totalprice < PREV(totalprice), C AS totalprice > PREV(totalprice)
+        |) ORDER BY custkey, orderdate""".stripMargin)(
       Row("cust_1", day(11), 1L, "A", null, 50, 115.0, null),
       Row("cust_1", day(12), 1L, "B", 100, 50, 115.0, null),
       Row("cust_1", day(14), 1L, "B", 50, 50, 115.0, null),
@@ -980,33 +1055,34 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
       Row("cust_2", day(13), 1L, "A", null, 150, 670.0 / 3, 100),
       Row("cust_2", day(15), 1L, "B", 150, 150, 670.0 / 3, 100),
       Row("cust_2", day(18), 1L, "C", 150, 150, 670.0 / 3, 100),
-      Row("cust_2", day(19), 1L, "C", 150, 150, 670.0 / 3, 100))
+      Row("cust_2", day(19), 1L, "C", 150, 150, 670.0 / 3, 100)
+    )
   }
 
   // --- NULLs in the input (from the standard: a condition that is NULL is not true) ---------------------------------
 
   test("NULL values: a condition that reads NULL fails, aggregates and navigation skip or return NULL") {
     assertRows("""SELECT * FROM (VALUES (1, 10), (2, CAST(NULL AS INT)), (3, 5), (4, 3), (5, 1)) t(id, value)
-                 |MATCH_RECOGNIZE (
-                 |  ORDER BY id
-                 |  MEASURES FIRST(id) AS first_id, count(*) AS n, count(value) AS n_values, PREV(FIRST(value)) AS before
-                 |  PATTERN (A B+)
-                 |  DEFINE B AS value < PREV(value)
-                 |)""".stripMargin)(Row(3, 3L, 3L, null))
+        |MATCH_RECOGNIZE (
+        |  ORDER BY id
+        |  MEASURES FIRST(id) AS first_id, count(*) AS n, count(value) AS n_values, PREV(FIRST(value)) AS before
+        |  PATTERN (A B+)
+        |  DEFINE B AS value < PREV(value)
+        |)""".stripMargin)(Row(3, 3L, 3L, null))
   }
 
   test("NULL partition keys form one partition, and NULL order keys sort first") {
     // As GROUP BY, PARTITION BY puts the NULL keys together. A NULL order key sorts first under Spark's default for
     // ASC (NULLS FIRST); Trino's default is NULLS LAST, so there the NULL id's row would come last and start no B.
     assertOrderedRows("""SELECT * FROM (VALUES (CAST(NULL AS STRING), 2, 5), (NULL, 1, 9), ('k', 1, 1),
-                        |  (NULL, CAST(NULL AS INT), 20)) t(k, id, value)
-                        |MATCH_RECOGNIZE (
-                        |  PARTITION BY k
-                        |  ORDER BY id
-                        |  MEASURES count(*) AS n, FIRST(value) AS first_value, LAST(value) AS last_value
-                        |  PATTERN (A B*)
-                        |  DEFINE B AS value < PREV(value)
-                        |) ORDER BY k NULLS FIRST""".stripMargin)(Row(null, 3L, 20, 5), Row("k", 1L, 1, 1))
+        |  (NULL, CAST(NULL AS INT), 20)) t(k, id, value)
+        |MATCH_RECOGNIZE (
+        |  PARTITION BY k
+        |  ORDER BY id
+        |  MEASURES count(*) AS n, FIRST(value) AS first_value, LAST(value) AS last_value
+        |  PATTERN (A B*)
+        |  DEFINE B AS value < PREV(value)
+        |) ORDER BY k NULLS FIRST""".stripMargin)(Row(null, 3L, 20, 5), Row("k", 1L, 1, 1))
   }
 
   // --- Spark's own expressions around the row pattern functions -----------------------------------------------------
@@ -1018,42 +1094,43 @@ class TrinoRowPatternMatchingSuite extends AnyFunSuite {
   test("Spark expressions in DEFINE and MEASURES: CASE, COALESCE, IN, string and date functions, arithmetic") {
     val df = spark.sql(
       s"""SELECT * FROM $readings MATCH_RECOGNIZE (
-         |  ORDER BY day
-         |  MEASURES
-         |    FIRST(day) AS start_day,
-         |    concat_ws('>', array_agg(lower(status))) AS path,
-         |    CASE WHEN LAST(X.reading) < FIRST(S.reading) THEN 'dropped' ELSE 'held' END AS outcome,
-         |    initcap(LAST(W.status)) AS last_warning,
-         |    datediff(LAST(day), FIRST(day)) AS days,
-         |    date_add(LAST(X.day), 7) AS follow_up,
-         |    round((max(W.reading) - FIRST(S.reading)) / FIRST(S.reading) * 100, 1) AS rise_pct,
-         |    (LAST(W.reading) - PREV(LAST(W.reading))) * 2 AS last_step,
-         |    coalesce(NEXT(LAST(X.status)), 'end') AS after,
-         |    count(W.*) * 10 + count(*) AS code
-         |  PATTERN (S W+ X)
-         |  DEFINE
-         |    S AS coalesce(PREV(status), 'none') IN ('none', 'ok'),
-         |    W AS CASE WHEN lower(status) = 'warn' THEN reading > coalesce(PREV(reading), 0) ELSE false END,
-         |    X AS upper(substring(status, 1, 1)) || CAST(length(status) AS STRING) = 'A5'
-         |)""".stripMargin)
+        |  ORDER BY day
+        |  MEASURES
+        |    FIRST(day) AS start_day,
+        |    concat_ws('>', array_agg(lower(status))) AS path,
+        |    CASE WHEN LAST(X.reading) < FIRST(S.reading) THEN 'dropped' ELSE 'held' END AS outcome,
+        |    initcap(LAST(W.status)) AS last_warning,
+        |    datediff(LAST(day), FIRST(day)) AS days,
+        |    date_add(LAST(X.day), 7) AS follow_up,
+        |    round((max(W.reading) - FIRST(S.reading)) / FIRST(S.reading) * 100, 1) AS rise_pct,
+        |    (LAST(W.reading) - PREV(LAST(W.reading))) * 2 AS last_step,
+        |    coalesce(NEXT(LAST(X.status)), 'end') AS after,
+        |    count(W.*) * 10 + count(*) AS code
+        |  PATTERN (S W+ X)
+        |  DEFINE
+        |    S AS coalesce(PREV(status), 'none') IN ('none', 'ok'),
+        |    W AS CASE WHEN lower(status) = 'warn' THEN reading > coalesce(PREV(reading), 0) ELSE false END,
+        |    X AS upper(substring(status, 1, 1)) || CAST(length(status) AS STRING) = 'A5'
+        |)""".stripMargin)
     assert(df.collect().toSeq == Seq(Row(Date.valueOf("2024-01-01"), "ok>warn>warn>alarm", "dropped", "Warn", 4,
-      Date.valueOf("2024-01-12"), 50.0, 5.0, "ok", 24L)))
+        Date.valueOf("2024-01-12"), 50.0, 5.0, "ok", 24L)))
   }
 
   test("date arithmetic in DEFINE: runs of consecutive days, with CAST, make_date and date_format in MEASURES") {
     assertRows(
       s"""SELECT * FROM $readings MATCH_RECOGNIZE (
-         |  ORDER BY day
-         |  MEASURES FIRST(day) AS first_day, count(*) AS n,
-         |           date_add(FIRST(day), CAST(count(*) AS INT)) AS next_expected,
-         |           make_date(year(FIRST(day)), month(FIRST(day)), 1) AS month_start,
-         |           date_format(LAST(day), 'yyyy/MM/dd') AS last_text
-         |  PATTERN (A B*)
-         |  DEFINE B AS datediff(day, PREV(day)) <= 1 AND date_sub(day, 1) = PREV(day)
-         |)""".stripMargin)(
+        |  ORDER BY day
+        |  MEASURES FIRST(day) AS first_day, count(*) AS n,
+        |           date_add(FIRST(day), CAST(count(*) AS INT)) AS next_expected,
+        |           make_date(year(FIRST(day)), month(FIRST(day)), 1) AS month_start,
+        |           date_format(LAST(day), 'yyyy/MM/dd') AS last_text
+        |  PATTERN (A B*)
+        |  DEFINE B AS datediff(day, PREV(day)) <= 1 AND date_sub(day, 1) = PREV(day)
+        |)""".stripMargin)(
       Row(Date.valueOf("2024-01-01"), 2L, Date.valueOf("2024-01-03"), Date.valueOf("2024-01-01"), "2024/01/02"),
       Row(Date.valueOf("2024-01-04"), 2L, Date.valueOf("2024-01-06"), Date.valueOf("2024-01-01"), "2024/01/05"),
-      Row(Date.valueOf("2024-01-08"), 1L, Date.valueOf("2024-01-09"), Date.valueOf("2024-01-01"), "2024/01/08"))
+      Row(Date.valueOf("2024-01-08"), 1L, Date.valueOf("2024-01-09"), Date.valueOf("2024-01-01"), "2024/01/08")
+    )
   }
 
   test("timestamp arithmetic: intervals added to PREV in DEFINE, timestampdiff and intervals in MEASURES") {

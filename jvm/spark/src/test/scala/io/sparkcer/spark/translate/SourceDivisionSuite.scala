@@ -28,7 +28,7 @@ class SourceDivisionSuite extends AnyFunSuite {
     val value = constant.collect().head.get(0)
     val inTask = inATask(spark.sql(s"SELECT $expression AS q FROM range(1)").collect().head.get(0))
     assert(inTask == value || value.isInstanceOf[Double] && value.asInstanceOf[Double].isNaN &&
-      inTask.asInstanceOf[Double].isNaN, s"$expression in a task: $inTask")
+        inTask.asInstanceOf[Double].isNaN, s"$expression in a task: $inTask")
     (value, constant.schema.head.dataType)
   }
 
@@ -38,7 +38,8 @@ class SourceDivisionSuite extends AnyFunSuite {
   private def withConf[A](key: String, value: String)(body: => A): A = {
     val before = spark.conf.getOption(key)
     spark.conf.set(key, value)
-    try body finally before.fold(spark.conf.unset(key))(spark.conf.set(key, _))
+    try body
+    finally before.fold(spark.conf.unset(key))(spark.conf.set(key, _))
   }
 
   private def assertDivides(expression: String, value: Any, dataType: DataType): Unit =
@@ -147,8 +148,11 @@ class SourceDivisionSuite extends AnyFunSuite {
       "(SELECT CAST(v AS DECIMAL(5, 2)) AS x FROM VALUES (1), (2), (2), (NULL) AS t(v))")
     assert(q.schema.head.dataType == DecimalType(15, 2))
     assert(q.collect().head == Row(dec("1.67"), dec("1.666667")), "Spark's AVG adds four decimals")
-    assert(spark.sql("SELECT cer_trino_average(SUM(x), COUNT(x)) FROM VALUES (CAST(NULL AS DECIMAL(5, 2))) AS t(x)")
-      .collect().head.isNullAt(0), "no values: NULL")
+    assert(
+      spark.sql("SELECT cer_trino_average(SUM(x), COUNT(x)) FROM VALUES (CAST(NULL AS DECIMAL(5, 2))) AS t(x)")
+        .collect().head.isNullAt(0),
+      "no values: NULL"
+    )
   }
 
   test("NULL when an operand is NULL; a NULL literal takes the other operand's type") {
@@ -167,10 +171,17 @@ class SourceDivisionSuite extends AnyFunSuite {
 
   test("division by zero fails as Spark's ANSI `/` does, whatever spark.sql.ansi.enabled says") {
     for (ansi <- Seq(true, false)) withAnsi(ansi) {
-      for (call <- Seq("cer_snowflake_divide(1, 0)", "cer_snowflake_divide(1.5, 0.0)",
-          "cer_snowflake_divide(1.0D, 0)", "cer_snowflake_divide(1, CAST(0 AS FLOAT))", "cer_trino_divide(1, 0)",
-          "cer_trino_divide(0L, 0)", "cer_trino_divide(CAST(1 AS TINYINT), CAST(0 AS TINYINT))",
-          "cer_trino_divide(1.5, 0)", "cer_trino_divide(CAST(0 AS DECIMAL(5, 2)), 0.0)"))
+      for (call <- Seq(
+          "cer_snowflake_divide(1, 0)",
+          "cer_snowflake_divide(1.5, 0.0)",
+          "cer_snowflake_divide(1.0D, 0)",
+          "cer_snowflake_divide(1, CAST(0 AS FLOAT))",
+          "cer_trino_divide(1, 0)",
+          "cer_trino_divide(0L, 0)",
+          "cer_trino_divide(CAST(1 AS TINYINT), CAST(0 AS TINYINT))",
+          "cer_trino_divide(1.5, 0)",
+          "cer_trino_divide(CAST(0 AS DECIMAL(5, 2)), 0.0)"
+        ))
         assert(condition(call) == "DIVIDE_BY_ZERO", s"$call, ANSI $ansi")
     }
     val message = intercept[Exception](spark.sql("SELECT cer_trino_divide(id, id) FROM range(1)").collect())
@@ -180,19 +191,28 @@ class SourceDivisionSuite extends AnyFunSuite {
 
   test("a quotient out of its type's range fails, whatever spark.sql.ansi.enabled says") {
     for (ansi <- Seq(true, false)) withAnsi(ansi) {
-      for (call <- Seq("cer_trino_divide(-2147483648, -1)", "cer_trino_divide(-9223372036854775808L, -1)",
+      for (call <- Seq(
+          "cer_trino_divide(-2147483648, -1)",
+          "cer_trino_divide(-9223372036854775808L, -1)",
           "cer_trino_divide(-9223372036854775808L, -1L)",
           "cer_trino_divide(CAST(-128 AS TINYINT), CAST(-1 AS TINYINT))",
-          "cer_trino_divide(CAST(-32768 AS SMALLINT), CAST(-1 AS SMALLINT))"))
+          "cer_trino_divide(CAST(-32768 AS SMALLINT), CAST(-1 AS SMALLINT))"
+        ))
         assert(condition(call) == "ARITHMETIC_OVERFLOW", s"$call, ANSI $ansi")
       val max = "CAST('99999999999999999999999999999999999999' AS DECIMAL(38, 0))"
-      for (call <- Seq(s"cer_trino_divide($max, 0.1)", s"cer_snowflake_divide($max, 1)",
-          "cer_snowflake_divide(CAST('1000000000000000000000000000000000' AS DECIMAL(38, 0)), 1)"))
+      for (call <- Seq(
+          s"cer_trino_divide($max, 0.1)",
+          s"cer_snowflake_divide($max, 1)",
+          "cer_snowflake_divide(CAST('1000000000000000000000000000000000' AS DECIMAL(38, 0)), 1)"
+        ))
         assert(condition(call) == "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", s"$call, ANSI $ansi")
     }
     // The greatest value that fits: 32 leading digits and scale 6.
-    assertDivides("cer_snowflake_divide(CAST('99999999999999999999999999999999' AS DECIMAL(38, 0)), 1)",
-      dec("99999999999999999999999999999999.000000"), DecimalType(38, 6))
+    assertDivides(
+      "cer_snowflake_divide(CAST('99999999999999999999999999999999' AS DECIMAL(38, 0)), 1)",
+      dec("99999999999999999999999999999999.000000"),
+      DecimalType(38, 6)
+    )
   }
 
   test("an operand that is not a number, or a call without two arguments, is refused with the function's name") {
@@ -231,13 +251,16 @@ class SourceDivisionSuite extends AnyFunSuite {
     val none = spark.sql("SELECT * FROM (VALUES (1, 10), (2, 8)) AS t(id, v) MATCH_RECOGNIZE (ORDER BY id " +
       "MEASURES LAST(v) AS last_v PATTERN (A B) DEFINE B AS cer_trino_divide(v, 2) = 3)")
     assert(none.collect().isEmpty, "8 / 2 is 4")
-    val refused = intercept[AnalysisException](spark.sql("SELECT * FROM (VALUES (1, 'x')) AS t(id, v) " +
-      "MATCH_RECOGNIZE (ORDER BY id MEASURES LAST(v) AS w PATTERN (A) DEFINE A AS cer_trino_divide(v, 2) = 3)")
-      .collect()).getMessage
+    val refused = intercept[AnalysisException](
+      spark.sql("SELECT * FROM (VALUES (1, 'x')) AS t(id, v) " +
+        "MATCH_RECOGNIZE (ORDER BY id MEASURES LAST(v) AS w PATTERN (A) DEFINE A AS cer_trino_divide(v, 2) = 3)")
+        .collect()).getMessage
     assert(refused.contains("cer_trino_divide takes numbers"), refused)
-    val byZero = intercept[Exception](spark.sql("SELECT * FROM (VALUES (1, 0)) AS t(id, v) MATCH_RECOGNIZE " +
-      "(ORDER BY id MEASURES cer_snowflake_divide(1, LAST(v)) AS q PATTERN (A) DEFINE A AS v = 0)").collect())
-    assert(Iterator.iterate[Throwable](byZero)(_.getCause).takeWhile(_ != null).exists(_.getMessage.contains(
-      "DIVIDE_BY_ZERO")), byZero.getMessage)
+    val byZero = intercept[Exception](
+      spark.sql("SELECT * FROM (VALUES (1, 0)) AS t(id, v) MATCH_RECOGNIZE " +
+        "(ORDER BY id MEASURES cer_snowflake_divide(1, LAST(v)) AS q PATTERN (A) DEFINE A AS v = 0)").collect())
+    assert(Iterator.iterate[Throwable](byZero)(_.getCause).takeWhile(_ != null).exists(
+        _.getMessage.contains(
+          "DIVIDE_BY_ZERO")), byZero.getMessage)
   }
 }

@@ -50,8 +50,11 @@ class SourceSubtractionSuite extends AnyFunSuite {
   }
 
   test("Snowflake refuses a TIMESTAMP minus a TIMESTAMP or a DATE, saying to write DATEDIFF") {
-    for (args <- Seq("TIMESTAMP'2024-01-02 00:00:00', TIMESTAMP'2024-01-01 00:00:00'",
-      "DATE'2024-01-02', TIMESTAMP_NTZ'2024-01-01 00:00:00'", "TIMESTAMP'2024-01-02 00:00:00', '2024-01-01'")) {
+    for (args <- Seq(
+        "TIMESTAMP'2024-01-02 00:00:00', TIMESTAMP'2024-01-01 00:00:00'",
+        "DATE'2024-01-02', TIMESTAMP_NTZ'2024-01-01 00:00:00'",
+        "TIMESTAMP'2024-01-02 00:00:00', '2024-01-01'"
+      )) {
       val e = intercept[AnalysisException](spark.sql(s"SELECT cer_snowflake_subtract($args)").collect())
       assert(e.getMessage.contains("Snowflake's `-` does not subtract timestamps; write DATEDIFF(second, b, a)"),
         e.getMessage)
