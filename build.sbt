@@ -46,9 +46,7 @@ lazy val spark = (project in file("jvm/spark"))
     // One jar for Python users and spark-submit: the engine's classes travel inside it.
     Compile / packageBin / mappings ++= (engine / Compile / packageBin / mappings).value,
     Test / fork := true,
-    // The suites run thousands of small Spark jobs, each through code generated for it: the optimizing compiler (C2)
-    // would spend a fifth more CPU than the tests save by it, beside pytest, which `make test` runs at the same time.
-    Test / javaOptions ++= Seq("-Xmx2g", "-XX:TieredStopAtLevel=1", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    Test / javaOptions ++= Seq("-Xmx2g", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
       "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
       "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED")
   )
