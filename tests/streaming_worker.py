@@ -101,12 +101,12 @@ def main(argv=None) -> int:
     spark = spark_cer.session(app_name="spark-cer streaming worker", master=args.master, **CONF)
     spark.sparkContext.setLogLevel("ERROR")
     events = stock_stream(spark, args.input)
+    if args.kill_executor:
+        from cluster_worker import killing_an_executor
     queries = []
     for language in LANGUAGES:
         matches = matches_of(events, language)
         if args.kill_executor:
-            from cluster_worker import killing_an_executor
-
             matches = killing_an_executor(matches, Path(args.kill_executor))
         writer = (
             matches.writeStream.format("parquet")
