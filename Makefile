@@ -18,9 +18,9 @@ KAFKA_CLASSPATH := jvm/kafka-broker/target/broker-classpath.txt
 STOCKS ?= $(firstword $(wildcard ../shared/data/stocks.csv) data/stocks.csv.gz)
 QUERY ?= sql/stocks/s3.ceql
 CSV ?= $(STOCKS)
-# The line an `export` of sbt prints, read from sbt's output (file $(1), else standard input): of the lines without
-# a [level] prefix, the $(2)th from the end (one line per export, in the order of the exports).
-exported_line = grep -v '^\[' $(1) | tail -n $(2) | sed -n 1p
+# The line the one `export` of an sbt call prints, read from sbt's output (file $(1), else standard input): the last
+# line without a [level] prefix.
+exported_line = grep -v '^\[' $(1) | tail -n 1
 
 .PHONY: demo demo-stream notebooks test test-quick jvm-test jvm-build jvm-suites python-test wheel engine-run bench bench-engine bench-stream clean
 
@@ -45,7 +45,7 @@ test: jvm-build
 
 # The edit-test loop, in a few minutes: the engine's suites that changed or failed since they last passed (sbt's
 # testQuick), and the Python tests that start no processes of their own (those not marked slow).
-test-quick: $(VENV)/.installed $(ENGINE_CLASSPATH)
+test-quick: $(VENV)/.installed
 	$(SBT) engine/testQuick
 	$(PYTHON) -m pytest -q --numprocesses=2 --dist=loadfile -m "not slow" tests
 
@@ -53,13 +53,11 @@ jvm-test: jvm-build
 	$(MAKE) --no-print-directory jvm-suites
 
 # In one sbt, which takes half a minute to start: the Scala sources' layout (.scalafmt.conf) and both modules'
-# packages checked for new cycles, and what the Python tests use: the jar, the engine runner's classpath and the
-# Kafka broker's.
+# packages checked for new cycles, and what the Python tests use: the jar and the Kafka broker's classpath.
 jvm-build:
-	mkdir -p target $(dir $(ENGINE_CLASSPATH)) $(dir $(KAFKA_CLASSPATH))
-	$(SBT) scalafmtCheckAll engine/packageCycles spark/packageCycles spark/package "export engine/runtime:fullClasspath" "export kafkaBroker/runtime:fullClasspath" | tee target/jvm-build.log
-	$(call exported_line,target/jvm-build.log,2) > $(ENGINE_CLASSPATH)
-	$(call exported_line,target/jvm-build.log,1) > $(KAFKA_CLASSPATH)
+	mkdir -p target $(dir $(KAFKA_CLASSPATH))
+	$(SBT) scalafmtCheckAll engine/packageCycles spark/packageCycles spark/package "export kafkaBroker/runtime:fullClasspath" | tee target/jvm-build.log
+	$(call exported_line,target/jvm-build.log) > $(KAFKA_CLASSPATH)
 	touch $(SPARK_JAR)  # sbt leaves a jar it finds current as it was: older than a source touched since
 	mkdir -p $(dir $(BUNDLED_JAR)) && cp $(SPARK_JAR) $(BUNDLED_JAR)
 
@@ -73,7 +71,7 @@ jvm-suites:
 # The Python sources' layout (ruff.toml) checked; then two processes (pytest-xdist), each module in one of them with
 # its fixtures: the tests wait on JVMs they start (a cluster, a broker, a Connect server, kernels) as much as they
 # compute.
-python-test: $(VENV)/.installed $(ENGINE_CLASSPATH) $(KAFKA_CLASSPATH)
+python-test: $(VENV)/.installed $(KAFKA_CLASSPATH)
 	$(PYTHON) -m ruff format --check --quiet .
 	$(PYTHON) -m pytest -q --numprocesses=2 --dist=loadfile tests
 
@@ -91,7 +89,7 @@ $(BUNDLED_JAR): $(SPARK_JAR)
 # The folder is made first: the shell opens the redirection before sbt has created anything.
 $(ENGINE_CLASSPATH): $(SCALA_SOURCES)
 	mkdir -p $(dir $@)
-	$(SBT) engine/compile "export engine/runtime:fullClasspath" | $(call exported_line,,1) > $@.tmp
+	$(SBT) engine/compile "export engine/runtime:fullClasspath" | $(call exported_line,) > $@.tmp
 	mv $@.tmp $@
 
 $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) $(shell find python/spark_cer -name '*.py')
@@ -101,7 +99,7 @@ $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) 
 
 $(KAFKA_CLASSPATH): build.sbt
 	mkdir -p $(dir $@)
-	$(SBT) "export kafkaBroker/runtime:fullClasspath" | $(call exported_line,,1) > $@.tmp
+	$(SBT) "export kafkaBroker/runtime:fullClasspath" | $(call exported_line,) > $@.tmp
 	mv $@.tmp $@
 
 # make engine-run QUERY=sql/stocks/s3.ceql CSV=data/stocks.csv.gz [ARGS="--quiet"]

@@ -9,20 +9,18 @@ import csv
 import gzip
 import json
 import os
-import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 from collections import Counter
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import pytest
 from pyspark.sql import DataFrame
 
 from checkout import REPO, spark_cer  # noqa: F401  (installed, or from this checkout)
 
-ENGINE_CLASSPATH = REPO / "jvm/engine/target/engine-classpath.txt"
 SHARED_STOCKS = REPO.parent / "shared" / "data" / "stocks.csv"
 STOCKS = SHARED_STOCKS if SHARED_STOCKS.exists() else REPO / "data" / "stocks.csv.gz"
 STOCK_SCHEMA = "event_type string, id long, name string, volume long, price double, stock_time long"
@@ -80,14 +78,20 @@ def stocks(spark):
 
 
 class Runner:
-    """The engine's command-line runner (`io.sparkcer.engine.runner.Main`) on a query file and a CSV file. Its output
-    depends on nothing else, so each run is made once and its output kept for the tests that ask again."""
+    """
+    The engine's command-line runner (`io.sparkcer.engine.runner.Main`, what `make engine-run` starts) on a query file
+    and a CSV file: its entry point called with the command line's arguments in the JVM of the run's SparkSession,
+    whose jar holds the engine, rather than in a JVM started per query (each of those took seconds of CPU to start
+    and to compile the engine again). The runner reads the file itself and never touches Spark. Its output depends on
+    nothing else, so each run is made once and its output kept for the tests that ask again.
+    """
 
-    def __init__(self, classpath: str, workdir: Path) -> None:
-        self.classpath = classpath
+    def __init__(self, spark, workdir: Path) -> None:
+        self._jvm = spark._jvm
+        self._gateway = spark.sparkContext._gateway
         self.workdir = workdir
         self._count = 0
-        self._done: Dict[tuple, subprocess.CompletedProcess] = {}
+        self._done: Dict[tuple, Tuple[str, str]] = {}
 
     def _query_file(self, query: str) -> Path:
         self._count += 1
@@ -95,46 +99,39 @@ class Runner:
         path.write_text(query, encoding="utf-8")
         return path
 
-    def _run(self, query: str, csv: Path, *extra: str) -> subprocess.CompletedProcess:
+    def _run(self, query: str, csv: Path, *extra: str) -> Tuple[str, str]:
+        """The runner's standard output and standard error; it must end well."""
         key = (query, str(csv), extra)
         if key not in self._done:
-            done = subprocess.run(
-                [
-                    "java",
-                    "-cp",
-                    self.classpath,
-                    "io.sparkcer.engine.runner.Main",
-                    "--query",
-                    str(self._query_file(query)),
-                    "--csv",
-                    str(csv),
-                    *extra,
-                ],
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                timeout=300,
+            jvm = self._jvm
+            args = ["--query", str(self._query_file(query)), "--csv", str(csv), *extra]
+            array = self._gateway.new_array(jvm.java.lang.String, len(args))
+            for i, arg in enumerate(args):
+                array[i] = arg
+            stdout, stderr = jvm.java.io.ByteArrayOutputStream(), jvm.java.io.ByteArrayOutputStream()
+            status = jvm.io.sparkcer.engine.runner.Main.run(
+                jvm.scala.collection.immutable.ArraySeq.unsafeWrapArray(array),
+                jvm.java.io.PrintStream(stdout, True, "UTF-8"),
+                jvm.java.io.PrintStream(stderr, True, "UTF-8"),
             )
-            assert done.returncode == 0, f"runner failed ({done.returncode}): {done.stderr}"
-            self._done[key] = done
+            assert status == 0, f"runner failed ({status}): {stderr.toString('UTF-8')}"
+            self._done[key] = (stdout.toString("UTF-8"), stderr.toString("UTF-8"))
         return self._done[key]
 
     def matches(self, query: str, csv: Path, *extra: str) -> List[Dict]:
         """Every match, as the JSON objects the runner prints."""
-        return [json.loads(line) for line in self._run(query, csv, *extra).stdout.splitlines() if line]
+        return [json.loads(line) for line in self._run(query, csv, *extra)[0].splitlines() if line]
 
     def count(self, query: str, csv: Path, *extra: str) -> int:
         """The match count the runner reports with --quiet."""
-        stderr = self._run(query, csv, "--quiet", *extra).stderr
+        stderr = self._run(query, csv, "--quiet", *extra)[1]
         first = stderr.splitlines()[0]  # events: N, matches: M, ...
         return int(first.split("matches: ")[1].split(",")[0])
 
 
 @pytest.fixture(scope="session")
-def runner(tmp_path_factory) -> Runner:
-    if shutil.which("java") is None or not ENGINE_CLASSPATH.exists():
-        pytest.skip(f"needs java and {ENGINE_CLASSPATH.relative_to(REPO)} (make {ENGINE_CLASSPATH.relative_to(REPO)})")
-    return Runner(ENGINE_CLASSPATH.read_text().strip(), tmp_path_factory.mktemp("runner"))
+def runner(spark, tmp_path_factory) -> Runner:
+    return Runner(spark, tmp_path_factory.mktemp("runner"))
 
 
 # ---- a small event table with NULLs, written as CSV so that Spark and the runner read the same data -----------

@@ -193,14 +193,17 @@ def test_jar_path_override(monkeypatch, tmp_path) -> None:
 
 
 # One local Spark Connect session (`remote("local[2]")` starts a server in a JVM of its own) for both tests: a batch
-# DataFrame and a streaming one. It prints JSON lines: each error of spark.sql, then the batch counts, then the stream's.
+# DataFrame and a streaming one. Two shuffle partitions, not Spark's 200: each is a task per shuffle and, in the
+# stream, a state store per micro-batch (with 200, the script took three times as long). It prints JSON lines: each
+# error of spark.sql, then the batch counts, then the stream's.
 CONNECT_SCRIPT = """
 import json
 import sys
 sys.path.insert(0, {python!r})
 from pyspark.sql import SparkSession, functions as F
 import spark_cer
-builder = SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false")
+builder = (SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false")
+           .config("spark.sql.shuffle.partitions", "2"))
 spark = spark_cer.configure(builder).getOrCreate()
 df = spark.read.csv({csv!r}, header=True, schema="event_type string, id long, sym string, price double, volume long, ts long")
 df.createOrReplaceTempView("events")
