@@ -23,18 +23,10 @@ sys.path.append(str(REPO / "examples"))  # after the tests' own modules, so that
 PYSPARK_HOME = Path(__import__("pyspark").__file__).resolve().parent
 
 
-#: For the JVMs of a process a test starts (its Spark driver and executors, a Connect server, a notebook's kernel):
-#: each lives seconds to a minute or two and runs most of its code a few times, so the optimizing compiler (C2) would
-#: spend more CPU than it saves; they stop at the first tier, which halves the CPU a worker takes. (Each prints a line
-#: on standard error saying so.) The tests' own session, which runs for the whole run, keeps both tiers.
-SHORT_LIVED_JVMS = {"JDK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1"}
-
-
 def spark_environment(**extra: str) -> Dict[str, str]:
     """This process's environment for a Spark process a test starts: SPARK_HOME is PySpark's folder (a standalone
-    worker starts its executors with SPARK_HOME's scripts and jars), Python workers run this interpreter, and its
-    JVMs are compiled for a short life."""
-    return dict(os.environ, SPARK_HOME=str(PYSPARK_HOME), PYSPARK_PYTHON=sys.executable, **SHORT_LIVED_JVMS, **extra)
+    worker starts its executors with SPARK_HOME's scripts and jars), and Python workers run this interpreter."""
+    return dict(os.environ, SPARK_HOME=str(PYSPARK_HOME), PYSPARK_PYTHON=sys.executable, **extra)
 
 
-__all__ = ["PYSPARK_HOME", "REPO", "SHORT_LIVED_JVMS", "spark_cer", "spark_environment"]
+__all__ = ["PYSPARK_HOME", "REPO", "spark_cer", "spark_environment"]

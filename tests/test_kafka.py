@@ -14,7 +14,6 @@ query on the table exactly once. A query started on a new checkpoint under the s
 
 from __future__ import annotations
 
-import csv
 import json
 import subprocess
 import sys
@@ -26,7 +25,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from checkout import spark_environment
-from conftest import STOCK_COLUMNS, batch_files, canonical, kill_group, multiset, wait_for_worker
+from conftest import batch_files, canonical, kill_group, multiset, wait_for_worker, write_stock_csv
 from kafka_broker import KafkaBroker
 import kafka_worker
 import streaming_worker
@@ -80,10 +79,7 @@ def _checkpoints(out: Path) -> List[Path]:
 def test_kafka_in_exactly_once_out_across_a_killed_driver(spark, trace, broker, tmp_path) -> None:
     assert max(int(r[5]) for r in trace) < TAIL_MS, "the tail must come after the trace's events"
     events, out, log = tmp_path / "events.csv", tmp_path / "out", tmp_path / "log"
-    with open(events, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(STOCK_COLUMNS)
-        writer.writerows(trace + TAIL)
+    write_stock_csv(events, trace + TAIL)
     table = spark.read.csv(str(events), header=True, schema=streaming_worker.SCHEMA).withColumn(
         "ts", F.timestamp_millis("stock_time")
     )

@@ -13,7 +13,6 @@ from typing import List
 import nbformat
 import pytest
 
-from checkout import SHORT_LIVED_JVMS
 from notebooks import NOTEBOOKS, differences, executed
 
 pytestmark = pytest.mark.slow  # a kernel per notebook
@@ -39,10 +38,7 @@ def has_image(notebook: nbformat.NotebookNode, tag: str) -> bool:
 def run(request, jar):
     """A notebook as committed, and as a fresh run shows it."""
     committed = nbformat.read(request.param, as_version=4)
-    with pytest.MonkeyPatch.context() as environment:  # the kernel, and its Spark driver, take this environment
-        for name, value in SHORT_LIVED_JVMS.items():
-            environment.setenv(name, value)
-        return request.param.stem, committed, executed(request.param)
+    return request.param.stem, committed, executed(request.param)
 
 
 def test_the_committed_outputs_are_what_a_run_shows(run) -> None:

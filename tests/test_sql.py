@@ -1,12 +1,13 @@
 """
 spark-cer through `spark.sql`, on the real jar in a local SparkSession: the CEQL statement (PATTERN and WHERE),
-the `cer` table function inside larger SQL, CORE's stock queries on the full trace, the output schema, NULLs,
+the `cer` table function inside larger SQL, CORE's stock queries on the trace, the output schema, NULLs,
 several streams, and the errors a user sees. Every result is compared with the engine's command-line runner
 on the same data.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from pyspark.errors import AnalysisException, ParseException
 from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType, StructField, StructType
 
-from conftest import EVENT_COLUMNS, REPO, STOCK_ORDER, STOCKS, canonical
+from conftest import EVENT_COLUMNS, REPO, STOCK_ORDER, STOCK_SCHEMA, STOCKS, canonical, write_stock_csv
 
 PATTERN = "SELL AS s ; BUY AS b FILTER s[price > 100] AND b[volume >= 30]"
 CLAUSES = "PARTITION BY sym ORDER BY ts, id WITHIN 8 [ts]"
@@ -129,7 +130,7 @@ def test_strategies_and_operators(spark, events, runner, events_csv, query: str)
     assert canonical(spark.sql(query).collect()) == canonical(expected)
 
 
-# ---- CORE's stock queries on the full trace ------------------------------------------------------------------
+# ---- CORE's stock queries on the trace ------------------------------------------------------------------------
 
 # Every query under sql/stocks/: CORE's S3 to S24 and their never-matching variants S3' to S24' (with wider
 # windows for S3'), S3's shape PARTITION BY name, the Kleene burst with LAST, and CORE's other-operator queries;
@@ -138,15 +139,31 @@ HEAVY = {"q1_seq4", "q2_seq4_filter", "q4_or", "q5_or_filter", "q7_kleene", "s3_
 STOCK_QUERIES = sorted(p.stem for p in (REPO / "sql" / "stocks").glob("*.ceql") if p.stem not in HEAVY)
 
 
+def stock_query(name: str, view: str = "S") -> str:
+    """A query of sql/stocks/ (each reads the stream S) over `view`, in the order the file's rows arrive in."""
+    text = (REPO / "sql" / "stocks" / f"{name}.ceql").read_text()
+    return re.sub(r"\bFROM S\b", f"FROM {view}", text) + STOCK_ORDER + "\n"
+
+
+@pytest.fixture(scope="module")
+def trace_head(spark, trace, tmp_path_factory) -> Path:
+    """The trace's first events (about an hour of it, conftest's TRACE_EVENTS) as a CSV file for the runner and as
+    the view `trace_head`: each query's count on them is compared, and the full trace's rows on a few below."""
+    path = tmp_path_factory.mktemp("trace-head") / "stocks.csv"
+    write_stock_csv(path, trace)
+    spark.read.csv(str(path), header=True, schema=STOCK_SCHEMA).createOrReplaceTempView("trace_head")
+    return path
+
+
 @pytest.mark.parametrize("name", STOCK_QUERIES)
-def test_stock_query_count(spark, stocks, runner, name: str) -> None:
-    query = (REPO / "sql" / "stocks" / f"{name}.ceql").read_text() + STOCK_ORDER + "\n"
-    assert spark.sql(query).count() == runner.count(query, STOCKS)
+def test_stock_query_count(spark, trace_head, runner, name: str) -> None:
+    query = stock_query(name, view="trace_head")
+    assert spark.sql(query).count() == runner.count(query, trace_head)
 
 
 @pytest.mark.parametrize("name", ["s3_by_name", "rising_last"])
-def test_stock_query_rows(spark, stocks, runner, name: str) -> None:
-    query = (REPO / "sql" / "stocks" / f"{name}.ceql").read_text() + STOCK_ORDER + "\n"
+def test_stock_query_rows_on_the_full_trace(spark, stocks, runner, name: str) -> None:
+    query = stock_query(name)
     expected = runner.matches(query, STOCKS)
     assert len(expected) > 100
     assert canonical(spark.sql(query).collect()) == canonical(expected)
@@ -155,8 +172,7 @@ def test_stock_query_rows(spark, stocks, runner, name: str) -> None:
 def test_next_strategy_with_partition_by(spark, stocks, runner) -> None:
     """NEXT chooses among every match of the formula before WITHIN drops the long ones (Foundations of CEP, Bucchi et
     al., VLDB 2018, §4, then CORE's WITHIN, §2.2), per key."""
-    text = (REPO / "sql" / "stocks" / "rising_last.ceql").read_text().replace("SELECT LAST", "SELECT NEXT")
-    query = text + STOCK_ORDER + "\n"
+    query = stock_query("rising_last").replace("SELECT LAST", "SELECT NEXT")
     assert spark.sql(query).count() == runner.count(query, STOCKS)
 
 

@@ -13,7 +13,6 @@ real event. Flush rows never match (their type is FLUSH).
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import random
@@ -33,7 +32,7 @@ from pyspark.sql import functions as F
 import spark_cer
 
 from checkout import spark_environment
-from conftest import STOCK_COLUMNS, STOCK_SCHEMA, batch_files, kill_group, multiset, wait_for_worker
+from conftest import STOCK_SCHEMA, batch_files, kill_group, multiset, wait_for_worker, write_stock_csv
 import streaming_worker
 from streaming_worker import FLUSH_ID, FLUSH_MS, stock_batch, stock_stream
 
@@ -46,13 +45,6 @@ FILES = 4  # files of the stream (plus the two flush files), one per micro-batch
 
 
 # ---- writing streams ------------------------------------------------------------------------------------------
-
-
-def _write_csv(path: Path, rows: Sequence[Sequence]) -> None:
-    with open(path, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(STOCK_COLUMNS)
-        writer.writerows(rows)
 
 
 def _flush_rows(k: int) -> List[list]:
@@ -73,12 +65,12 @@ def write_stock_files(directory: Path, rows: Sequence[Sequence], sizes: Sequence
     paths, start = [], 0
     for i, size in enumerate(sizes):
         path = directory / f"part-{i:04d}.csv"
-        _write_csv(path, rows[start : start + size])
+        write_stock_csv(path, rows[start : start + size])
         paths.append(path)
         start += size
     for k in range(2):
         path = directory / f"part-{len(sizes) + k:04d}.csv"
-        _write_csv(path, _flush_rows(k))
+        write_stock_csv(path, _flush_rows(k))
         paths.append(path)
     _age_in_order(paths)
     return paths
