@@ -45,7 +45,7 @@ object SourceSubtraction {
    */
   case object Snowflake extends Engine("cer_snowflake_subtract", "Snowflake") {
     def refusal(minuend: DataType, subtrahend: DataType): Option[String] =
-      if (isDatetime(minuend) && isDatetime(subtrahend) && (isTimestamp(minuend) || isTimestamp(subtrahend)))
+      if (mayBeDatetime(minuend) && mayBeDatetime(subtrahend) && (isTimestamp(minuend) || isTimestamp(subtrahend)))
         Some("Snowflake's `-` does not subtract timestamps; write DATEDIFF(second, b, a) (or another date part), " +
           "which spark_cer.translate translates")
       else None
@@ -92,5 +92,6 @@ object SourceSubtraction {
 
   private def isTimestamp(t: DataType): Boolean = t == TimestampType || t == TimestampNTZType
 
-  private def isDatetime(t: DataType): Boolean = isTimestamp(t) || t == DateType || t == StringType
+  /** A date, a timestamp, or a string that may hold one. */
+  private def mayBeDatetime(t: DataType): Boolean = isTimestamp(t) || t == DateType || t == StringType
 }
