@@ -37,11 +37,10 @@ demo-stream: $(VENV)/.installed $(if $(findstring --kafka,$(ARGS)),$(KAFKA_CLASS
 notebooks: $(VENV)/.installed
 	$(PYTHON) examples/notebooks.py $(ARGS)
 
-# The jar and the classpaths first, while the venv takes its packages (sbt leaves a core idle much of that time); then
-# the JVM suites and pytest side by side, since pytest spends much of its time waiting on the JVMs it starts. The
-# suites' output goes to target/jvm-suites.log, and its summary (or on a failure its tail) is printed when they end.
-test:
-	$(MAKE) --no-print-directory --jobs=2 jvm-build $(VENV)/.dependencies
+# The jar and the classpaths first; then the JVM suites and pytest side by side, since pytest spends much of its time
+# waiting on the JVMs it starts. The suites' output goes to target/jvm-suites.log, and its summary (or on a failure
+# its tail) is printed when they end.
+test: jvm-build
 	$(MAKE) --no-print-directory --jobs=2 jvm-suites python-test
 
 # The edit-test loop, in a few minutes: the engine's suites that changed or failed since they last passed (sbt's
@@ -93,15 +92,9 @@ $(ENGINE_CLASSPATH): $(SCALA_SOURCES)
 	$(SBT) engine/compile "export engine/runtime:fullClasspath" | $(call exported_line,) > $@.tmp
 	mv $@.tmp $@
 
-# The venv with the tests' packages and the package's own dependencies; the package is installed again below, once
-# the jar it bundles is built.
-$(VENV)/.dependencies: python/pyproject.toml tests/requirements.txt
+$(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) $(shell find python/spark_cer -name '*.py')
 	test -x $(PYTHON) || python3 -m venv $(VENV)
 	$(PYTHON) -m pip install -q --disable-pip-version-check -r tests/requirements.txt ./python
-	touch $@
-
-$(VENV)/.installed: $(VENV)/.dependencies $(BUNDLED_JAR) $(shell find python/spark_cer -name '*.py')
-	$(PYTHON) -m pip install -q --disable-pip-version-check --no-deps --force-reinstall ./python
 	touch $@
 
 $(KAFKA_CLASSPATH): build.sbt

@@ -70,8 +70,8 @@ def python(args: List[str]) -> None:
     if args[:3] == ["-m", "pip", "install"]:
         requirements = [args[i + 1] for i, a in enumerate(args) if a == "-r"]
         need(*requirements)
-        if "./python" in args:  # its dependencies, or (without them) the package with the jar it bundles
-            need("python/pyproject.toml", *([] if "--no-deps" not in args else ["python/spark_cer/jars/spark-cer.jar"]))
+        if "./python" in args:
+            need("python/pyproject.toml", "python/spark_cer/jars/spark-cer.jar")
     elif args[:3] == ["-m", "pip", "wheel"]:
         need("python/pyproject.toml", "python/spark_cer/jars/spark-cer.jar")
         wheels = Path(args[args.index("-w") + 1])
