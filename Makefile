@@ -89,7 +89,7 @@ $(BUNDLED_JAR): $(SPARK_JAR)
 # The folder is made first: the shell opens the redirection before sbt has created anything.
 $(ENGINE_CLASSPATH): $(SCALA_SOURCES)
 	mkdir -p $(dir $@)
-	$(SBT) engine/compile "export engine/runtime:fullClasspath" | $(call exported_line,) > $@.tmp
+	$(SBT) engine/compile "export engine/runtime:fullClasspath" | $(call exported_line) > $@.tmp
 	mv $@.tmp $@
 
 $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) $(shell find python/spark_cer -name '*.py')
@@ -99,7 +99,7 @@ $(VENV)/.installed: python/pyproject.toml tests/requirements.txt $(BUNDLED_JAR) 
 
 $(KAFKA_CLASSPATH): build.sbt
 	mkdir -p $(dir $@)
-	$(SBT) "export kafkaBroker/runtime:fullClasspath" | $(call exported_line,) > $@.tmp
+	$(SBT) "export kafkaBroker/runtime:fullClasspath" | $(call exported_line) > $@.tmp
 	mv $@.tmp $@
 
 # make engine-run QUERY=sql/stocks/s3.ceql CSV=data/stocks.csv.gz [ARGS="--quiet"]

@@ -95,7 +95,6 @@ class Runner:
     """
 
     def __init__(self, spark, workdir: Path) -> None:
-        self._jvm = spark._jvm
         self._gateway = spark.sparkContext._gateway
         self.workdir = workdir
         self._count = 0
@@ -111,7 +110,7 @@ class Runner:
         """The runner's standard output and standard error; it must end well."""
         key = (query, str(csv), extra)
         if key not in self._done:
-            jvm = self._jvm
+            jvm = self._gateway.jvm
             args = ["--query", str(self._query_file(query)), "--csv", str(csv), *extra]
             array = self._gateway.new_array(jvm.java.lang.String, len(args))
             for i, arg in enumerate(args):
