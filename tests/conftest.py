@@ -57,7 +57,12 @@ def jar() -> str:
 
 @pytest.fixture(scope="session")
 def spark(jar):
-    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI)."""
+    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI).
+
+    Its streams write their checkpoints through Hadoop's FileSystem API rather than its FileContext, Spark's default:
+    without Hadoop's native library, the local file system starts a `readlink` process for each rename FileContext
+    makes (more than half the processes a stream test started). The workers that kill and restart streams keep the
+    default."""
     session = spark_cer.session(
         app_name="spark-cer-tests",
         master="local[2]",
@@ -68,6 +73,9 @@ def spark(jar):
             "spark.ui.showConsoleProgress": "false",
             "spark.sql.session.timeZone": "UTC",
             "spark.driver.memory": "2g",
+            "spark.sql.streaming.checkpointFileManagerClass": (
+                "org.apache.spark.sql.execution.streaming.FileSystemBasedCheckpointFileManager"
+            ),
         },
     )
     session.sparkContext.setLogLevel("ERROR")

@@ -3,7 +3,8 @@ The Spark sides of tests/test_kafka.py, each in a process of its own with Spark'
 
     python tests/kafka_worker.py produce --bootstrap HOST:PORT --topic T --events CSV --chunks N --pause S
         [--wait-for FILE]
-    python tests/kafka_worker.py match --bootstrap HOST:PORT --topic T --out DIR [--keep-running] [--read-back JSON]
+    python tests/kafka_worker.py match --bootstrap HOST:PORT --topic T --out DIR [--keep-running]
+        [--fresh-checkpoints DIR] [--read-back JSON]
 
 `produce` writes the CSV's events (tests/streaming_worker.py's schema) into the topic as JSON, in N chunks of
 consecutive event times, S seconds apart, so that a stream reading the topic sees them arrive over time; then one
@@ -15,8 +16,9 @@ the topic's partitions, so the stream gets them in no single order.
 query, each written twice: to a Kafka topic `<language>-matches` by spark-cer's exactly-once sink (a row's JSON as
 the value, its stock as the key), and to parquet files under DIR/<language>/files. Each of the four streaming
 queries has its checkpoint under DIR/<language>/. It returns once every event in the topic is processed (with
---keep-running, never); with
---read-back it then reads each language's output topic as Kafka's consumers of committed data do
+--keep-running, never). With --fresh-checkpoints it then starts each language's Kafka query again on a new checkpoint
+under that folder, with the same transactional id, and prints `<language> refused: <message>` (or `<language> not
+refused`). With --read-back it then reads each language's output topic as Kafka's consumers of committed data do
 (`isolation.level=read_committed`) and writes {language: [row, ...]} to the JSON file. The test kills it in the
 middle and starts it again on the same folders.
 
@@ -35,8 +37,10 @@ from typing import Optional
 
 from checkout import spark_cer  # installed, or from this checkout
 
+from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQuery
 
 import streaming_worker
 from streaming_worker import LANGUAGES, matches_of
@@ -110,6 +114,36 @@ def output_topic(language: str) -> str:
     return f"{language.replace('_', '-')}-matches"
 
 
+def to_kafka(matches: DataFrame, bootstrap: str, language: str, checkpoint: Path) -> StreamingQuery:
+    """A language's matches into its output topic through spark-cer's exactly-once sink, one transactional id per
+    language."""
+    return (
+        matches.select(F.col("name").alias("key"), F.to_json(F.struct("*")).alias("value"))
+        .writeStream.format("kafka-exactly-once")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", output_topic(language))
+        .option("kafka.transactional.id", f"spark-cer-test-{language}")
+        .option("checkpointLocation", str(checkpoint))
+        .outputMode("append")
+        .start()
+    )
+
+
+def try_fresh_checkpoints(spark: SparkSession, bootstrap: str, topic: str, fresh: Path) -> None:
+    """Each language's Kafka query on a new checkpoint: it numbers its batches from 0 again, which the sink, whose
+    transactional id has committed later batches, refuses rather than skip them. Prints what it said."""
+    events = stock_topic(spark, bootstrap, topic)
+    for language in LANGUAGES:
+        query = to_kafka(matches_of(events, language), bootstrap, language, fresh / language)
+        try:
+            query.processAllAvailable()
+            print(f"{language} not refused", flush=True)
+        except StreamingQueryException as refusal:
+            print(f"{language} refused: {' '.join(str(refusal).split())}", flush=True)
+        finally:
+            query.stop()
+
+
 def match(
     spark: SparkSession,
     bootstrap: str,
@@ -117,6 +151,7 @@ def match(
     out: Path,
     *,
     keep_running: bool = False,
+    fresh_checkpoints: Optional[Path] = None,
     read_back: Optional[str] = None,
 ) -> None:
     events = stock_topic(spark, bootstrap, topic)
@@ -124,16 +159,7 @@ def match(
     for language in LANGUAGES:
         matches = matches_of(events, language)
         home = out / language
-        queries.append(
-            matches.select(F.col("name").alias("key"), F.to_json(F.struct("*")).alias("value"))
-            .writeStream.format("kafka-exactly-once")
-            .option("kafka.bootstrap.servers", bootstrap)
-            .option("topic", output_topic(language))
-            .option("kafka.transactional.id", f"spark-cer-test-{language}")
-            .option("checkpointLocation", str(home / "kafka-checkpoint"))
-            .outputMode("append")
-            .start()
-        )
+        queries.append(to_kafka(matches, bootstrap, language, home / "kafka-checkpoint"))
         queries.append(
             matches.writeStream.format("parquet")
             .option("path", str(home / "files"))
@@ -149,6 +175,8 @@ def match(
     print("done", flush=True)
     for query in queries:
         query.stop()
+    if fresh_checkpoints:
+        try_fresh_checkpoints(spark, bootstrap, topic, fresh_checkpoints)
     if read_back:
         written = {}
         for language in LANGUAGES:
@@ -176,6 +204,7 @@ def main(argv=None) -> int:
     parser.add_argument("--wait-for", help="produce: a file to wait for after the first chunk")
     parser.add_argument("--out", help="match: the folder of the checkpoints and the file sinks")
     parser.add_argument("--keep-running", action="store_true", help="match: run until killed")
+    parser.add_argument("--fresh-checkpoints", help="match: then each Kafka query again on a new checkpoint here")
     parser.add_argument("--read-back", help="match: the JSON file the output topics are read back into")
     args = parser.parse_args(argv)
 
@@ -192,7 +221,13 @@ def main(argv=None) -> int:
         )
     else:
         match(
-            spark, args.bootstrap, args.topic, Path(args.out), keep_running=args.keep_running, read_back=args.read_back
+            spark,
+            args.bootstrap,
+            args.topic,
+            Path(args.out),
+            keep_running=args.keep_running,
+            fresh_checkpoints=Path(args.fresh_checkpoints) if args.fresh_checkpoints else None,
+            read_back=args.read_back,
         )
     spark.stop()
     return 0

@@ -153,8 +153,9 @@ class PceaVsGeneralSuite extends AnyFunSuite {
   // The operands of AND may read one event (two atoms of one type); the PCEA keeps them apart in its joins.
   property(
     "self-joins: conjunctions whose operands can read one event; PCEA, the oracle and the general evaluator agree",
-    12000,
-    Features(equalities = true, conjunction = true, strategies = false, consumption = false, limits = false),
+    3000,
+    Features(equalities = true, conjunction = true, selfJoins = true, strategies = false, consumption = false,
+      limits = false),
     minPcea = 1.0,
     selfJoins = true
   )

@@ -288,6 +288,11 @@ object Generators {
       conjunction: Boolean = false,
       /** Patterns related by equalities only (`a.x = b.g`), the shapes a PCEA evaluates and some it cannot. */
       equalities: Boolean = false,
+      /**
+       * With [[equalities]] and [[conjunction]]: every pattern an AND whose atoms are of types A (two in three) and B
+       * only, so that its operands can often read one event (a self-join).
+       */
+      selfJoins: Boolean = false,
       /** One AS variable bound in several places (`A AS v ; B AS v`: v binds the events of both). */
       sharedVariables: Boolean = false,
       /**
@@ -796,7 +801,7 @@ object Generators {
      * or relate events that others come between: those run on the general evaluator.
      */
     def equational(size: Int): Cel = {
-      def t() = pick(rnd, "A", "A", "B", "B", "C")
+      def t() = if (features.selfJoins) pick(rnd, "A", "A", "B") else pick(rnd, "A", "A", "B", "B", "C")
       def part(): Cel = rnd.nextInt(7) match {
         case 0 | 1 | 2 => atom(t()).as(fresh())
         case 3 => atom(t()).as(fresh()).plus
@@ -806,7 +811,7 @@ object Generators {
       }
       val parts = Seq.fill(2 + rnd.nextInt(math.min(3, math.max(1, size - 1))))(part())
       val body =
-        if (features.conjunction && rnd.nextInt(3) == 0) {
+        if (features.conjunction && (features.selfJoins || rnd.nextInt(3) == 0)) {
           val cut = 1 + rnd.nextInt(parts.length - 1)
           val (l, r) = parts.splitAt(cut)
           val (left, right) = (l.reduceLeft(_.seq(_)), r.reduceLeft(_.seq(_)))
