@@ -2,7 +2,6 @@ package io.sparkcer.spark
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.streaming.FileSystemBasedCheckpointFileManager
-import org.apache.spark.sql.internal.SQLConf
 
 /**
  * The local sessions the Spark suites run on: two cores, spark-cer's extension, no UI, times in UTC. Every suite of
@@ -19,7 +18,7 @@ object LocalSpark {
     .config("spark.sql.extensions", classOf[CerSparkSessionExtensions].getName)
     .config("spark.ui.enabled", "false")
     .config("spark.sql.session.timeZone", "UTC")
-    .config(SQLConf.STREAMING_CHECKPOINT_FILE_MANAGER_CLASS.key, classOf[FileSystemBasedCheckpointFileManager].getName)
+    .config("spark.sql.streaming.checkpointFileManagerClass", classOf[FileSystemBasedCheckpointFileManager].getName)
     .getOrCreate()
 
   /** A new session with these SQL confs; active from here on, as `getOrCreate()` makes the session it returns. */
