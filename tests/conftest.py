@@ -19,7 +19,7 @@ from typing import Dict, List, Sequence, Tuple
 import pytest
 from pyspark.sql import DataFrame
 
-from checkout import REPO, spark_cer  # noqa: F401  (installed, or from this checkout)
+from checkout import CHECKPOINTS_THROUGH_FILE_SYSTEM, REPO, spark_cer  # noqa: F401  (installed, or from this checkout)
 
 SHARED_STOCKS = REPO.parent / "shared" / "data" / "stocks.csv"
 STOCKS = SHARED_STOCKS if SHARED_STOCKS.exists() else REPO / "data" / "stocks.csv.gz"
@@ -57,12 +57,8 @@ def jar() -> str:
 
 @pytest.fixture(scope="session")
 def spark(jar):
-    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI).
-
-    Its streams write their checkpoints through Hadoop's FileSystem API rather than its FileContext, Spark's default:
-    without Hadoop's native library, the local file system starts a `readlink` process for each rename FileContext
-    makes (more than half the processes a stream test started). The workers that kill and restart streams keep the
-    default."""
+    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI, checkpoints written through Hadoop's
+    FileSystem)."""
     session = spark_cer.session(
         app_name="spark-cer-tests",
         master="local[2]",
@@ -73,9 +69,7 @@ def spark(jar):
             "spark.ui.showConsoleProgress": "false",
             "spark.sql.session.timeZone": "UTC",
             "spark.driver.memory": "2g",
-            "spark.sql.streaming.checkpointFileManagerClass": (
-                "org.apache.spark.sql.execution.streaming.FileSystemBasedCheckpointFileManager"
-            ),
+            **CHECKPOINTS_THROUGH_FILE_SYSTEM,
         },
     )
     session.sparkContext.setLogLevel("ERROR")

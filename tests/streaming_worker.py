@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from checkout import spark_cer  # installed, or from this checkout
+from checkout import CHECKPOINTS_THROUGH_FILE_SYSTEM, spark_cer  # installed, or from this checkout
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -56,6 +56,7 @@ CONF = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
+    **CHECKPOINTS_THROUGH_FILE_SYSTEM,
 }
 
 
