@@ -129,10 +129,9 @@ def to_kafka(matches: DataFrame, bootstrap: str, language: str, checkpoint: Path
     )
 
 
-def try_fresh_checkpoints(spark: SparkSession, bootstrap: str, topic: str, fresh: Path) -> None:
+def try_fresh_checkpoints(events: DataFrame, bootstrap: str, fresh: Path) -> None:
     """Each language's Kafka query on a new checkpoint: it numbers its batches from 0 again, which the sink, whose
     transactional id has committed later batches, refuses rather than skip them. Prints what it said."""
-    events = stock_topic(spark, bootstrap, topic)
     for language in LANGUAGES:
         query = to_kafka(matches_of(events, language), bootstrap, language, fresh / language)
         try:
@@ -176,7 +175,7 @@ def match(
     for query in queries:
         query.stop()
     if fresh_checkpoints:
-        try_fresh_checkpoints(spark, bootstrap, topic, fresh_checkpoints)
+        try_fresh_checkpoints(events, bootstrap, fresh_checkpoints)
     if read_back:
         written = {}
         for language in LANGUAGES:
