@@ -2,6 +2,8 @@ ThisBuild / scalaVersion := "2.13.16"
 ThisBuild / organization := "io.sparkcer"
 ThisBuild / version := "0.1.0-SNAPSHOT"
 ThisBuild / scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:_,-byname-implicit", "-release:17")
+// Each test with the time it took: `make test` keeps the suites' output, where the slow ones show.
+ThisBuild / Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
 
 lazy val engine = (project in file("jvm/engine"))
   .settings(PackageCycles.settings("io.sparkcer.engine"))

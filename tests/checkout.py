@@ -23,20 +23,10 @@ sys.path.append(str(REPO / "examples"))  # after the tests' own modules, so that
 PYSPARK_HOME = Path(__import__("pyspark").__file__).resolve().parent
 
 
-#: The checkpoints of the tests' streams, written through Hadoop's FileSystem API rather than its FileContext (Spark's
-#: default): without Hadoop's native library, the local file system starts a `readlink` process for each rename
-#: FileContext makes, two of every three processes a stream test started. Both are Spark's, and atomic on a local disk.
-CHECKPOINTS_THROUGH_FILE_SYSTEM = {
-    "spark.sql.streaming.checkpointFileManagerClass": (
-        "org.apache.spark.sql.execution.streaming.FileSystemBasedCheckpointFileManager"
-    )
-}
-
-
 def spark_environment(**extra: str) -> Dict[str, str]:
     """This process's environment for a Spark process a test starts: SPARK_HOME is PySpark's folder (a standalone
     worker starts its executors with SPARK_HOME's scripts and jars), and Python workers run this interpreter."""
     return dict(os.environ, SPARK_HOME=str(PYSPARK_HOME), PYSPARK_PYTHON=sys.executable, **extra)
 
 
-__all__ = ["CHECKPOINTS_THROUGH_FILE_SYSTEM", "PYSPARK_HOME", "REPO", "spark_cer", "spark_environment"]
+__all__ = ["PYSPARK_HOME", "REPO", "spark_cer", "spark_environment"]

@@ -19,7 +19,7 @@ from typing import Dict, List, Sequence, Tuple
 import pytest
 from pyspark.sql import DataFrame
 
-from checkout import CHECKPOINTS_THROUGH_FILE_SYSTEM, REPO, spark_cer  # noqa: F401  (installed, or from this checkout)
+from checkout import REPO, spark_cer  # noqa: F401  (installed, or from this checkout)
 
 SHARED_STOCKS = REPO.parent / "shared" / "data" / "stocks.csv"
 STOCKS = SHARED_STOCKS if SHARED_STOCKS.exists() else REPO / "data" / "stocks.csv.gz"
@@ -31,14 +31,16 @@ STOCK_ORDER = "ORDER BY stock_time, id DESC"
 
 
 #: For every JVM of the run, the session's and those of the processes the tests start (workers' drivers and executors,
-#: Connect servers, notebooks' kernels, the Kafka broker): the tests run many short queries, each compiling its own
-#: code, so the optimizing compiler (C2) spends more CPU than it saves; at the first tier the run takes about a
-#: quarter less CPU. (Each JVM says so in a line on standard error.)
-FIRST_TIER_ONLY = {"JDK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1"}
+#: Connect servers, notebooks' kernels, the Kafka broker):
+#: - the first tier of the JIT only: the tests run many short queries, each compiling its own code, so the optimizing
+#:   compiler (C2) spends more CPU than it saves; at the first tier the run takes about a quarter less CPU (each JVM
+#:   says so in a line on standard error);
+#: - Spark's defaults from tests/spark-conf (the Spark JVMs among them).
+TEST_JVMS = {"JDK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1", "SPARK_CONF_DIR": str(REPO / "tests" / "spark-conf")}
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    os.environ.update(FIRST_TIER_ONLY)  # before the session's JVM starts, and inherited by every process started
+    os.environ.update(TEST_JVMS)  # before the session's JVM starts, and inherited by every process started
     config.addinivalue_line(
         "markers",
         "slow: starts processes of its own (a cluster, a broker, a Connect server, kernels, workers); "
@@ -57,8 +59,7 @@ def jar() -> str:
 
 @pytest.fixture(scope="session")
 def spark(jar):
-    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI, checkpoints written through Hadoop's
-    FileSystem)."""
+    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI), with tests/spark-conf's defaults."""
     session = spark_cer.session(
         app_name="spark-cer-tests",
         master="local[2]",
@@ -69,7 +70,6 @@ def spark(jar):
             "spark.ui.showConsoleProgress": "false",
             "spark.sql.session.timeZone": "UTC",
             "spark.driver.memory": "2g",
-            **CHECKPOINTS_THROUGH_FILE_SYSTEM,
         },
     )
     session.sparkContext.setLogLevel("ERROR")

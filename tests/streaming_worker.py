@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from checkout import CHECKPOINTS_THROUGH_FILE_SYSTEM, spark_cer  # installed, or from this checkout
+from checkout import spark_cer  # installed, or from this checkout
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -56,7 +56,6 @@ CONF = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
-    **CHECKPOINTS_THROUGH_FILE_SYSTEM,
 }
 
 
@@ -119,7 +118,8 @@ def main(argv=None) -> int:
         print(f"started {language}: {queries[-1].id}", flush=True)
     for query in queries:
         query.processAllAvailable()
-    print("done: " + ", ".join(f"{len(q.recentProgress)} batches" for q in queries), flush=True)
+    # Counted on the JVM's reports: PySpark's `recentProgress` would convert each, at a Java exception per map it reads.
+    print("done: " + ", ".join(f"{len(q._jsq.recentProgress())} batches" for q in queries), flush=True)
     for query in queries:
         query.stop()
     spark.stop()

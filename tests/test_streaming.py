@@ -101,7 +101,10 @@ def run_to_end(
     query = (writer.queryName(name) if sink == "memory" else writer).start()
     try:
         query.processAllAvailable()
-        progress = list(query.recentProgress)
+        # The reports as Spark writes them (JSON). PySpark's `recentProgress` converts each from the JVM's objects, and
+        # ends the iteration of every map it reads with a Java exception, whose conversion looks classes up by name
+        # in every jar of the classpath: a tenth of the CPU of a stream test went there.
+        progress = [json.loads(report.json()) for report in query._jsq.recentProgress()]
     finally:
         query.stop()
     return (spark.table(name) if sink == "memory" else None), progress

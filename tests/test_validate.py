@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import doctest
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Type
@@ -706,6 +707,24 @@ def test_with_a_session_and_a_schema_spark_types_the_predicates(spark) -> None:
         validate("SELL AS s FILTER s[price + 1] ORDER BY ts", schema, spark=spark)
     with pytest.raises(CeqlAnalysisError, match=r"event_type is a STRING compared with a number"):
         validate("SELL AS s FILTER s[event_type > 1] ORDER BY ts", schema, spark=spark)
+
+
+def test_through_a_session_no_job_runs(spark) -> None:
+    """Checking a query is analysis only: the session answers without starting a Spark job (an editor or a notebook
+    may validate at every keystroke)."""
+    context, group = spark.sparkContext, "validate-runs-no-job"
+    context.setJobGroup(group, "validate through the session")
+    try:
+        validate("SELL AS s ; BUY AS b FILTER s[price > 1] WITHIN 10 [ts]", ["event_type", "price", "ts"], spark=spark)
+        with pytest.raises(CeqlSyntaxError):
+            validate("SELL AS s ;; BUY", spark=spark)
+        spark.range(1).collect()  # one job, seen by the tracker after any started before it (events come in order)
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    deadline = time.monotonic() + 30
+    while not context.statusTracker().getJobIdsForGroup(group) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(context.statusTracker().getJobIdsForGroup(group)) == 1, "only the collect ran a job"
 
 
 def test_without_schema_columns_are_not_checked(channel) -> None:

@@ -10,7 +10,7 @@ import io.sparkcer.spark.common.CerErrors
 /**
  * The SQL function `cer_validate(request)`: [[PatternValidation]] in the session that analyzes the call, answered
  * as a string constant. It is how `spark_cer.validate` reaches the JVM's grammar and analysis through a
- * session, classic or Spark Connect alike (`SELECT cer_validate(:request)`).
+ * session, classic or Spark Connect alike (`SELECT * FROM VALUES (cer_validate(:request))`, which runs no job).
  */
 object CerValidateFunction {
   val FunctionName = "cer_validate"
