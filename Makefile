@@ -123,4 +123,4 @@ bench-stream: $(VENV)/.installed
 
 clean:
 	$(SBT) clean
-	rm -rf $(ENGINE_CLASSPATH) $(KAFKA_CLASSPATH) $(BUNDLED_JAR) $(VENV)
+	rm -rf $(ENGINE_CLASSPATH) $(KAFKA_CLASSPATH) $(BUNDLED_JAR) $(VENV) target/test-jvms

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -17,8 +18,10 @@ from collections import Counter
 from typing import Dict, List, Sequence, Tuple
 
 import pytest
+from pyspark.logger import PySparkLogger
 from pyspark.sql import DataFrame
 
+from class_archive import class_archive
 from checkout import REPO, spark_cer  # noqa: F401  (installed, or from this checkout)
 
 SHARED_STOCKS = REPO.parent / "shared" / "data" / "stocks.csv"
@@ -35,12 +38,31 @@ STOCK_ORDER = "ORDER BY stock_time, id DESC"
 #: - the first tier of the JIT only: the tests run many short queries, each compiling its own code, so the optimizing
 #:   compiler (C2) spends more CPU than it saves; at the first tier the run takes about a quarter less CPU (each JVM
 #:   says so in a line on standard error);
-#: - Spark's defaults from tests/spark-conf (the Spark JVMs among them).
-TEST_JVMS = {"JDK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1", "SPARK_CONF_DIR": str(REPO / "tests" / "spark-conf")}
+#: - streams that write their checkpoints through Hadoop's FileSystem API rather than its FileContext (Spark's
+#:   default; a Spark conf given as a system property is a default of every SparkConf): without Hadoop's native
+#:   library, which PySpark does not ship, the local file system starts a `readlink` process for each rename
+#:   FileContext makes, most of the processes a stream starts (the streaming notebook: 8,365 with FileContext, 3,640
+#:   without, and a quarter less CPU). Both are Spark's, and a rename is atomic on a local disk either way;
+#: - and, added once the archive is made, the classes of tests/class_archive.py.
+TEST_JVMS = {
+    "JDK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1 -Dspark.sql.streaming.checkpointFileManagerClass="
+    "org.apache.spark.sql.execution.streaming.FileSystemBasedCheckpointFileManager"
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    os.environ.update(TEST_JVMS)  # before the session's JVM starts, and inherited by every process started
+    # Before the session's JVM starts, and inherited by every process started: pytest-xdist's workers too, which
+    # therefore leave it as they find it.
+    if not hasattr(config, "workerinput"):
+        os.environ.update(TEST_JVMS)
+        archive = class_archive(TEST_JVMS)
+        if archive is not None:  # a JVM of another class path, or of another Java, goes without it, saying nothing
+            os.environ["JDK_JAVA_OPTIONS"] += f" -XX:SharedArchiveFile={archive} -Xlog:cds=off -Xlog:cds+dynamic=off"
+    # PySpark logs each SQL error it raises once more, as JSON on standard error with the Java stack trace, which it
+    # fetches from the JVM (`_log_exception` of its captured exceptions): about 40 ms an error, and the tests raise
+    # thousands. The errors themselves are what the tests check.
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
     config.addinivalue_line(
         "markers",
         "slow: starts processes of its own (a cluster, a broker, a Connect server, kernels, workers); "
@@ -59,7 +81,7 @@ def jar() -> str:
 
 @pytest.fixture(scope="session")
 def spark(jar):
-    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI), with tests/spark-conf's defaults."""
+    """The one SparkSession of the run (local[2], 4 shuffle partitions, no UI), with TEST_JVMS' defaults."""
     session = spark_cer.session(
         app_name="spark-cer-tests",
         master="local[2]",

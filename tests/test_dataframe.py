@@ -1,14 +1,11 @@
 """
 The Python API on the real jar: `DataFrame.cer` (validated in Python first, then the `cer` table function),
-`spark_cer.session` / `configure` / `jar_path`, and Spark Connect when its client libraries are installed.
+`spark_cer.session` / `configure` / `jar_path` (Spark Connect: tests/test_connect_server.py).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -16,8 +13,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 
 import spark_cer
-from checkout import spark_environment
-from conftest import REPO, STOCK_ORDER, STOCKS, _event_rows, canonical
+from conftest import REPO, STOCK_ORDER, STOCKS, canonical
 
 PATTERN = "SELL AS s ; BUY AS b FILTER s[price > 100] AND b[volume >= 30] WITHIN 8 [ts]"
 REFERENCE = f"SELECT * FROM events WHERE {PATTERN} PARTITION BY sym ORDER BY ts, id"
@@ -190,131 +186,6 @@ def test_jar_path_override(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("SPARK_CER_JAR", str(tmp_path / "missing.jar"))
     with pytest.raises(FileNotFoundError):
         spark_cer.jar_path()
-
-
-# One local Spark Connect session (`remote("local[2]")` starts a server in a JVM of its own) for both tests: a batch
-# DataFrame and a streaming one. Two shuffle partitions, not Spark's 200: each is a task per shuffle and, in the
-# stream, a state store per micro-batch (with 200, the script took three times as long). It prints JSON lines: each
-# error of spark.sql, then the batch counts, then the stream's.
-CONNECT_SCRIPT = """
-import json
-import sys
-sys.path.insert(0, {python!r})
-from pyspark.sql import SparkSession, functions as F
-import spark_cer
-builder = (SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false")
-           .config("spark.sql.shuffle.partitions", "2"))
-spark = spark_cer.configure(builder).getOrCreate()
-df = spark.read.csv({csv!r}, header=True, schema="event_type string, id long, sym string, price double, volume long, ts long")
-df.createOrReplaceTempView("events")
-for statement in {wrong!r}:
-    try:
-        spark.sql(statement)
-    except Exception as e:
-        print(json.dumps({{"error": [type(e).__name__, str(e)]}}))
-found = df.cer({pattern!r}, partition_by="sym", order_by=["ts", "id"])
-print(json.dumps({{"batch": [type(df).__module__, found.count(), df.match_recognize({clause!r}).count()]}}))
-stream = (spark.readStream.schema({schema!r}).option("maxFilesPerTrigger", 1).json({source!r})
-          .withColumn("t", F.timestamp_millis("ts")).withWatermark("t", "1 second"))
-matches = stream.cer({stream_pattern!r}, partition_by="sym", order_by=["t", "id"])
-query = (matches.writeStream.format("memory").queryName("connect_matches").outputMode("append")
-         .option("checkpointLocation", {checkpoint!r}).start())
-query.processAllAvailable()
-query.stop()
-print(json.dumps({{"stream": [type(matches).__module__,
-                             [[row.s.id, row.b.id] for row in spark.table("connect_matches").collect()]]}}))
-spark.stop()
-"""
-# MATCH_RECOGNIZE over the same rows: runs of falling prices per symbol.
-CLAUSE = "PARTITION BY sym ORDER BY ts, id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS price < PREV(price)"
-# spark.sql statements with an analysis error of CEQL's and of MATCH_RECOGNIZE's, and where each is.
-WRONG = {
-    "SELECT * FROM events PATTERN SELL AS s ; BUY AS b FILTER s[prize > 100] ORDER BY ts": "prize",
-    "SELECT * FROM events MATCH_RECOGNIZE (ORDER BY ts MEASURES sum(A.sym) AS s PATTERN (A+) DEFINE A AS price > 1)": "sum(A.sym)",
-}
-# The stream: the small event table as JSON files, its integer times read as seconds.
-STREAM_PATTERN = "SELL AS s ; BUY AS b FILTER s[price > 100] WITHIN 8 SECONDS"
-STREAM_SCHEMA = "event_type string, id long, sym string, price double, volume long, ts long"
-
-
-@pytest.fixture(scope="module")
-def on_connect(events_csv, tmp_path_factory) -> dict:
-    """What the script printed on a local Spark Connect session, by kind, and the folder its stream read."""
-    pytest.importorskip("grpc", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
-    pytest.importorskip("pyarrow", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
-    pytest.importorskip("pandas", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
-    work = tmp_path_factory.mktemp("connect")
-    rows = [dict(zip(["event_type", "id", "sym", "price", "volume", "ts"], r)) for r in _event_rows_for_stream()]
-    source = work / "in"
-    source.mkdir()
-    chunks = [rows[i : i + 40] for i in range(0, len(rows), 40)]
-    chunks += [[dict(rows[-1], event_type="FLUSH", id=10**6 + k, ts=10**9 + k)] for k in range(2)]
-    for i, chunk in enumerate(chunks):
-        path = source / f"{i:03d}.json"
-        path.write_text("".join(json.dumps(r) + "\n" for r in chunk))
-        os.utime(path, (1_000_000 + i, 1_000_000 + i))  # the file source takes files by modification time
-    script = CONNECT_SCRIPT.format(
-        python=str(REPO / "python"),
-        csv=str(events_csv),
-        pattern=PATTERN,
-        clause=CLAUSE,
-        wrong=list(WRONG),
-        schema=STREAM_SCHEMA,
-        source=str(source),
-        stream_pattern=STREAM_PATTERN,
-        checkpoint=str(work / "checkpoint"),
-    )
-    # Both parts in one client, its server's start included: 600 s, as for the other workers, on a slow machine.
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, env=spark_environment()
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    printed = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    return {
-        "errors": [p["error"] for p in printed if "error" in p],
-        "batch": next(p["batch"] for p in printed if "batch" in p),
-        "stream": next(p["stream"] for p in printed if "stream" in p),
-        "source": source,
-        "stdout": done.stdout,
-    }
-
-
-@pytest.mark.slow  # a local Spark Connect server
-def test_spark_connect(events, events_csv, runner, on_connect) -> None:
-    """df.cer and df.match_recognize on a Spark Connect session give the classic session's rows."""
-    # spark.sql raises spark-cer's errors on Spark Connect as on a classic session: the message placed in the
-    # statement, with its caret, and no server stack under it.
-    errors = on_connect["errors"]
-    assert len(errors) == len(WRONG), on_connect["stdout"]
-    for (kind, message), (statement, at) in zip(errors, WRONG.items()):
-        with pytest.raises(AnalysisException) as classic:
-            events.sparkSession.sql(statement)
-        assert kind == "AnalysisException" and message == str(classic.value), message
-        column = statement.index(at) + 1
-        assert message.startswith(f"line 1, column {column}: ") and " " * (column + 1) + "^" * len(at) in message
-        assert "JVM stacktrace" not in message and "\tat " not in message, message
-    module, count, recognized = on_connect["batch"]
-    assert module == "pyspark.sql.connect.dataframe"
-    assert count == len(runner.matches(REFERENCE, events_csv))
-    assert recognized == events.match_recognize(CLAUSE).count() > 0
-
-
-@pytest.mark.slow  # a local Spark Connect server
-def test_spark_connect_stream(spark, on_connect) -> None:
-    """A streaming DataFrame of a Spark Connect session: df.cer gives the batch query's matches."""
-    module, rows = on_connect["stream"]
-    assert module == "pyspark.sql.connect.dataframe"
-    table = spark.read.schema(STREAM_SCHEMA).json(str(on_connect["source"]))
-    table = table.selectExpr("*", "timestamp_millis(ts) AS t")
-    expected = Counter(
-        (r.s.id, r.b.id) for r in table.cer(STREAM_PATTERN, partition_by="sym", order_by=["t", "id"]).collect()
-    )
-    assert expected and Counter(tuple(r) for r in rows) == expected
-
-
-def _event_rows_for_stream():
-    """The small event table, its integer times read as seconds (a stream's event time is a timestamp)."""
-    return [r[:5] + [r[5] * 1000] for r in _event_rows()]
 
 
 def test_python_functions_are_refused_with_what_to_write(spark, events) -> None:
