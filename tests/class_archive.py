@@ -77,12 +77,14 @@ driver.wait()
 
 
 def _key(java_options: str) -> str:
-    """What the archive depends on: PySpark (its jars), this Java, the spark-cer jar and the JVMs' options."""
+    """What the archive depends on: PySpark's jars as installed (a JVM checks each jar's size and time against the
+    archive's, and goes without it if one differs), this Java, the spark-cer jar and the JVMs' options."""
     import pyspark
 
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
-    jar = Path(spark_cer.jar_path()).stat()
-    parts = [pyspark.__version__, java, str(jar.st_size), str(jar.st_mtime_ns), java_options]
+    jars = Path(pyspark.__file__).resolve().parent / "jars"
+    files = [jars.stat(), Path(spark_cer.jar_path()).stat()]
+    parts = [pyspark.__version__, str(jars), java, java_options] + [f"{f.st_size} {f.st_mtime_ns}" for f in files]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
