@@ -9,8 +9,8 @@ kernels' drivers, the Connect server. A driver's start and first queries took 14
 it; a two-executor local cluster's, 26 and 14. A JVM whose class path differs from the archive's (sbt, the Kafka
 broker, Spark's launcher) silently goes without it, as does any JVM if the archive is stale.
 
-The archive is made once per PySpark, Java and spark-cer jar (about 25 CPU-seconds, the run that writes it) and kept
-under target/ for the runs after.
+The archive is made once per PySpark install, Java and spark-cer jar (about 45 CPU-seconds, the run that writes it)
+and kept under target/ for the runs after.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def class_archive(environment: Dict[str, str], directory: Path = REPO / "target"
     """
     try:
         key = _key(environment.get("JDK_JAVA_OPTIONS", ""))
-    except (OSError, FileNotFoundError):  # no Java on the path, or no jar yet (the tests that need one skip)
+    except OSError:  # no Java on the path, or no jar yet (the tests that need one skip)
         return None
     archive = directory / f"spark-classes-{key}.jsa"
     if archive.exists():
