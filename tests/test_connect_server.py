@@ -24,7 +24,7 @@ from pyspark.errors import AnalysisException
 import connect_client
 from checkout import PYSPARK_HOME, spark_environment
 import spark_cer
-from conftest import REPO, _event_rows, canonical
+from conftest import EVENT_COLUMNS, EVENT_SCHEMA, REPO, _event_rows, canonical
 from test_dataframe import PATTERN, REFERENCE
 
 pytestmark = pytest.mark.slow  # a Spark Connect server and its clients
@@ -149,7 +149,7 @@ from pyspark.sql import SparkSession, functions as F
 import spark_cer
 builder = SparkSession.builder.remote({url!r}).config("spark.sql.shuffle.partitions", "2")
 spark = spark_cer.configure(builder).getOrCreate()
-df = spark.read.csv({csv!r}, header=True, schema="event_type string, id long, sym string, price double, volume long, ts long")
+df = spark.read.csv({csv!r}, header=True, schema={schema!r})
 df.createOrReplaceTempView("events")
 for statement in {wrong!r}:
     try:
@@ -178,7 +178,6 @@ WRONG = {
 }
 # The stream: the small event table as JSON files, its integer times read as seconds.
 STREAM_PATTERN = "SELL AS s ; BUY AS b FILTER s[price > 100] WITHIN 8 SECONDS"
-STREAM_SCHEMA = "event_type string, id long, sym string, price double, volume long, ts long"
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +185,7 @@ def on_connect(server, events_csv, tmp_path_factory) -> dict:
     """What the script printed on a session of the server, by kind, and the folder its stream read."""
     pytest.importorskip("pandas", reason="the Spark Connect client needs grpcio, pandas and pyarrow")
     work = tmp_path_factory.mktemp("connect")
-    rows = [dict(zip(["event_type", "id", "sym", "price", "volume", "ts"], r)) for r in _event_rows_for_stream()]
+    rows = [dict(zip(EVENT_COLUMNS, r)) for r in _event_rows_for_stream()]
     source = work / "in"
     source.mkdir()
     chunks = [rows[i : i + 40] for i in range(0, len(rows), 40)]
@@ -202,7 +201,7 @@ def on_connect(server, events_csv, tmp_path_factory) -> dict:
         pattern=PATTERN,
         clause=FALLING_RUNS,
         wrong=list(WRONG),
-        schema=STREAM_SCHEMA,
+        schema=EVENT_SCHEMA,
         source=str(source),
         stream_pattern=STREAM_PATTERN,
         checkpoint=str(work / "checkpoint"),
@@ -244,7 +243,7 @@ def test_spark_connect_stream(spark, on_connect) -> None:
     """A streaming DataFrame of a Spark Connect session: df.cer gives the batch query's matches."""
     module, rows = on_connect["stream"]
     assert module == "pyspark.sql.connect.dataframe"
-    table = spark.read.schema(STREAM_SCHEMA).json(str(on_connect["source"]))
+    table = spark.read.schema(EVENT_SCHEMA).json(str(on_connect["source"]))
     table = table.selectExpr("*", "timestamp_millis(ts) AS t")
     expected = Counter(
         (r.s.id, r.b.id) for r in table.cer(STREAM_PATTERN, partition_by="sym", order_by=["t", "id"]).collect()
